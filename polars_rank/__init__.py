@@ -1,1 +1,77 @@
-"""polars_rank."""
+"""polars_rank: ranking and recommender evaluation as Polars expressions and DuckDB SQL macros,
+with trec_eval's exact numbers.
+
+>>> import polars as pl, polars_rank as pr
+>>> run = pl.DataFrame({"query": ["q1", "q1"], "doc": ["a", "b"], "score": [2.0, 1.0]})
+>>> qrels = pl.DataFrame({"query": ["q1"], "doc": ["b"], "relevance": [1]})
+>>> pr.evaluate(run, qrels, ["nDCG@10", "RR"]).rows()
+[(0.6309297535714575, 0.5)]
+"""
+
+from polars_rank._conventions import judge
+from polars_rank._errors import PolarsRankError
+from polars_rank._names import MetricSpec, parse_metric, valid_names
+from polars_rank.evaluate import evaluate
+from polars_rank.metrics import (
+    average_precision,
+    bpref,
+    dcg,
+    eleven_pt_avg,
+    f1,
+    hit_rate,
+    hits,
+    ideal_dcg,
+    iprec_at_recall,
+    judged,
+    ndcg,
+    num_nonrel_judged_ret,
+    num_q,
+    num_rel,
+    num_rel_ret,
+    num_ret,
+    precision,
+    r_precision,
+    recall,
+    recall_cap,
+    reciprocal_rank,
+    set_f,
+    set_precision,
+    set_recall,
+    unjudged,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "MetricSpec",
+    "PolarsRankError",
+    "average_precision",
+    "bpref",
+    "dcg",
+    "eleven_pt_avg",
+    "evaluate",
+    "f1",
+    "hit_rate",
+    "hits",
+    "ideal_dcg",
+    "iprec_at_recall",
+    "judge",
+    "judged",
+    "ndcg",
+    "num_nonrel_judged_ret",
+    "num_q",
+    "num_rel",
+    "num_rel_ret",
+    "num_ret",
+    "parse_metric",
+    "precision",
+    "r_precision",
+    "recall",
+    "recall_cap",
+    "reciprocal_rank",
+    "set_f",
+    "set_precision",
+    "set_recall",
+    "unjudged",
+    "valid_names",
+]

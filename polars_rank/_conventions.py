@@ -1,0 +1,323 @@
+"""The one place that defines polars_rank's conventions.
+
+Everything that decides *which* documents are ranked where, and *what* a judgment means, lives
+here; metrics only read the judged table this module produces.
+
+* **Ordering** (trec_eval 10.0): score descending; ties broken by document id descending,
+  compared as text bytes, so doc ``"9"`` ranks above doc ``"10"`` when they tie, also when the
+  ids are integers. A ``rank`` column in a run that has scores is ignored unless
+  ``order_by="rank"`` (ranks ascending, ties again by document id descending).
+* **Judging**: relevance ``>= relevance_level`` is relevant; ``0 <= relevance < level`` is judged
+  non-relevant; a negative relevance is judged but never relevant and never gain (trec_eval's
+  "unjudged in pool"); a retrieved document with no judgment has a null relevance.
+* **The judged table**: ``query, doc, rank, relevance`` holding every retrieved document with its
+  1-based rank and its judgment (null if unjudged), plus every judged document that was not
+  retrieved, with a null rank.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import polars as pl
+
+from polars_rank._errors import PolarsRankError
+from polars_rank._frames import like, to_lazy
+
+OrderBy = Literal["score", "rank"]
+Duplicates = Literal["error", "first", "max"]
+
+@dataclass(frozen=True)
+class Columns:
+    """Column names of the run, the qrels and the judged table."""
+
+    query: str = "query"
+    doc: str = "doc"
+    score: str = "score"
+    rank: str = "rank"
+    relevance: str = "relevance"
+
+
+def relevant(relevance: pl.Expr, relevance_level: float) -> pl.Expr:
+    """True where a judgment counts as relevant: ``relevance >= level`` and never negative."""
+    return ((relevance >= relevance_level) & (relevance >= 0)).fill_null(False)
+
+
+def judged_nonrelevant(relevance: pl.Expr, relevance_level: float) -> pl.Expr:
+    """True where a judgment counts as non-relevant: ``0 <= relevance < level``."""
+    return ((relevance >= 0) & (relevance < relevance_level)).fill_null(False)
+
+
+def doc_order_key(doc: str, dtype: pl.DataType) -> pl.Expr:
+    """The document id as text, the key trec_eval breaks score ties with (bytes, descending)."""
+    return pl.col(doc) if dtype == pl.String else pl.col(doc).cast(pl.String)
+
+
+# --------------------------------------------------------------------------------------------
+# validation
+
+
+def _require(schema: pl.Schema, names: list[str], what: str) -> None:
+    missing = [n for n in names if n not in schema]
+    if missing:
+        raise PolarsRankError(
+            f"{what} has no column {missing[0]!r}; its columns are {list(schema.names())}"
+            " (pass the column names as parameters, e.g. query='qid', doc='docno')"
+        )
+
+
+def _check_dtypes(run_schema: pl.Schema, qrels_schema: pl.Schema, cols: Columns, by: str) -> None:
+    for name in (cols.query, cols.doc):
+        a, b = run_schema[name], qrels_schema[name]
+        if a != b:
+            raise PolarsRankError(
+                f"run column {name!r} is {a} but qrels column {name!r} is {b}; "
+                "ids must have the same dtype in both (cast one of them)"
+            )
+    by_dtype = run_schema[by]
+    if not by_dtype.is_numeric():
+        raise PolarsRankError(f"run column {by!r} must be numeric, got {by_dtype}")
+    rel_dtype = qrels_schema[cols.relevance]
+    if not rel_dtype.is_numeric():
+        raise PolarsRankError(f"qrels column {cols.relevance!r} must be numeric, got {rel_dtype}")
+
+
+def _first_bad(frame: pl.LazyFrame, bad: pl.Expr, cols: Columns, label: str) -> pl.LazyFrame:
+    """One-row summary: how many rows are bad and where the first one is."""
+    return frame.select(
+        pl.lit(label).alias("check"),
+        bad.sum().cast(pl.Int64).alias("count"),
+        bad.arg_true().first().cast(pl.Int64).alias("row"),
+        pl.col(cols.query).filter(bad).first().cast(pl.String).alias("query"),
+        pl.col(cols.doc).filter(bad).first().cast(pl.String).alias("doc"),
+    )
+
+
+def _duplicate_example(frame: pl.LazyFrame, cols: Columns, label: str) -> pl.LazyFrame:
+    keys = [cols.query, cols.doc]
+    return (
+        frame.select(keys)
+        .group_by(keys)
+        .len()
+        .filter(pl.col("len") > 1)
+        .select(
+            pl.lit(label).alias("check"),
+            pl.len().cast(pl.Int64).alias("count"),
+            pl.lit(None, pl.Int64).alias("row"),
+            pl.col(cols.query).first().cast(pl.String).alias("query"),
+            pl.col(cols.doc).first().cast(pl.String).alias("doc"),
+        )
+    )
+
+
+_MESSAGES = {
+    "run_null_id": "run has {count} row(s) with a null query or doc id; first at row {row} "
+    "(query {query!r}, doc {doc!r})",
+    "qrels_null_id": "qrels has {count} row(s) with a null query or doc id; first at row {row} "
+    "(query {query!r}, doc {doc!r})",
+    "run_bad_by": "run column {by!r} has {count} null or NaN value(s); first at row {row} "
+    "(query {query!r}, doc {doc!r})",
+    "qrels_bad_rel": "qrels column {rel!r} has {count} null or NaN value(s); first at row {row} "
+    "(query {query!r}, doc {doc!r})",
+    "run_duplicate": "run has {count} duplicate (query, doc) pair(s), e.g. query {query!r} doc "
+    "{doc!r}; pass duplicates='first' or duplicates='max' to keep one row per pair",
+    "qrels_duplicate": "qrels has {count} duplicate (query, doc) pair(s), e.g. query {query!r} "
+    "doc {doc!r}; pass duplicates='first' or duplicates='max' to keep one judgment per pair",
+}
+
+
+def _is_bad_number(name: str, dtype: pl.DataType) -> pl.Expr:
+    bad = pl.col(name).is_null()
+    if dtype.is_float():
+        bad = bad | pl.col(name).is_nan()
+    return bad
+
+
+def validate(
+    run: pl.LazyFrame,
+    qrels: pl.LazyFrame,
+    cols: Columns,
+    by: str,
+    duplicates: Duplicates,
+) -> None:
+    """Raise :class:`PolarsRankError` naming the first problem found in the run or the qrels.
+
+    Checks null ids, null/NaN scores (or ranks) and relevance, and duplicate ``(query, doc)``
+    pairs (only when ``duplicates="error"``). All checks run in one pass per table.
+    """
+    run_schema, qrels_schema = run.collect_schema(), qrels.collect_schema()
+    null_id = pl.col(cols.query).is_null() | pl.col(cols.doc).is_null()
+    checks = [
+        _first_bad(run, null_id, cols, "run_null_id"),
+        _first_bad(qrels, null_id, cols, "qrels_null_id"),
+        _first_bad(run, _is_bad_number(by, run_schema[by]), cols, "run_bad_by"),
+        _first_bad(
+            qrels,
+            _is_bad_number(cols.relevance, qrels_schema[cols.relevance]),
+            cols,
+            "qrels_bad_rel",
+        ),
+    ]
+    if duplicates == "error":
+        checks += [
+            _duplicate_example(run, cols, "run_duplicate"),
+            _duplicate_example(qrels, cols, "qrels_duplicate"),
+        ]
+    for result in pl.collect_all(checks):
+        if result.height and (result["count"][0] or 0) > 0:
+            row = result.row(0, named=True)
+            message = _MESSAGES[row["check"]].format(by=by, rel=cols.relevance, **row)
+            raise PolarsRankError(message)
+
+
+# --------------------------------------------------------------------------------------------
+# ordering and judging
+
+
+def _dedupe(frame: pl.LazyFrame, cols: Columns, value: str, policy: Duplicates) -> pl.LazyFrame:
+    keys = [cols.query, cols.doc]
+    if policy == "first":
+        return frame.unique(subset=keys, keep="first", maintain_order=True)
+    if policy == "max":
+        return frame.group_by(keys).agg(pl.col(value).max())
+    return frame
+
+
+def rank_expr(cols: Columns, by: OrderBy, by_column: str, doc_dtype: pl.DataType) -> pl.Expr:
+    """1-based rank within the query, trec_eval's ordering (see the module docstring)."""
+    doc_key = doc_order_key(cols.doc, doc_dtype)
+    if by == "score":
+        # ``+ 0.0`` turns -0.0 into 0.0 so that the two tie, as they do in C.
+        primary = pl.col(by_column).cast(pl.Float64) + 0.0
+    else:
+        primary = -pl.col(by_column).cast(pl.Float64)
+    return (
+        pl.struct(primary.alias("_primary"), doc_key.alias("_doc"))
+        .rank("ordinal", descending=True)
+        .over(cols.query)
+        .cast(pl.UInt32)
+        .alias(cols.rank)
+    )
+
+
+def resolve_order_by(run_schema: pl.Schema, cols: Columns, order_by: OrderBy | None) -> OrderBy:
+    """``order_by`` given, or "score" when the run has scores, else "rank"."""
+    if order_by is None:
+        if cols.score in run_schema:
+            return "score"
+        if cols.rank in run_schema:
+            return "rank"
+        raise PolarsRankError(
+            f"run has neither a score column {cols.score!r} nor a rank column {cols.rank!r}; "
+            f"its columns are {list(run_schema.names())}"
+        )
+    if order_by not in ("score", "rank"):
+        raise PolarsRankError(f"order_by must be 'score' or 'rank', got {order_by!r}")
+    return order_by
+
+
+def judged_table(
+    run: pl.LazyFrame,
+    qrels: pl.LazyFrame,
+    cols: Columns,
+    *,
+    order_by: OrderBy | None = None,
+    max_rank: int | None = None,
+    duplicates: Duplicates = "error",
+    validate_input: bool = True,
+    compact: bool = False,
+) -> pl.LazyFrame:
+    """The judged table as a LazyFrame (see :func:`judge`).
+
+    With ``compact=True`` only the rows every metric needs are kept: judged rows, and the last
+    retrieved row of each query (so that ``rank.max()`` is still the number retrieved). Every
+    metric in :mod:`polars_rank.metrics` gives the same value on the compact and the full table.
+    """
+    if duplicates not in ("error", "first", "max"):
+        raise PolarsRankError(
+            f"duplicates must be 'error', 'first' or 'max', got {duplicates!r}"
+        )
+    if max_rank is not None and (not isinstance(max_rank, int) or max_rank < 1):
+        raise PolarsRankError(f"max_rank must be a positive integer, got {max_rank!r}")
+    run_schema, qrels_schema = run.collect_schema(), qrels.collect_schema()
+    by = resolve_order_by(run_schema, cols, order_by)
+    if by == "rank" and duplicates == "max":
+        raise PolarsRankError("duplicates='max' is not defined with order_by='rank'; use 'first'")
+    by_column = cols.score if by == "score" else cols.rank
+    _require(run_schema, [cols.query, cols.doc, by_column], "run")
+    _require(qrels_schema, [cols.query, cols.doc, cols.relevance], "qrels")
+    _check_dtypes(run_schema, qrels_schema, cols, by_column)
+    if validate_input:
+        validate(run, qrels, cols, by_column, duplicates)
+
+    run = _dedupe(run.select(cols.query, cols.doc, by_column), cols, by_column, duplicates)
+    qrels = _dedupe(
+        qrels.select(cols.query, cols.doc, cols.relevance), cols, cols.relevance, duplicates
+    )
+
+    ranked = run.with_columns(rank_expr(cols, by, by_column, run_schema[cols.doc]))
+    ranked = ranked.select(cols.query, cols.doc, cols.rank)
+    if max_rank is not None:
+        ranked = ranked.filter(pl.col(cols.rank) <= max_rank)
+    table = ranked.join(
+        qrels, on=[cols.query, cols.doc], how="full", coalesce=True, maintain_order="none"
+    )
+    if compact:
+        table = table.filter(
+            pl.col(cols.relevance).is_not_null()
+            | (pl.col(cols.rank) == pl.col(cols.rank).max().over(cols.query))
+        )
+    return table.select(cols.query, cols.doc, cols.rank, cols.relevance)
+
+
+def judge(
+    run: pl.DataFrame | pl.LazyFrame,
+    qrels: pl.DataFrame | pl.LazyFrame,
+    *,
+    query: str = "query",
+    doc: str = "doc",
+    score: str = "score",
+    rank: str = "rank",
+    relevance: str = "relevance",
+    order_by: OrderBy | None = None,
+    max_rank: int | None = None,
+    duplicates: Duplicates = "error",
+    validate: bool = True,
+) -> pl.DataFrame | pl.LazyFrame:
+    """Rank a run as trec_eval does and attach the judgments: the table every metric reads.
+
+    Returns ``query, doc, rank, relevance``: every retrieved document with its 1-based rank
+    (score descending, ties by doc id descending as text) and its judgment (null if unjudged),
+    plus every judged document that was not retrieved, with a null rank. DataFrame in,
+    DataFrame out; LazyFrame in, LazyFrame out (validation then reads the inputs once).
+
+    Args:
+        run: ``query, doc`` and ``score`` (higher is better) and/or ``rank`` (1 is best).
+        qrels: ``query, doc, relevance`` (grade; 0 judged non-relevant; negative judged, never
+            relevant).
+        order_by: ``"score"`` (trec_eval; the default when the run has scores) or ``"rank"``
+            (the run's own rank column, ascending; ties by doc id descending).
+        max_rank: keep only the top ``max_rank`` documents per query (trec_eval ``-M``).
+        duplicates: a repeated ``(query, doc)`` is an error (default), or keep the ``"first"``
+            row, or the ``"max"`` one (highest score, best given rank, highest grade).
+        validate: check nulls, NaNs and duplicates first (one pass over each input).
+
+    Example:
+        >>> import polars as pl, polars_rank as pr
+        >>> run = pl.DataFrame({"query": ["q", "q"], "doc": ["a", "b"], "score": [1.0, 1.0]})
+        >>> qrels = pl.DataFrame({"query": ["q", "q"], "doc": ["a", "c"], "relevance": [1, 2]})
+        >>> pr.judge(run, qrels).sort("rank", nulls_last=True).rows()
+        [('q', 'b', 1, None), ('q', 'a', 2, 1), ('q', 'c', None, 2)]
+    """
+    cols = Columns(query=query, doc=doc, score=score, rank=rank, relevance=relevance)
+    table = judged_table(
+        to_lazy(run, "run"),
+        to_lazy(qrels, "qrels"),
+        cols,
+        order_by=order_by,
+        max_rank=max_rank,
+        duplicates=duplicates,
+        validate_input=validate,
+    )
+    return like(table.sort(query, rank, nulls_last=True, maintain_order=True), run)
