@@ -28,6 +28,7 @@ from polars_rank._frames import like, to_lazy
 OrderBy = Literal["score", "rank"]
 Duplicates = Literal["error", "first", "max"]
 
+
 @dataclass(frozen=True)
 class Columns:
     """Column names of the run, the qrels and the judged table."""
@@ -235,9 +236,7 @@ def judged_table(
     metric in :mod:`polars_rank.metrics` gives the same value on the compact and the full table.
     """
     if duplicates not in ("error", "first", "max"):
-        raise PolarsRankError(
-            f"duplicates must be 'error', 'first' or 'max', got {duplicates!r}"
-        )
+        raise PolarsRankError(f"duplicates must be 'error', 'first' or 'max', got {duplicates!r}")
     if max_rank is not None and (not isinstance(max_rank, int) or max_rank < 1):
         raise PolarsRankError(f"max_rank must be a positive integer, got {max_rank!r}")
     run_schema, qrels_schema = run.collect_schema(), qrels.collect_schema()

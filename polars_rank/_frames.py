@@ -18,7 +18,9 @@ def to_lazy(frame: pl.DataFrame | pl.LazyFrame, what: str) -> pl.LazyFrame:
     raise TypeError(f"{what} must be a polars DataFrame or LazyFrame, got {type(frame).__name__}")
 
 
-def like(result: pl.LazyFrame, template: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame | pl.LazyFrame:
+def like(
+    result: pl.LazyFrame, template: pl.DataFrame | pl.LazyFrame
+) -> pl.DataFrame | pl.LazyFrame:
     """Collect ``result`` when ``template`` is eager; keep it lazy otherwise."""
     return result if isinstance(template, pl.LazyFrame) else result.collect()
 

@@ -59,9 +59,7 @@ MEASURES: dict[str, Measure] = {
             binary=False,
             aggregate="sum",
         ),
-        Measure(
-            "num_rel", lambda rank="rank", **kw: m.num_rel(**kw), "none", aggregate="sum"
-        ),
+        Measure("num_rel", lambda rank="rank", **kw: m.num_rel(**kw), "none", aggregate="sum"),
         Measure("num_rel_ret", lambda **kw: m.num_rel_ret(**kw), "none", aggregate="sum"),
         Measure(
             "num_nonrel_judged_ret",
@@ -80,11 +78,13 @@ MEASURES: dict[str, Measure] = {
 
 # name (lower case) -> (canonical measure, fixed parameters)
 _ALIASES: dict[str, tuple[str, dict[str, Any]]] = {}
+_DISPLAY: list[str] = []
 
 
 def _alias(canonical: str, *names: str, **fixed: Any) -> None:
     for n in names:
         _ALIASES[n.lower()] = (canonical, fixed)
+        _DISPLAY.append(n)
 
 
 _alias("precision", "P", "precision", "prec")
@@ -116,8 +116,12 @@ _alias("iprec_at_recall", "IPrec", "iprec_at_recall")
 _alias("eleven_pt_avg", "11pt_avg", "eleven_pt_avg", "11-pt_avg")
 
 _PARAM_VALUES = {
-    "gain": {"linear": "linear", "exp": "exponential", "exponential": "exponential",
-             "burges": "exponential"},
+    "gain": {
+        "linear": "linear",
+        "exp": "exponential",
+        "exponential": "exponential",
+        "burges": "exponential",
+    },
     "denominator": {"r": "R", "min": "min(k,R)", "min(k,r)": "min(k,R)", "mink": "min(k,R)"},
 }
 
@@ -143,8 +147,9 @@ class MetricSpec:
         """How per-query values become one number: mean, sum (counts) or geometric mean."""
         return MEASURES[self.measure].aggregate
 
-    def expr(self, *, relevance_level: float = 1, rank: str = "rank",
-             relevance: str = "relevance") -> pl.Expr:
+    def expr(
+        self, *, relevance_level: float = 1, rank: str = "rank", relevance: str = "relevance"
+    ) -> pl.Expr:
         """The Polars aggregation for this metric, aliased to the label."""
         measure = MEASURES[self.measure]
         kwargs: dict[str, Any] = dict(self.params, rank=rank, relevance=relevance)
@@ -160,8 +165,7 @@ class MetricSpec:
 
 def valid_names() -> str:
     """A short list of the accepted metric names, for error messages and ``--help``."""
-    names = sorted({n for n, _ in _ALIASES.items()}, key=str.lower)
-    return ", ".join(names)
+    return ", ".join(sorted(set(_DISPLAY), key=str.lower))
 
 
 def _unknown(label: str, why: str) -> PolarsRankError:

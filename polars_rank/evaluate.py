@@ -106,10 +106,17 @@ def evaluate(
         from polars_rank._duckdb_engine import evaluate_duckdb
 
         return evaluate_duckdb(
-            run, qrels, specs, per_query=per_query, queries=queries,
+            run,
+            qrels,
+            specs,
+            per_query=per_query,
+            queries=queries,
             relevance_level=relevance_level,
             cols=Columns(query=query, doc=doc, score=score, rank=rank, relevance=relevance),
-            order_by=order_by, max_rank=max_rank, duplicates=duplicates, validate=validate,
+            order_by=order_by,
+            max_rank=max_rank,
+            duplicates=duplicates,
+            validate=validate,
             con=con,
         )
     if engine != "polars":
@@ -157,14 +164,11 @@ def per_query_values(
     )
     left_out = (pl.col(_IN_RUN) & ~pl.col(_JUDGED)).sum()
     grouped = grouped.with_columns(
-        left_out.map_batches(_warn_left_out, return_dtype=pl.UInt32, returns_scalar=True)
-        .alias("__left_out")
+        left_out.map_batches(_warn_left_out, return_dtype=pl.UInt32, returns_scalar=True).alias(
+            "__left_out"
+        )
     )
     keep = pl.col(_JUDGED) if queries == "qrels" else pl.col(_JUDGED) & pl.col(_IN_RUN)
     # reading the warning column in the filter keeps the optimiser from pruning it
     keep = keep & pl.col("__left_out").is_not_null()
-    return (
-        grouped.filter(keep)
-        .select(cols.query, *[s.label for s in specs])
-        .sort(cols.query)
-    )
+    return grouped.filter(keep).select(cols.query, *[s.label for s in specs]).sort(cols.query)

@@ -94,7 +94,10 @@ def hits(
 
 
 def num_rel_ret(
-    *, rank: ColumnOrExpr = "rank", relevance: ColumnOrExpr = "relevance", relevance_level: float = 1
+    *,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+    relevance_level: float = 1,
 ) -> pl.Expr:
     """NumRelRet: number of relevant documents retrieved."""
     return hits(None, rank=rank, relevance=relevance, relevance_level=relevance_level).alias(
@@ -103,7 +106,10 @@ def num_rel_ret(
 
 
 def num_nonrel_judged_ret(
-    *, rank: ColumnOrExpr = "rank", relevance: ColumnOrExpr = "relevance", relevance_level: float = 1
+    *,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+    relevance_level: float = 1,
 ) -> pl.Expr:
     """Number of retrieved documents judged non-relevant (``0 <= relevance < level``)."""
     nonrel = judged_nonrelevant(_col(relevance), relevance_level)
@@ -228,8 +234,9 @@ def average_precision(
     """
     _check_k(k, "average_precision")
     if denominator not in ("R", "min(k,R)"):
-        raise ValueError(f"average_precision: denominator must be 'R' or 'min(k,R)', got "
-                         f"{denominator!r}")
+        raise ValueError(
+            f"average_precision: denominator must be 'R' or 'min(k,R)', got {denominator!r}"
+        )
     mask = _is_rel(relevance, relevance_level) & _retrieved_within(rank, k)
     ranks = _col(rank).filter(mask).cast(_F64)
     total = (ranks.rank("ordinal").cast(_F64) / ranks).sum()
@@ -240,7 +247,10 @@ def average_precision(
 
 
 def r_precision(
-    *, rank: ColumnOrExpr = "rank", relevance: ColumnOrExpr = "relevance", relevance_level: float = 1
+    *,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+    relevance_level: float = 1,
 ) -> pl.Expr:
     """Rprec = relevant in the top R / R, 0 when R = 0."""
     r = num_rel(relevance=relevance, relevance_level=relevance_level)
@@ -249,8 +259,9 @@ def r_precision(
     return _div(h, r).alias("r_precision")
 
 
-def judged(k: int | None = None, *, rank: ColumnOrExpr = "rank",
-           relevance: ColumnOrExpr = "relevance") -> pl.Expr:
+def judged(
+    k: int | None = None, *, rank: ColumnOrExpr = "rank", relevance: ColumnOrExpr = "relevance"
+) -> pl.Expr:
     """Judged@k = judged documents in the top k / min(k, number retrieved) (ir_measures);
     any judgment counts, negative ones too; 0 when nothing was retrieved."""
     _check_k(k, "judged")
@@ -262,8 +273,9 @@ def judged(k: int | None = None, *, rank: ColumnOrExpr = "rank",
     return _div(count, shown).alias("judged")
 
 
-def unjudged(k: int, *, rank: ColumnOrExpr = "rank",
-             relevance: ColumnOrExpr = "relevance") -> pl.Expr:
+def unjudged(
+    k: int, *, rank: ColumnOrExpr = "rank", relevance: ColumnOrExpr = "relevance"
+) -> pl.Expr:
     """trec_eval ``unj_k``: documents in the top k that are unjudged (or judged negative) / k."""
     _check_k(k, "unjudged", required=True)
     within = _retrieved_within(rank, k)
@@ -342,7 +354,10 @@ def ndcg(
 
 
 def bpref(
-    *, rank: ColumnOrExpr = "rank", relevance: ColumnOrExpr = "relevance", relevance_level: float = 1
+    *,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+    relevance_level: float = 1,
 ) -> pl.Expr:
     """bpref (trec_eval): (1/R) Σ over retrieved relevant r of 1 − min(n_r, R) / min(N, R),
     where n_r is the number of judged non-relevant documents ranked above r and N the number of
@@ -365,7 +380,10 @@ def bpref(
 
 
 def set_precision(
-    *, rank: ColumnOrExpr = "rank", relevance: ColumnOrExpr = "relevance", relevance_level: float = 1
+    *,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+    relevance_level: float = 1,
 ) -> pl.Expr:
     """SetP = relevant retrieved / retrieved (trec_eval ``set_P``)."""
     h = num_rel_ret(rank=rank, relevance=relevance, relevance_level=relevance_level)
@@ -373,7 +391,10 @@ def set_precision(
 
 
 def set_recall(
-    *, rank: ColumnOrExpr = "rank", relevance: ColumnOrExpr = "relevance", relevance_level: float = 1
+    *,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+    relevance_level: float = 1,
 ) -> pl.Expr:
     """SetR = relevant retrieved / R (trec_eval ``set_recall``)."""
     h = num_rel_ret(rank=rank, relevance=relevance, relevance_level=relevance_level)
@@ -430,7 +451,10 @@ ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 
 def eleven_pt_avg(
-    *, rank: ColumnOrExpr = "rank", relevance: ColumnOrExpr = "relevance", relevance_level: float = 1
+    *,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+    relevance_level: float = 1,
 ) -> pl.Expr:
     """11pt_avg: mean of :func:`iprec_at_recall` at recall 0.0, 0.1, …, 1.0 (trec_eval)."""
     parts = [

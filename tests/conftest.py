@@ -1,0 +1,32 @@
+"""Shared test fixtures: where trec_eval's own test files are, and how to read its output."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+CONFORMANCE = Path(__file__).resolve().parents[1].parent / "shared" / "conformance" / "trec_eval"
+
+
+@pytest.fixture(scope="session")
+def trec_dir() -> Path:
+    """The folder of trec_eval's test inputs and expected outputs; skip when it is absent."""
+    if not (CONFORMANCE / "out.test.aq").is_file():
+        pytest.skip(
+            f"trec_eval conformance files not found at {CONFORMANCE} "
+            "(they live in ../shared beside a development checkout)"
+        )
+    return CONFORMANCE
+
+
+def read_trec_eval_output(path: Path) -> pl.DataFrame:
+    """trec_eval's ``measure<TAB>query<TAB>value`` lines as a frame of strings."""
+    rows = []
+    for line in path.read_text().splitlines():
+        if not line.strip():
+            continue
+        measure, query, value = (part.strip() for part in line.split("\t"))
+        rows.append((measure, query, value))
+    return pl.DataFrame(rows, schema=["measure", "query", "value"], orient="row")
