@@ -95,7 +95,21 @@ def _first_bad(frame: pl.LazyFrame, bad: pl.Expr, cols: Columns, label: str) -> 
     )
 
 
+def _pair_hash_collisions(frame: pl.LazyFrame, cols: Columns, label: str) -> pl.LazyFrame:
+    """Fast pre-check: rows minus distinct 64-bit hashes of ``(query, doc)``.
+
+    0 proves there is no duplicate; anything else sends the table to the exact (slower) check,
+    which also tells a real duplicate from a hash collision.
+    """
+    pair_hash = pl.col(cols.query).hash(seed=1) ^ pl.col(cols.doc).hash(seed=2)
+    return frame.select(
+        pl.lit(label).alias("check"),
+        (pl.len() - pair_hash.n_unique()).cast(pl.Int64).alias("count"),
+    )
+
+
 def _duplicate_example(frame: pl.LazyFrame, cols: Columns, label: str) -> pl.LazyFrame:
+    """Count of duplicated ``(query, doc)`` pairs and the first one, in the check's format."""
     keys = [cols.query, cols.doc]
     return (
         frame.select(keys)
@@ -162,14 +176,20 @@ def validate(
     ]
     if duplicates == "error":
         checks += [
-            _duplicate_example(run, cols, "run_duplicate"),
-            _duplicate_example(qrels, cols, "qrels_duplicate"),
+            _pair_hash_collisions(run, cols, "run_duplicate"),
+            _pair_hash_collisions(qrels, cols, "qrels_duplicate"),
         ]
     for result in pl.collect_all(checks):
-        if result.height and (result["count"][0] or 0) > 0:
-            row = result.row(0, named=True)
-            message = _MESSAGES[row["check"]].format(by=by, rel=cols.relevance, **row)
-            raise PolarsRankError(message)
+        if not result.height or (result["count"][0] or 0) == 0:
+            continue
+        if "query" not in result.columns:  # the hash pre-check saw a possible duplicate
+            frame = run if result["check"][0] == "run_duplicate" else qrels
+            result = _duplicate_example(frame, cols, result["check"][0]).collect()
+            if not result.height:
+                continue  # a hash collision, not a duplicate
+        row = result.row(0, named=True)
+        message = _MESSAGES[row["check"]].format(by=by, rel=cols.relevance, **row)
+        raise PolarsRankError(message)
 
 
 # --------------------------------------------------------------------------------------------
@@ -255,19 +275,36 @@ def judged_table(
         qrels.select(cols.query, cols.doc, cols.relevance), cols, cols.relevance, duplicates
     )
 
-    ranked = run.with_columns(rank_expr(cols, by, by_column, run_schema[cols.doc]))
-    ranked = ranked.select(cols.query, cols.doc, cols.rank)
+    rank = rank_expr(cols, by, by_column, run_schema[cols.doc])
+    keys = [cols.query, cols.doc]
+    if not compact:
+        ranked = run.with_columns(rank).select(cols.query, cols.doc, cols.rank)
+        if max_rank is not None:
+            ranked = ranked.filter(pl.col(cols.rank) <= max_rank)
+        table = ranked.join(qrels, on=keys, how="full", coalesce=True, maintain_order="none")
+        return table.select(cols.query, cols.doc, cols.rank, cols.relevance)
+
+    # Compact: the retrieved rows that are judged or last in their query (one left join that
+    # probes the small qrels), plus the judged rows not retrieved (an anti-join against those
+    # few rows). The last row keeps rank.max() equal to the number retrieved.
+    retrieved = pl.len().over(cols.query).cast(pl.UInt32)
+    if max_rank is not None:
+        retrieved = pl.min_horizontal(retrieved, pl.lit(max_rank, pl.UInt32))
+    ranked = run.with_columns(rank, retrieved.alias("__retrieved"))
     if max_rank is not None:
         ranked = ranked.filter(pl.col(cols.rank) <= max_rank)
-    table = ranked.join(
-        qrels, on=[cols.query, cols.doc], how="full", coalesce=True, maintain_order="none"
-    )
-    if compact:
-        table = table.filter(
-            pl.col(cols.relevance).is_not_null()
-            | (pl.col(cols.rank) == pl.col(cols.rank).max().over(cols.query))
+    kept = (
+        ranked.join(qrels, on=keys, how="left", maintain_order="none")
+        .filter(
+            pl.col(cols.relevance).is_not_null() | (pl.col(cols.rank) == pl.col("__retrieved"))
         )
-    return table.select(cols.query, cols.doc, cols.rank, cols.relevance)
+        .select(cols.query, cols.doc, cols.rank, cols.relevance)
+    )
+    found = kept.filter(pl.col(cols.relevance).is_not_null()).select(keys)
+    missed = qrels.join(found, on=keys, how="anti").select(
+        cols.query, cols.doc, pl.lit(None, pl.UInt32).alias(cols.rank), cols.relevance
+    )
+    return pl.concat([kept, missed], how="vertical")
 
 
 def judge(

@@ -238,8 +238,8 @@ def average_precision(
             f"average_precision: denominator must be 'R' or 'min(k,R)', got {denominator!r}"
         )
     mask = _is_rel(relevance, relevance_level) & _retrieved_within(rank, k)
-    ranks = _col(rank).filter(mask).cast(_F64)
-    total = (ranks.rank("ordinal").cast(_F64) / ranks).sum()
+    ranks = _col(rank).filter(mask).cast(_F64).sort()  # sum in rank order, as trec_eval
+    total = (pl.int_range(1, ranks.len() + 1, dtype=pl.Int64).cast(_F64) / ranks).sum()
     r = num_rel(relevance=relevance, relevance_level=relevance_level)
     if denominator == "min(k,R)" and k is not None:
         r = pl.min_horizontal(r, pl.lit(float(k)))
@@ -311,8 +311,9 @@ def dcg(
     """
     _check_k(k, "dcg")
     within = _retrieved_within(rank, k)
-    g = _gain(relevance, gain).filter(within)
-    discount = (_col(rank).filter(within).cast(_F64) + 1.0).log(2)
+    ranks = _col(rank).filter(within).cast(_F64)
+    g = _gain(relevance, gain).filter(within).sort_by(ranks)  # sum in rank order
+    discount = (ranks.sort() + 1.0).log(2)
     return (g / discount).sum().alias("dcg")
 
 

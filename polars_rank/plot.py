@@ -100,8 +100,8 @@ def per_query_differences(
     ax.axhline(0.0, color="black", linewidth=0.8)
     wins, losses = sum(v > 0 for v in values), sum(v < 0 for v in values)
     ax.set_title(
-        f"{metric}: {run_b} − {run_a} per query  (mean {sum(values) / n:+.4f}; "
-        f"{wins} better, {n - wins - losses} equal, {losses} worse)",
+        f"{metric}: {run_b} − {run_a} per query\n"
+        f"mean {sum(values) / n:+.4f} · {wins} better, {n - wins - losses} equal, {losses} worse",
         fontsize=10,
     )
     ax.set_ylabel(f"Δ {metric}")
