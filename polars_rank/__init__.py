@@ -11,7 +11,9 @@ with trec_eval's exact numbers.
 from polars_rank._conventions import judge
 from polars_rank._errors import PolarsRankError
 from polars_rank._names import MetricSpec, parse_metric, valid_names
+from polars_rank.compare import compare, compare_per_query
 from polars_rank.evaluate import evaluate
+from polars_rank.io import read_trec_qrels, read_trec_run, write_trec_run
 from polars_rank.metrics import (
     average_precision,
     bpref,
@@ -47,6 +49,8 @@ __all__ = [
     "PolarsRankError",
     "average_precision",
     "bpref",
+    "compare",
+    "compare_per_query",
     "dcg",
     "eleven_pt_avg",
     "evaluate",
@@ -66,6 +70,8 @@ __all__ = [
     "parse_metric",
     "precision",
     "r_precision",
+    "read_trec_qrels",
+    "read_trec_run",
     "recall",
     "recall_cap",
     "reciprocal_rank",
@@ -74,4 +80,5 @@ __all__ = [
     "set_recall",
     "unjudged",
     "valid_names",
+    "write_trec_run",
 ]
