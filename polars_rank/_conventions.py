@@ -251,9 +251,10 @@ def judged_table(
 ) -> pl.LazyFrame:
     """The judged table as a LazyFrame (see :func:`judge`).
 
-    With ``compact=True`` only the rows every metric needs are kept: judged rows, and the last
-    retrieved row of each query (so that ``rank.max()`` is still the number retrieved). Every
-    metric in :mod:`polars_rank.metrics` gives the same value on the compact and the full table.
+    With ``compact=True`` only the rows every metric needs are kept: judged rows, and one
+    unjudged row per query at rank = number retrieved (so that ``rank.max()`` still counts the
+    retrieved documents; its doc is null). Every metric in :mod:`polars_rank.metrics` gives the
+    same value on the compact and the full table.
     """
     if duplicates not in ("error", "first", "max"):
         raise PolarsRankError(f"duplicates must be 'error', 'first' or 'max', got {duplicates!r}")
@@ -284,27 +285,31 @@ def judged_table(
         table = ranked.join(qrels, on=keys, how="full", coalesce=True, maintain_order="none")
         return table.select(cols.query, cols.doc, cols.rank, cols.relevance)
 
-    # Compact: the retrieved rows that are judged or last in their query (one left join that
-    # probes the small qrels), plus the judged rows not retrieved (an anti-join against those
-    # few rows). The last row keeps rank.max() equal to the number retrieved.
+    # Compact: the judged retrieved rows (an inner join that probes the small qrels), one
+    # synthetic unjudged row per query at rank = number retrieved (so rank.max() still counts the
+    # retrieved documents), and the judged rows not retrieved (an anti-join against the few
+    # judged retrieved rows). The ranked run is computed once and cached.
     retrieved = pl.len().over(cols.query).cast(pl.UInt32)
     if max_rank is not None:
         retrieved = pl.min_horizontal(retrieved, pl.lit(max_rank, pl.UInt32))
     ranked = run.with_columns(rank, retrieved.alias("__retrieved"))
     if max_rank is not None:
         ranked = ranked.filter(pl.col(cols.rank) <= max_rank)
-    kept = (
-        ranked.join(qrels, on=keys, how="left", maintain_order="none")
-        .filter(
-            pl.col(cols.relevance).is_not_null() | (pl.col(cols.rank) == pl.col("__retrieved"))
-        )
-        .select(cols.query, cols.doc, cols.rank, cols.relevance)
+    ranked = ranked.cache()
+    found = ranked.join(qrels, on=keys, how="inner", maintain_order="none").select(
+        cols.query, cols.doc, cols.rank, cols.relevance
     )
-    found = kept.filter(pl.col(cols.relevance).is_not_null()).select(keys)
-    missed = qrels.join(found, on=keys, how="anti").select(
+    last = ranked.filter(pl.col(cols.rank) == pl.col("__retrieved")).select(
+        cols.query,
+        pl.lit(None, run_schema[cols.doc]).alias(cols.doc),
+        cols.rank,
+        pl.lit(None, qrels_schema[cols.relevance]).alias(cols.relevance),
+    )
+    missed = qrels.join(found.select(keys), on=keys, how="anti").select(
         cols.query, cols.doc, pl.lit(None, pl.UInt32).alias(cols.rank), cols.relevance
     )
-    return pl.concat([kept, missed], how="vertical")
+    # rank order within each query makes every sum run in rank order (repeatable results)
+    return pl.concat([found, last, missed], how="vertical").sort(cols.rank, nulls_last=True)
 
 
 def judge(

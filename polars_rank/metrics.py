@@ -10,7 +10,9 @@ Every function returns a ``pl.Expr`` that aggregates one query's rows of the jud
 * A document is retrieved when its rank is not null; the number retrieved is the largest rank.
 
 The expressions only read judged rows and the largest rank of each query, so they give the same
-values on the compact table :func:`polars_rank.evaluate` builds internally.
+values on the compact table :func:`polars_rank.evaluate` builds internally. Sums run in the
+table's row order; :func:`polars_rank.judge` returns rows in rank order, so sums follow ranks
+(as trec_eval's do) and results are repeatable bit for bit.
 
 Example:
     >>> import polars as pl, polars_rank as pr
@@ -238,8 +240,8 @@ def average_precision(
             f"average_precision: denominator must be 'R' or 'min(k,R)', got {denominator!r}"
         )
     mask = _is_rel(relevance, relevance_level) & _retrieved_within(rank, k)
-    ranks = _col(rank).filter(mask).cast(_F64).sort()  # sum in rank order, as trec_eval
-    total = (pl.int_range(1, ranks.len() + 1, dtype=pl.Int64).cast(_F64) / ranks).sum()
+    ranks = _col(rank).filter(mask).cast(_F64)
+    total = (ranks.rank("ordinal").cast(_F64) / ranks).sum()
     r = num_rel(relevance=relevance, relevance_level=relevance_level)
     if denominator == "min(k,R)" and k is not None:
         r = pl.min_horizontal(r, pl.lit(float(k)))
@@ -311,9 +313,8 @@ def dcg(
     """
     _check_k(k, "dcg")
     within = _retrieved_within(rank, k)
-    ranks = _col(rank).filter(within).cast(_F64)
-    g = _gain(relevance, gain).filter(within).sort_by(ranks)  # sum in rank order
-    discount = (ranks.sort() + 1.0).log(2)
+    g = _gain(relevance, gain).filter(within)
+    discount = (_col(rank).filter(within).cast(_F64) + 1.0).log(2)
     return (g / discount).sum().alias("dcg")
 
 
@@ -323,11 +324,11 @@ def ideal_dcg(
     """IDCG@k: DCG of all judged documents of the query sorted by gain, cut at k."""
     _check_k(k, "ideal_dcg")
     g = _gain(relevance, gain)
-    ideal = g.filter(g > 0).sort(descending=True)
+    position = g.rank("ordinal", descending=True).cast(_F64)  # 1 = highest gain
+    terms = g / (position + 1.0).log(2)
     if k is not None:
-        ideal = ideal.head(k)
-    positions = pl.int_range(2, ideal.len() + 2, dtype=pl.Int64).cast(_F64)
-    return (ideal / positions.log(2)).sum().alias("ideal_dcg")
+        terms = terms.filter(position <= k)
+    return terms.sum().alias("ideal_dcg")
 
 
 def ndcg(
