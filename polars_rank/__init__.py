@@ -11,7 +11,7 @@ with trec_eval's exact numbers.
 from polars_rank._conventions import judge
 from polars_rank._errors import PolarsRankError
 from polars_rank._names import MetricSpec, parse_metric, valid_names
-from polars_rank.compare import compare, compare_per_query
+from polars_rank.comparison import compare, compare_per_query
 from polars_rank.evaluate import evaluate
 from polars_rank.io import read_trec_qrels, read_trec_run, write_trec_run
 from polars_rank.metrics import (

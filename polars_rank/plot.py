@@ -74,7 +74,7 @@ def per_query_differences(
     """Bar chart of ``metric(run_b) − metric(run_a)`` per query, sorted from largest gain to
     largest loss (green: ``run_b`` better, red: worse).
 
-    ``per_query`` is the long frame of :func:`polars_rank.compare.compare_per_query`
+    ``per_query`` is the long frame of :func:`polars_rank.comparison.compare_per_query`
     (``run, query, <metrics>``). Queries present in only one of the two runs are an error.
 
     >>> per_query_differences(pq, "nDCG@10", "bm25", "dense", "diff.png")  # doctest: +SKIP

@@ -10,8 +10,8 @@ import polars as pl
 import pytest
 import scipy.stats
 
-import polars_rank.compare as cmp
-from polars_rank.compare import compare, compare_per_query, to_latex, to_markdown
+import polars_rank.comparison as cmp
+from polars_rank.comparison import compare, compare_per_query, to_latex, to_markdown
 
 N_QUERIES = 50
 

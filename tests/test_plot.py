@@ -150,7 +150,7 @@ def test_precision_recall_curve(tmp_path):
 
 def test_importing_the_package_does_not_import_matplotlib():
     code = (
-        "import sys, polars_rank, polars_rank.plot, polars_rank.compare; "
+        "import sys, polars_rank, polars_rank.plot, polars_rank.comparison; "
         "assert 'matplotlib' not in sys.modules, 'matplotlib imported eagerly'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

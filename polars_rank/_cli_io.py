@@ -1,0 +1,182 @@
+"""Reading the command line's input files: TREC text, Parquet, CSV/TSV and NDJSON runs and
+judgments, with column names mapped to ``query, doc, score, rank, relevance``."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from polars_rank._errors import PolarsRankError
+
+#: Input formats the command line reads.
+FORMATS = ("trec", "parquet", "csv", "tsv", "ndjson")
+
+_SUFFIXES = {
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".ndjson": "ndjson",
+    ".jsonl": "ndjson",
+}
+
+#: Canonical column names and the command line flag that renames each.
+CANONICAL = ("query", "doc", "score", "rank", "relevance")
+
+
+@dataclass(frozen=True)
+class ColumnMap:
+    """Column names of tabular inputs (CSV, Parquet, ...), mapped to the canonical names."""
+
+    query: str = "query"
+    doc: str = "doc"
+    score: str = "score"
+    rank: str = "rank"
+    relevance: str = "relevance"
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> ColumnMap:
+        """The mapping given by ``--query-col``, ``--doc-col``, ... (defaults: canonical)."""
+        return cls(**{name: getattr(args, f"{name}_col", None) or name for name in CANONICAL})
+
+    def renames(self, columns: list[str]) -> dict[str, str]:
+        """``{source: canonical}`` for the mapped columns present in ``columns``."""
+        pairs = {getattr(self, name): name for name in CANONICAL}
+        return {src: dst for src, dst in pairs.items() if src in columns and src != dst}
+
+
+def strip_compression(path: Path) -> str:
+    """The file name without a trailing ``.gz``, lower case."""
+    name = path.name.lower()
+    return name[:-3] if name.endswith(".gz") else name
+
+
+def detect_format(path: str | Path, given: str | None = None) -> str:
+    """The format of an input: ``given`` if set, else from the extension (TREC text otherwise).
+
+    >>> detect_format("runs/bm25.parquet"), detect_format("run.tsv.gz"), detect_format("r.txt")
+    ('parquet', 'tsv', 'trec')
+    """
+    if given:
+        if given not in FORMATS:
+            raise PolarsRankError(f"unknown format {given!r}; choose from {', '.join(FORMATS)}")
+        return given
+    return _SUFFIXES.get(Path(strip_compression(Path(path))).suffix, "trec")
+
+
+def run_name(path: str | Path) -> str:
+    """A run's display name: its file name without extensions such as ``.txt.gz``.
+
+    >>> run_name("runs/bm25.run.gz"), run_name("dense.parquet")
+    ('bm25', 'dense')
+    """
+    name = strip_compression(Path(path)) if str(path).lower().endswith(".gz") else Path(path).name
+    stem = Path(name).stem
+    while Path(stem).suffix.lower() in (".txt", ".run", ".trec", ".res", ".tsv", ".csv"):
+        stem = Path(stem).stem
+    return stem or str(path)
+
+
+def unique_run_names(paths: list[str]) -> list[str]:
+    """Display names for several runs; when two file stems clash, the full paths are used."""
+    names = [run_name(p) for p in paths]
+    if len(set(names)) == len(names):
+        return names
+    return [str(p) for p in paths]
+
+
+def _check_exists(path: Path) -> None:
+    if not path.exists():
+        raise PolarsRankError(f"{path}: no such file")
+    if path.is_dir():
+        raise PolarsRankError(f"{path}: is a directory, not a file")
+
+
+def read_table(path: str | Path, fmt: str, *, text_ids: tuple[str, ...] = ()) -> pl.DataFrame:
+    """Read a tabular file (Parquet, CSV, TSV or NDJSON); ``text_ids`` columns of text formats
+    are read as strings so that ids such as ``007`` keep their leading zeros."""
+    p = Path(path)
+    _check_exists(p)
+    overrides = dict.fromkeys(text_ids, pl.String)
+    try:
+        if fmt == "parquet":
+            return pl.read_parquet(p)
+        if fmt in ("csv", "tsv"):
+            return pl.read_csv(
+                p, separator="," if fmt == "csv" else "\t", schema_overrides=overrides
+            )
+        if fmt == "ndjson":
+            return pl.read_ndjson(p)
+    except (pl.exceptions.PolarsError, OSError, UnicodeDecodeError) as err:
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise PolarsRankError(f"{p}: cannot be read as {fmt} ({first})") from None
+    raise PolarsRankError(f"{p}: unknown table format {fmt!r}")
+
+
+def read_run(path: str | Path, fmt: str | None = None, columns: ColumnMap | None = None):
+    """Read a run as ``query, doc, score`` (and ``rank``; ``run_id`` for TREC files)."""
+    from polars_rank.io import read_trec_run
+
+    fmt = detect_format(path, fmt)
+    columns = columns or ColumnMap()
+    if fmt == "trec":
+        _check_exists(Path(path))
+        return read_trec_run(path)
+    frame = read_table(path, fmt, text_ids=(columns.query, columns.doc))
+    return frame.rename(columns.renames(frame.columns))
+
+
+def read_qrels(path: str | Path, fmt: str | None = None, columns: ColumnMap | None = None):
+    """Read judgments as ``query, doc, relevance``."""
+    from polars_rank.io import read_trec_qrels
+
+    fmt = detect_format(path, fmt)
+    columns = columns or ColumnMap()
+    if fmt == "trec":
+        _check_exists(Path(path))
+        return read_trec_qrels(path)
+    frame = read_table(path, fmt, text_ids=(columns.query, columns.doc))
+    return frame.rename(columns.renames(frame.columns))
+
+
+def estimated_rows(path: str | Path, fmt: str) -> int:
+    """A cheap estimate of a file's row count (exact for Parquet), for progress display."""
+    p = Path(path)
+    try:
+        if fmt == "parquet":
+            return int(pl.scan_parquet(p).select(pl.len()).collect().item())
+        size = p.stat().st_size
+    except (OSError, pl.exceptions.PolarsError):
+        return 0
+    if p.name.lower().endswith(".gz"):
+        size *= 4
+    return size // 45
+
+
+def add_input_options(parser: argparse.ArgumentParser, *, qrels: bool = True) -> None:
+    """The ``--format`` and column-mapping flags shared by the commands that read runs."""
+    group = parser.add_argument_group("input")
+    group.add_argument(
+        "--format",
+        choices=FORMATS,
+        help="format of every input (default: from the extension; TREC text otherwise)",
+    )
+    group.add_argument("--run-format", choices=FORMATS, help="format of the run file(s)")
+    if qrels:
+        group.add_argument("--qrels-format", choices=FORMATS, help="format of the judgments")
+    for name, what in (
+        ("query", "query id"),
+        ("doc", "document id"),
+        ("score", "score"),
+        ("rank", "rank"),
+        ("relevance", "relevance grade"),
+    ):
+        group.add_argument(
+            f"--{name}-col",
+            metavar="NAME",
+            help=f"column holding the {what} in tabular inputs (default: {name})",
+        )
