@@ -1,0 +1,427 @@
+"""Bad input: every error names what is wrong."""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+import pytest
+
+import polars_rank as pr
+from polars_rank import PolarsRankError
+
+
+@pytest.fixture
+def run() -> pl.DataFrame:
+    return pl.DataFrame(
+        {"query": ["q1", "q1", "q2"], "doc": ["a", "b", "a"], "score": [1.0, 0.5, 0.25]}
+    )
+
+
+@pytest.fixture
+def qrels() -> pl.DataFrame:
+    return pl.DataFrame({"query": ["q1", "q2"], "doc": ["a", "c"], "relevance": [1, 2]})
+
+
+def both_entry_points(run, qrels, **kw):
+    """Yield callables for pr.evaluate and pr.judge with the same input."""
+    yield lambda: pr.evaluate(run, qrels, ["AP"], **kw)
+    yield lambda: pr.judge(run, qrels, **kw)
+
+
+def test_error_type_is_a_value_error():
+    assert issubclass(PolarsRankError, ValueError)
+
+
+# ------------------------------------------------------------------------------------------
+# duplicates
+
+
+def test_duplicate_run_pair(run, qrels):
+    bad = pl.concat([run, run.slice(1, 1)])
+    for call in both_entry_points(bad, qrels):
+        with pytest.raises(
+            PolarsRankError,
+            match=r"run has 1 duplicate \(query, doc\) pair\(s\), e\.g\. query 'q1' doc 'b'",
+        ):
+            call()
+    # lazy input: the same check
+    with pytest.raises(PolarsRankError, match="run has 1 duplicate"):
+        pr.evaluate(bad.lazy(), qrels.lazy(), ["AP"]).collect()
+
+
+def test_duplicate_qrels_pair(run, qrels):
+    bad = pl.concat([qrels, qrels.slice(1, 1).with_columns(relevance=pl.lit(0, pl.Int64))])
+    for call in both_entry_points(run, bad):
+        with pytest.raises(
+            PolarsRankError,
+            match=r"qrels has 1 duplicate \(query, doc\) pair\(s\), e\.g\. query 'q2' doc 'c'",
+        ):
+            call()
+
+
+def test_duplicate_message_suggests_the_policies(run, qrels):
+    with pytest.raises(PolarsRankError, match="duplicates='first' or duplicates='max'"):
+        pr.evaluate(pl.concat([run, run]), qrels, ["AP"])
+
+
+def test_duplicates_first_and_max_in_run():
+    # (q, a) appears with 0.1 and then 5.0; b has 1.0; a is the relevant doc.
+    run = pl.DataFrame({"query": ["q", "q", "q"], "doc": ["a", "b", "a"], "score": [0.1, 1.0, 5.0]})
+    qrels = pl.DataFrame({"query": ["q"], "doc": ["a"], "relevance": [1]})
+    # first: a keeps 0.1 → b, a → RR 1/2; two docs retrieved
+    assert pr.evaluate(run, qrels, ["RR", "NumRet"], duplicates="first").row(0) == (0.5, 2.0)
+    # max: a keeps 5.0 → a, b → RR 1
+    assert pr.evaluate(run, qrels, ["RR", "NumRet"], duplicates="max").row(0) == (1.0, 2.0)
+    judged = pr.judge(run, qrels, duplicates="first")
+    assert judged.select("doc", "rank").rows() == [("b", 1), ("a", 2)]
+    judged = pr.judge(run.lazy(), qrels.lazy(), duplicates="max").collect()
+    assert judged.select("doc", "rank").rows() == [("a", 1), ("b", 2)]
+
+
+def test_duplicates_first_and_max_in_qrels():
+    run = pl.DataFrame({"query": ["q", "q"], "doc": ["a", "b"], "score": [2.0, 1.0]})
+    # (q, a) judged 0 and then 2
+    qrels = pl.DataFrame({"query": ["q", "q", "q"], "doc": ["a", "b", "a"], "relevance": [0, 1, 2]})
+    # first: a is 0 → relevant b at rank 2 → RR 1/2, R = 1
+    assert pr.evaluate(run, qrels, ["RR", "NumRel"], duplicates="first").row(0) == (0.5, 1.0)
+    # max: a is 2 → RR 1, R = 2
+    assert pr.evaluate(run, qrels, ["RR", "NumRel"], duplicates="max").row(0) == (1.0, 2.0)
+
+
+def test_duplicates_with_order_by_rank():
+    run = pl.DataFrame({"query": ["q", "q", "q"], "doc": ["a", "b", "a"], "rank": [3, 1, 2]})
+    qrels = pl.DataFrame({"query": ["q"], "doc": ["a"], "relevance": [1]})
+    with pytest.raises(PolarsRankError, match="duplicates='max' is not defined with order_by"):
+        pr.evaluate(run, qrels, ["RR"], duplicates="max")
+    # first: a keeps rank 3 → order b(1), a(3) → RR 1/2
+    assert pr.evaluate(run, qrels, ["RR"], duplicates="first").item() == 0.5
+
+
+def test_bad_duplicates_value(run, qrels):
+    with pytest.raises(PolarsRankError, match="duplicates must be 'error', 'first' or 'max'"):
+        pr.evaluate(run, qrels, ["AP"], duplicates="last")
+
+
+# ------------------------------------------------------------------------------------------
+# nulls and NaNs
+
+
+def test_null_query_id_in_run(run, qrels):
+    bad = run.with_columns(query=pl.Series(["q1", None, "q2"]))
+    for call in both_entry_points(bad, qrels):
+        with pytest.raises(
+            PolarsRankError,
+            match=r"run has 1 row\(s\) with a null query or doc id; first at row 1 "
+            r"\(query None, doc 'b'\)",
+        ):
+            call()
+
+
+def test_null_doc_id_in_run(run, qrels):
+    bad = run.with_columns(doc=pl.Series([None, "b", None], dtype=pl.String))
+    with pytest.raises(
+        PolarsRankError, match=r"run has 2 row\(s\) with a null query or doc id; first at row 0"
+    ):
+        pr.evaluate(bad, qrels, ["AP"])
+
+
+def test_null_ids_in_qrels(run, qrels):
+    bad = qrels.with_columns(doc=pl.Series(["a", None]))
+    for call in both_entry_points(run, bad):
+        with pytest.raises(
+            PolarsRankError,
+            match=r"qrels has 1 row\(s\) with a null query or doc id; first at row 1 "
+            r"\(query 'q2', doc None\)",
+        ):
+            call()
+
+
+@pytest.mark.parametrize("value", [None, math.nan])
+def test_null_or_nan_score(run, qrels, value):
+    bad = run.with_columns(score=pl.Series([1.0, 0.5, value], dtype=pl.Float64))
+    for call in both_entry_points(bad, qrels):
+        with pytest.raises(
+            PolarsRankError,
+            match=r"run column 'score' has 1 null or NaN value\(s\); first at row 2 "
+            r"\(query 'q2', doc 'a'\)",
+        ):
+            call()
+
+
+def test_null_score_with_custom_column_name(run, qrels):
+    bad = run.rename({"score": "sim"}).with_columns(sim=pl.Series([None, 0.5, None]))
+    with pytest.raises(PolarsRankError, match=r"run column 'sim' has 2 null or NaN"):
+        pr.evaluate(bad, qrels, ["AP"], score="sim")
+
+
+def test_null_rank_with_order_by_rank(qrels):
+    run = pl.DataFrame({"query": ["q1", "q1"], "doc": ["a", "b"], "rank": [1, None]})
+    with pytest.raises(PolarsRankError, match=r"run column 'rank' has 1 null or NaN"):
+        pr.evaluate(run, qrels, ["AP"])
+
+
+@pytest.mark.parametrize("value", [None, math.nan])
+def test_null_or_nan_relevance(run, qrels, value):
+    bad = qrels.with_columns(relevance=pl.Series([value, 2.0], dtype=pl.Float64))
+    for call in both_entry_points(run, bad):
+        with pytest.raises(
+            PolarsRankError,
+            match=r"qrels column 'relevance' has 1 null or NaN value\(s\); first at row 0 "
+            r"\(query 'q1', doc 'a'\)",
+        ):
+            call()
+
+
+def test_null_relevance_integer_column(run, qrels):
+    bad = qrels.with_columns(relevance=pl.Series([1, None], dtype=pl.Int64))
+    with pytest.raises(PolarsRankError, match="qrels column 'relevance' has 1 null"):
+        pr.evaluate(run.lazy(), bad.lazy(), ["AP"]).collect()
+
+
+# ------------------------------------------------------------------------------------------
+# schema
+
+
+def test_mismatched_doc_dtypes(run, qrels):
+    bad = qrels.with_columns(pl.col("doc").cast(pl.Categorical))
+    for call in both_entry_points(run, bad):
+        with pytest.raises(
+            PolarsRankError,
+            match=r"run column 'doc' is String but qrels column 'doc' is Categorical",
+        ):
+            call()
+
+
+def test_mismatched_query_dtypes(run, qrels):
+    bad_run = run.with_columns(pl.col("query").str.slice(1).cast(pl.Int64))
+    with pytest.raises(
+        PolarsRankError, match=r"run column 'query' is Int64 but qrels column 'query' is String"
+    ):
+        pr.evaluate(bad_run, qrels, ["AP"])
+    bad_qrels = qrels.with_columns(pl.col("query").str.slice(1).cast(pl.Int32))
+    with pytest.raises(
+        PolarsRankError, match=r"run column 'query' is Int64 but qrels column 'query' is Int32"
+    ):
+        pr.evaluate(bad_run, bad_qrels, ["AP"])
+
+
+def test_missing_run_column(run, qrels):
+    bad = run.rename({"doc": "docno"})
+    for call in both_entry_points(bad, qrels):
+        with pytest.raises(
+            PolarsRankError,
+            match=r"run has no column 'doc'; its columns are \['query', 'docno', 'score'\]",
+        ):
+            call()
+
+
+def test_missing_qrels_column(run, qrels):
+    bad = qrels.rename({"relevance": "rel"})
+    with pytest.raises(
+        PolarsRankError,
+        match=r"qrels has no column 'relevance'; its columns are \['query', 'doc', 'rel'\]",
+    ):
+        pr.evaluate(run, bad, ["AP"])
+
+
+def test_custom_column_names_are_used_and_named_in_errors(run, qrels):
+    renamed_run = run.rename({"query": "qid", "doc": "docno"})
+    renamed_qrels = qrels.rename({"query": "qid", "doc": "docno", "relevance": "label"})
+    ok = pr.evaluate(
+        renamed_run, renamed_qrels, ["AP"], query="qid", doc="docno", relevance="label"
+    )
+    assert ok.item() == pytest.approx(0.5)  # q1: a at rank 1 → 1; q2: c not retrieved → 0
+    with pytest.raises(PolarsRankError, match=r"qrels has no column 'label'; its columns are"):
+        pr.evaluate(
+            renamed_run,
+            qrels.rename({"query": "qid", "doc": "docno"}),
+            ["AP"],
+            query="qid",
+            doc="docno",
+            relevance="label",
+        )
+
+
+def test_run_without_score_or_rank(run, qrels):
+    with pytest.raises(
+        PolarsRankError,
+        match=r"run has neither a score column 'score' nor a rank column 'rank'; "
+        r"its columns are \['query', 'doc'\]",
+    ):
+        pr.evaluate(run.drop("score"), qrels, ["AP"])
+
+
+@pytest.mark.parametrize("dtype", [pl.String, pl.Boolean])
+def test_non_numeric_score(run, qrels, dtype):
+    bad = run.with_columns(pl.col("score").cast(dtype))
+    for call in both_entry_points(bad, qrels):
+        with pytest.raises(
+            PolarsRankError, match=rf"run column 'score' must be numeric, got {dtype}"
+        ):
+            call()
+
+
+def test_non_numeric_relevance(run, qrels):
+    bad = qrels.with_columns(pl.col("relevance").cast(pl.String))
+    with pytest.raises(
+        PolarsRankError, match=r"qrels column 'relevance' must be numeric, got String"
+    ):
+        pr.evaluate(run, bad, ["AP"])
+
+
+# ------------------------------------------------------------------------------------------
+# metric names
+
+
+def test_unknown_metric_lists_valid_names(run, qrels):
+    with pytest.raises(PolarsRankError, match=r"unknown name 'foo' in metric 'foo@10'") as info:
+        pr.evaluate(run, qrels, ["foo@10"])
+    message = str(info.value)
+    for name in ("nDCG", "AP", "RR", "P", "recall_cap", "Judged", "bpref"):
+        assert name.lower() in message.lower()
+    with pytest.raises(PolarsRankError, match="Valid names"):
+        pr.parse_metric("ndgc@10")
+
+
+def test_bad_parameter(run, qrels):
+    with pytest.raises(
+        PolarsRankError,
+        match=r"parameter 'foo' is not one of \['rel', 'cutoff'\] for P in metric 'P\(foo=1\)@5'",
+    ):
+        pr.evaluate(run, qrels, ["P(foo=1)@5"])
+    with pytest.raises(PolarsRankError, match=r"parameter 'rel' is not one of .* for nDCG"):
+        pr.evaluate(run, qrels, ["nDCG(rel=2)@5"])
+
+
+def test_bad_parameter_value(run, qrels):
+    with pytest.raises(PolarsRankError, match=r"bad value 'foo' for gain"):
+        pr.evaluate(run, qrels, ["nDCG(gain=foo)@5"])
+    with pytest.raises(PolarsRankError, match=r"parameter rel needs a number, got 'x'"):
+        pr.evaluate(run, qrels, ["P(rel=x)@5"])
+    with pytest.raises(PolarsRankError, match=r"is not key=value"):
+        pr.evaluate(run, qrels, ["P(2)@5"])
+
+
+def test_missing_cutoff(run, qrels):
+    with pytest.raises(PolarsRankError, match=r"P needs a cutoff, e\.g\. P@10 in metric 'P'"):
+        pr.evaluate(run, qrels, ["P"])
+    with pytest.raises(PolarsRankError, match=r"IPrec needs a recall level"):
+        pr.evaluate(run, qrels, ["IPrec"])
+
+
+def test_cutoff_on_metric_without_one(run, qrels):
+    with pytest.raises(PolarsRankError, match=r"Rprec takes no cutoff in metric 'Rprec@5'"):
+        pr.evaluate(run, qrels, ["Rprec@5"])
+    with pytest.raises(PolarsRankError, match=r"bpref takes no cutoff"):
+        pr.evaluate(run, qrels, ["bpref@10"])
+
+
+@pytest.mark.parametrize("name", ["P@0", "P@1.5", "nDCG@0"])
+def test_bad_cutoff(run, qrels, name):
+    with pytest.raises(PolarsRankError, match=r"is not a positive integer"):
+        pr.evaluate(run, qrels, [name])
+
+
+def test_recall_level_out_of_range(run, qrels):
+    with pytest.raises(PolarsRankError, match=r"recall level 2 is outside \[0, 1\]"):
+        pr.evaluate(run, qrels, ["IPrec@2"])
+
+
+def test_duplicate_metric_labels(run, qrels):
+    with pytest.raises(PolarsRankError, match=r"metric 'AP' is listed twice"):
+        pr.evaluate(run, qrels, ["AP", "nDCG@10", "AP"])
+    # different labels for the same metric are fine: one column each
+    out = pr.evaluate(run, qrels, ["AP", "map"])
+    assert out.columns == ["AP", "map"]
+    assert out["AP"].item() == out["map"].item()
+
+
+@pytest.mark.parametrize("metrics", [[], [""], ["  "], [5]])
+def test_empty_or_non_string_metric(run, qrels, metrics):
+    with pytest.raises(PolarsRankError, match=r"no metrics given|non-empty string"):
+        pr.evaluate(run, qrels, metrics)
+
+
+# ------------------------------------------------------------------------------------------
+# options
+
+
+def test_bad_queries_value(run, qrels):
+    with pytest.raises(PolarsRankError, match=r"queries must be 'qrels' or 'both', got 'run'"):
+        pr.evaluate(run, qrels, ["AP"], queries="run")
+
+
+def test_bad_engine_value(run, qrels):
+    with pytest.raises(PolarsRankError, match=r"engine must be 'polars' or 'duckdb', got 'spark'"):
+        pr.evaluate(run, qrels, ["AP"], engine="spark")
+
+
+@pytest.mark.parametrize("max_rank", [0, -1, 2.5])
+def test_bad_max_rank(run, qrels, max_rank):
+    with pytest.raises(PolarsRankError, match=r"max_rank must be a positive integer"):
+        pr.evaluate(run, qrels, ["AP"], max_rank=max_rank)
+
+
+def test_bad_order_by(run, qrels):
+    with pytest.raises(PolarsRankError, match=r"order_by must be 'score' or 'rank', got 'foo'"):
+        pr.evaluate(run, qrels, ["AP"], order_by="foo")
+
+
+def test_order_by_rank_without_rank_column(run, qrels):
+    with pytest.raises(PolarsRankError, match=r"run has no column 'rank'"):
+        pr.evaluate(run, qrels, ["AP"], order_by="rank")
+
+
+def test_validate_false_skips_checks(run, qrels):
+    # With validate=False a duplicate is not reported (the caller vouches for the input).
+    dup = pl.concat([run, run.slice(0, 1)])
+    pr.evaluate(dup, qrels, ["AP"], validate=False)
+    with pytest.raises(PolarsRankError):
+        pr.evaluate(dup, qrels, ["AP"])
+
+
+# ------------------------------------------------------------------------------------------
+# non-frame input
+
+
+@pytest.mark.parametrize(
+    "bad", [{"query": ["q"], "doc": ["a"], "score": [1.0]}, None, "run.tsv", [("q", "a", 1.0)]]
+)
+def test_non_frame_run(qrels, bad):
+    with pytest.raises(TypeError, match=r"run must be a polars DataFrame or LazyFrame, got"):
+        pr.evaluate(bad, qrels, ["AP"])
+    with pytest.raises(TypeError, match=r"run must be a polars DataFrame or LazyFrame"):
+        pr.judge(bad, qrels)
+
+
+def test_non_frame_qrels(run):
+    with pytest.raises(TypeError, match=r"qrels must be a polars DataFrame or LazyFrame, got dict"):
+        pr.evaluate(run, {"q1": {"a": 1}}, ["AP"])
+
+
+def test_pandas_frame_is_rejected(run, qrels):
+    pd = pytest.importorskip("pandas")
+    with pytest.raises(TypeError, match=r"got DataFrame"):
+        pr.evaluate(pd.DataFrame(run.to_dict(as_series=False)), qrels, ["AP"])
+
+
+# ------------------------------------------------------------------------------------------
+# expression builders
+
+
+@pytest.mark.parametrize(
+    ("build", "match"),
+    [
+        (lambda: pr.precision(0), "k must be a positive integer"),
+        (lambda: pr.precision(None), "needs a cutoff"),
+        (lambda: pr.ndcg(-1), "k must be a positive integer"),
+        (lambda: pr.recall(True), "k must be a positive integer"),
+        (lambda: pr.ndcg(10, gain="cubic"), "gain must be 'linear' or 'exponential'"),
+        (lambda: pr.average_precision(10, denominator="k"), "denominator must be"),
+        (lambda: pr.iprec_at_recall(1.5), r"recall level must be in \[0, 1\]"),
+    ],
+)
+def test_expression_argument_errors(build, match):
+    with pytest.raises(ValueError, match=match):
+        build()
