@@ -59,6 +59,15 @@ def _div(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
     )
 
 
+def _exact(value: float) -> pl.Expr:
+    """The constant ``value`` as a per-group expression rather than a literal.
+
+    In a grouped aggregation Polars turns ``x / literal`` into ``x * (1 / literal)``, which is
+    off in the last bit (3 · (1/5) ≠ 3/5); dividing by this expression divides exactly, as C does.
+    """
+    return pl.len().cast(_F64) * 0.0 + float(value)
+
+
 def _retrieved_within(rank: ColumnOrExpr, k: int | None) -> pl.Expr:
     r = _col(rank)
     return r.is_not_null() if k is None else (r <= k).fill_null(False)
@@ -140,7 +149,7 @@ def precision(
     """
     _check_k(k, "precision", required=True)
     h = hits(k, rank=rank, relevance=relevance, relevance_level=relevance_level)
-    return (h / k).alias("precision")
+    return (h / _exact(k)).alias("precision")
 
 
 def recall(
@@ -197,7 +206,7 @@ def f1(
     """
     _check_k(k, "f1")
     h = hits(k, rank=rank, relevance=relevance, relevance_level=relevance_level)
-    denominator = pl.lit(float(k)) if k is not None else num_ret(rank=rank)
+    denominator = _exact(k) if k is not None else num_ret(rank=rank)
     p = _div(h, denominator)
     r = _div(h, num_rel(relevance=relevance, relevance_level=relevance_level))
     return _div(2.0 * p * r, p + r).alias("f1")
@@ -283,7 +292,7 @@ def unjudged(
     within = _retrieved_within(rank, k)
     judged_count = (within & (_col(relevance) >= 0).fill_null(False)).sum().cast(_F64)
     shown = pl.min_horizontal(num_ret(rank=rank), pl.lit(float(k)))
-    return ((shown - judged_count) / k).alias("unjudged")
+    return ((shown - judged_count) / _exact(k)).alias("unjudged")
 
 
 # --------------------------------------------------------------------------------------------
@@ -463,4 +472,4 @@ def eleven_pt_avg(
         iprec_at_recall(p, rank=rank, relevance=relevance, relevance_level=relevance_level)
         for p in ELEVEN_POINTS
     ]
-    return (pl.sum_horizontal(parts) / len(parts)).alias("eleven_pt_avg")
+    return (pl.sum_horizontal(parts) / _exact(len(parts))).alias("eleven_pt_avg")
