@@ -82,10 +82,15 @@ def run_name(path: str | Path) -> str:
 
 
 def unique_run_names(paths: list[str]) -> list[str]:
-    """Display names for several runs; when two file stems clash, the full paths are used."""
-    names = [run_name(p) for p in paths]
-    if len(set(names)) == len(names):
-        return names
+    """Display names for several runs: file stems; when two clash, file names; then paths.
+
+    >>> unique_run_names(["a/results.test", "a/results.trunc"])
+    ['results.test', 'results.trunc']
+    """
+    for naming in (run_name, lambda p: strip_compression(Path(p)), str):
+        names = [naming(p) for p in paths]
+        if len(set(names)) == len(names):
+            return names
     return [str(p) for p in paths]
 
 

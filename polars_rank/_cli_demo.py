@@ -1,0 +1,136 @@
+"""``polars-rank demo``: evaluate and compare the built-in example runs, show the equivalent
+Python and SQL, optionally write the demo plots. Needs no files and takes seconds."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from pathlib import Path
+
+import polars as pl
+
+
+def build_demo_parser(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``polars-rank demo``."""
+    parser.add_argument(
+        "--plot-dir", metavar="DIR", help="also write the demo plots (PNG) into DIR"
+    )
+    parser.add_argument(
+        "--permutations",
+        type=int,
+        default=10_000,
+        help="random sign flips of the randomization test (default 10000)",
+    )
+
+
+def _sql_check(qrels: pl.DataFrame, run: pl.DataFrame) -> str | None:
+    """Run the SQL snippet on DuckDB when polars_rank's macros are available; its mean nDCG@10."""
+    try:
+        import duckdb
+
+        from polars_rank.duckdb import register
+    except ImportError:
+        return None
+    try:
+        con = register(duckdb.connect())
+        con.register("run", run.to_arrow())
+        con.register("qrels", qrels.to_arrow())
+        from polars_rank.demo import SQL_SNIPPET
+
+        sql = SQL_SNIPPET.split("\n", 1)[1].rstrip().rstrip(";")
+        value = con.execute(f'SELECT avg("nDCG@10") FROM ({sql})').fetchone()[0]
+        con.close()
+    except Exception as err:  # the check is optional: say why it was skipped
+        return f"(SQL check skipped: {' '.join(str(err).split())[:120]})"
+    return f"DuckDB's mean nDCG@10 for rerank: {value:.4f}"
+
+
+def _write_plots(directory: Path, qrels: pl.DataFrame, runs: dict[str, pl.DataFrame]) -> list[Path]:
+    from polars_rank import plot
+    from polars_rank.evaluate import evaluate
+
+    directory.mkdir(parents=True, exist_ok=True)
+    names = list(runs)
+    per_query = pl.concat(
+        evaluate(frame, qrels, ["nDCG@10"], per_query=True).select(
+            pl.lit(name).alias("run"), pl.all()
+        )
+        for name, frame in runs.items()
+    )
+    return [
+        plot.per_query_differences(
+            per_query, "nDCG@10", names[0], names[-1], directory / "differences.png"
+        ),
+        plot.metric_at_k(
+            plot.metric_at_k_frame(qrels, runs, "nDCG"),
+            directory / "ndcg_at_k.png",
+            metric_name="nDCG",
+        ),
+        plot.precision_recall_11pt(
+            plot.precision_recall_11pt_frame(qrels, runs), directory / "precision_recall.png"
+        ),
+    ]
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    """Print the demo report (and write its plots with ``--plot-dir``)."""
+    from polars_rank._cli_output import terminal_table
+    from polars_rank.comparison import compare_per_query, to_markdown
+    from polars_rank.demo import DEMO_METRICS, SQL_SNIPPET, demo_data, polars_snippet
+    from polars_rank.evaluate import evaluate
+
+    qrels, runs = demo_data()
+    names = list(runs)
+    n_queries = qrels["query"].n_unique()
+    n_relevant = int((qrels["relevance"] > 0).sum())
+    depth = runs[names[0]].group_by("query").len()["len"].max()
+    out = sys.stdout
+    out.write(
+        f"polars-rank demo: {n_queries} queries, {qrels.height} judgments (grades 0-3, "
+        f"{n_relevant} relevant), three runs ({', '.join(names)}) of {depth} documents per "
+        "query, generated from a fixed seed.\n\n"
+    )
+
+    per_query = pl.concat(
+        evaluate(frame, qrels, DEMO_METRICS, per_query=True).select(
+            pl.lit(name).alias("run"), pl.all()
+        )
+        for name, frame in runs.items()
+    )
+    summary = pl.concat(
+        evaluate(frame, qrels, DEMO_METRICS).select(pl.lit(name).alias("run"), pl.all())
+        for name, frame in runs.items()
+    )
+    counts = [m for m in DEMO_METRICS if m.startswith("Num")]
+    out.write("Evaluation (mean over queries; counts summed)\n\n")
+    out.write(textwrap.indent(terminal_table(summary, integers=counts), "  ") + "\n")
+
+    compared = [m for m in DEMO_METRICS if m not in counts]
+    result = compare_per_query(
+        per_query.select("run", "query", *compared),
+        baseline=names[0],
+        metrics=compared,
+        permutations=args.permutations,
+        bootstrap=2_000,
+    )
+    out.write(f"Comparison with {names[0]}\n\n")
+    out.write(textwrap.indent(to_markdown(result), "  ") + "\n")
+
+    out.write("The same in Python (Polars):\n\n")
+    out.write(textwrap.indent(polars_snippet(), "    ") + "\n")
+    out.write("The same in SQL (DuckDB):\n\n")
+    out.write(textwrap.indent(SQL_SNIPPET, "    ") + "\n")
+    check = _sql_check(qrels, runs[names[-1]])
+    if check:
+        out.write(f"  {check}\n\n")
+
+    out.write(
+        "On your files: polars-rank evaluate QRELS RUN [RUN ...] -m nDCG@10 -m AP; "
+        "polars-rank compare QRELS BASELINE RUN; polars-rank trec_eval -q QRELS RUN\n"
+    )
+    if args.plot_dir:
+        for path in _write_plots(Path(args.plot_dir), qrels, runs):
+            out.write(f"wrote {path}\n")
+    out.flush()
+    return 0

@@ -1,0 +1,165 @@
+"""``polars-rank plot``: per-query differences, metric@k curves, 11-point precision–recall
+curves of runs, and ROC / precision–recall curves of classification scores."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import polars as pl
+
+from polars_rank._errors import PolarsRankError
+
+#: Plot kinds and what they show.
+KINDS = {
+    "differences": "per-query differences of one metric between a baseline and a run",
+    "at-k": "a metric at every cutoff k = 1..K, one line per run",
+    "pr": "11-point interpolated precision-recall curve, one line per run",
+    "roc": "ROC curve of classification scores",
+    "pr-curve": "precision-recall curve of classification scores",
+}
+
+
+def _add_out(parser: argparse.ArgumentParser, kind: str) -> None:
+    parser.add_argument(
+        "--out",
+        metavar="FILE",
+        default=f"{kind}.png",
+        help=f"image to write: PNG, or SVG when FILE ends in .svg (default {kind}.png)",
+    )
+
+
+def build_plot_parser(
+    parser: argparse.ArgumentParser, parents: list[argparse.ArgumentParser]
+) -> None:
+    """The ``plot`` subcommands."""
+    from polars_rank._cli_evaluate import add_evaluation_options
+    from polars_rank._cli_io import FORMATS, add_input_options
+
+    kinds = parser.add_subparsers(dest="kind", metavar="KIND", required=True)
+    sub = kinds.add_parser("differences", help=KINDS["differences"], parents=parents)
+    sub.add_argument("qrels", metavar="QRELS")
+    sub.add_argument("baseline", metavar="BASELINE")
+    sub.add_argument("run", metavar="RUN")
+    sub.add_argument("-m", "--metric", default="nDCG@10", help="default nDCG@10")
+    _add_out(sub, "differences")
+    add_evaluation_options(sub)
+    add_input_options(sub)
+
+    sub = kinds.add_parser("at-k", help=KINDS["at-k"], parents=parents)
+    sub.add_argument("qrels", metavar="QRELS")
+    sub.add_argument("runs", metavar="RUN", nargs="+")
+    sub.add_argument(
+        "-m", "--metric", default="nDCG", help="metric without cutoff, e.g. nDCG, P, R, AP"
+    )
+    sub.add_argument("--max-k", type=int, default=100, help="largest cutoff (default 100)")
+    _add_out(sub, "at-k")
+    add_evaluation_options(sub)
+    add_input_options(sub)
+
+    sub = kinds.add_parser("pr", help=KINDS["pr"], parents=parents)
+    sub.add_argument("qrels", metavar="QRELS")
+    sub.add_argument("runs", metavar="RUN", nargs="+")
+    _add_out(sub, "pr")
+    add_evaluation_options(sub)
+    add_input_options(sub)
+
+    for kind in ("roc", "pr-curve"):
+        sub = kinds.add_parser(kind, help=KINDS[kind], parents=parents)
+        sub.add_argument("data", metavar="DATA", help="a table with a label and a score column")
+        sub.add_argument("--label", required=True, help="column of true labels (0/1 or bool)")
+        sub.add_argument("--score", required=True, help="column of predicted scores")
+        sub.add_argument("--group", help="column naming groups: one curve each")
+        sub.add_argument("--format", choices=[f for f in FORMATS if f != "trec"])
+        _add_out(sub, kind)
+
+
+def _check_metric_at_k(metric: str, max_k: int) -> str:
+    from polars_rank._names import parse_metric
+
+    if max_k < 1:
+        raise PolarsRankError(f"--max-k must be positive, got {max_k}")
+    base = metric.split("@", 1)[0]
+    parse_metric(f"{base}@1")
+    return base
+
+
+def _ranking_inputs(args: argparse.Namespace, runs: list[str]):
+    from polars_rank._cli_evaluate import Inputs, evaluation_kwargs
+
+    inputs = Inputs(args, args.qrels, runs)
+    qrels = inputs.qrels()
+    return inputs, qrels, dict(inputs.runs()), evaluation_kwargs(args)
+
+
+def _classification_curve(args: argparse.Namespace) -> pl.DataFrame:
+    from polars_rank._cli_io import detect_format, read_table
+
+    try:
+        from polars_rank import classification
+    except ImportError:
+        raise PolarsRankError(
+            "ROC and precision-recall curves need polars_rank.classification, "
+            "which this installation lacks"
+        ) from None
+    fmt = detect_format(args.data, args.format)
+    if fmt == "trec":
+        raise PolarsRankError(f"{args.data}: give a CSV, TSV, Parquet or NDJSON table (--format)")
+    data = read_table(args.data, fmt)
+    for column in (args.label, args.score, args.group):
+        if column is not None and column not in data.columns:
+            raise PolarsRankError(f"{args.data}: no column {column!r}; columns: {data.columns}")
+    compute = (
+        classification.roc_curve if args.kind == "roc" else classification.precision_recall_curve
+    )
+    if args.group is None:
+        parts = [(None, data)]
+    else:
+        parts = [(str(k[0]), p) for k, p in data.partition_by(args.group, as_dict=True).items()]
+    curves = []
+    for name, part in sorted(parts, key=lambda item: str(item[0])):
+        curve = compute(part, args.label, args.score)
+        if isinstance(curve, pl.LazyFrame):
+            curve = curve.collect()
+        if name is not None:
+            curve = curve.select(pl.lit(name).alias("group"), pl.all())
+        curves.append(curve)
+    return pl.concat(curves, how="vertical_relaxed")
+
+
+def run_plot(args: argparse.Namespace) -> int:
+    """``polars-rank plot KIND ...``: write the image, report its path on stderr."""
+    from polars_rank import plot
+    from polars_rank.evaluate import evaluate
+
+    out = Path(args.out)
+    if args.kind == "differences":
+        from polars_rank._cli_evaluate import reported_warnings
+
+        with reported_warnings():
+            inputs, qrels, runs, kwargs = _ranking_inputs(args, [args.baseline, args.run])
+            if len(runs) != 2:
+                raise PolarsRankError("plot differences: the two runs must be different files")
+            frames = [
+                evaluate(frame, qrels, [args.metric], per_query=True, **kwargs).select(
+                    pl.lit(name).alias("run"), pl.all()
+                )
+                for name, frame in runs.items()
+            ]
+        a, b = inputs.names
+        plot.per_query_differences(pl.concat(frames), args.metric, a, b, out)
+    elif args.kind == "at-k":
+        base = _check_metric_at_k(args.metric, args.max_k)
+        _, qrels, runs, kwargs = _ranking_inputs(args, args.runs)
+        curves = plot.metric_at_k_frame(qrels, runs, base, range(1, args.max_k + 1), **kwargs)
+        plot.metric_at_k(curves, out, metric_name=base)
+    elif args.kind == "pr":
+        _, qrels, runs, kwargs = _ranking_inputs(args, args.runs)
+        plot.precision_recall_11pt(plot.precision_recall_11pt_frame(qrels, runs, **kwargs), out)
+    elif args.kind == "roc":
+        plot.roc_curve(_classification_curve(args), out)
+    else:
+        plot.precision_recall_curve(_classification_curve(args), out)
+    sys.stderr.write(f"polars-rank: wrote {out}\n")
+    return 0

@@ -1,0 +1,149 @@
+"""The ``polars-rank`` command: evaluate, trec_eval, compare, plot and demo.
+
+Errors are one line on stderr (``polars-rank: error: ...``) with exit code 2; ``--debug``
+shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import NoReturn
+
+PROG = "polars-rank"
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line, like every other error."""
+
+    def error(self, message: str) -> NoReturn:
+        hint = f" (see {self.prog} --help)"
+        self.exit(2, f"{PROG}: error: {message}{hint}\n")
+
+
+def _debug_parent() -> argparse.ArgumentParser:
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument(
+        "--debug",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="show the full traceback of an error",
+    )
+    return parent
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``polars-rank`` and its subcommands."""
+    from polars_rank import __version__
+    from polars_rank._cli_demo import build_demo_parser
+    from polars_rank._cli_evaluate import build_compare_parser, build_evaluate_parser
+    from polars_rank._cli_plot import build_plot_parser
+    from polars_rank._cli_trec_eval import build_parser as build_trec_eval_parser
+
+    parser = _Parser(
+        prog=PROG,
+        description="Evaluate rankings (IR and recommender runs) with trec_eval's numbers.",
+        epilog="Run 'polars-rank demo' for an example that needs no files.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show the full traceback of an error")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    debug = [_debug_parent()]
+    specs: list[tuple[str, str, Callable[[argparse.ArgumentParser], None]]] = [
+        ("evaluate", "evaluate runs against judgments", build_evaluate_parser),
+        ("trec_eval", "drop-in for trec_eval (same flags and output)", build_trec_eval_parser),
+        ("compare", "compare runs with a baseline: significance tests", build_compare_parser),
+        ("plot", "plots: per-query differences, metric@k, precision-recall, ROC", None),
+        ("demo", "a built-in example: evaluation, comparison, code", build_demo_parser),
+    ]
+    for name, help_text, build in specs:
+        sub = commands.add_parser(
+            name,
+            help=help_text,
+            description=help_text[:1].upper() + help_text[1:] + ".",
+            parents=debug,
+        )
+        if build is None:
+            build_plot_parser(sub, debug)
+        else:
+            build(sub)
+    return parser
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    if args.command == "evaluate":
+        from polars_rank._cli_evaluate import run_evaluate
+
+        return run_evaluate(args)
+    if args.command == "compare":
+        from polars_rank._cli_evaluate import run_compare
+
+        return run_compare(args)
+    if args.command == "trec_eval":
+        from polars_rank._cli_output import write_output
+        from polars_rank._cli_trec_eval import run_trec_eval
+
+        write_output(run_trec_eval(args), None)
+        return 0
+    if args.command == "plot":
+        from polars_rank._cli_plot import run_plot
+
+        return run_plot(args)
+    if args.command == "demo":
+        from polars_rank._cli_demo import run_demo
+
+        return run_demo(args)
+    raise AssertionError(args.command)
+
+
+def _one_line(err: BaseException) -> str:
+    text = " ".join(str(err).split())
+    if isinstance(err, FileNotFoundError) and err.filename:
+        return f"{err.filename}: no such file"
+    if isinstance(err, ModuleNotFoundError):
+        return f"{text} (install the missing package, e.g. pip install 'polars-rank[plot]')"
+    return text or type(err).__name__
+
+
+def _silence_stdout() -> None:
+    """After a closed pipe, point stdout at /dev/null so that the exit flush stays quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line with ``argv`` (default ``sys.argv[1:]``); returns the exit code."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:  # --help, --version, usage errors
+        return int(stop.code or 0) if not isinstance(stop.code, str) else 2
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    debug = bool(getattr(args, "debug", False))
+    try:
+        return _dispatch(args)
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{PROG}: interrupted\n")
+        return 130
+    except BrokenPipeError:  # e.g. `polars-rank ... | head`
+        _silence_stdout()
+        return 0
+    except Exception as err:  # every error becomes one line
+        if debug:
+            raise
+        from polars_rank._errors import PolarsRankError
+
+        prefix = "" if isinstance(err, PolarsRankError | OSError) else f"{type(err).__name__}: "
+        sys.stderr.write(f"{PROG}: error: {prefix}{_one_line(err)}\n")
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,429 @@
+"""The ``polars-rank`` command line: evaluate (every input and output format), compare, plot
+and errors. Everything runs in-process through ``main([...])`` on the built-in demo data."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import types
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import polars_rank as pr
+from polars_rank._cli_evaluate import DEFAULT_METRICS, split_metrics
+from polars_rank.cli import main
+from polars_rank.demo import demo_data
+from polars_rank.io import write_trec_run
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+METRICS = ["nDCG@10", "RR@10", "AP", "P@10", "NumRet", "NumRelRet"]
+RUNS = ("bm25", "dense", "rerank")
+
+
+@pytest.fixture(scope="module")
+def data():
+    """The demo judgments and runs as frames."""
+    return demo_data()
+
+
+@pytest.fixture(scope="module")
+def files(data, tmp_path_factory) -> dict[str, Path]:
+    """The demo data written as TREC text, Parquet and CSV files."""
+    qrels, runs = data
+    d = tmp_path_factory.mktemp("cli")
+    paths = {"dir": d}
+    paths["qrels"] = d / "qrels.txt"
+    paths["qrels"].write_text(
+        "".join(f"{q} 0 {doc} {rel}\n" for q, doc, rel in qrels.iter_rows()), encoding="utf-8"
+    )
+    paths["qrels.parquet"] = d / "qrels.parquet"
+    qrels.write_parquet(paths["qrels.parquet"])
+    for name, run in runs.items():
+        paths[name] = d / f"{name}.run"
+        write_trec_run(run, paths[name], run_id=name)
+        paths[f"{name}.parquet"] = d / f"{name}.parquet"
+        run.write_parquet(paths[f"{name}.parquet"])
+    return paths
+
+
+def _run(capsys, *argv: object) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _expected(data, metrics=METRICS, **kwargs) -> pl.DataFrame:
+    qrels, runs = data
+    return pl.concat(
+        pr.evaluate(run, qrels, metrics, **kwargs).select(pl.lit(name).alias("run"), pl.all())
+        for name, run in runs.items()
+    )
+
+
+def _assert_same_numbers(got: pl.DataFrame, expected: pl.DataFrame) -> None:
+    assert got.columns == expected.columns
+    assert got.height == expected.height
+    for column in expected.columns:
+        for a, b in zip(got[column].to_list(), expected[column].to_list(), strict=True):
+            if isinstance(b, float):
+                assert math.isclose(float(a), b, rel_tol=1e-12, abs_tol=1e-15), column
+            else:
+                assert str(a) == str(b), column
+
+
+# ---------------------------------------------------------------- evaluate
+
+
+def test_default_metrics_table(files, capsys):
+    code, out, err = _run(capsys, "evaluate", files["qrels"], files["bm25"])
+    assert code == 0, err
+    header = out.splitlines()[0].split()
+    assert header == ["run", *DEFAULT_METRICS]
+    assert out.splitlines()[2].split()[0] == "bm25"
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json", "parquet"])
+def test_output_formats_parse_back(files, data, capsys, tmp_path, fmt):
+    runs = [files[name] for name in RUNS]
+    out_file = tmp_path / f"result.{fmt}"
+    metric_args = ["-m", ",".join(METRICS[:3]), "-m", METRICS[3], "-m", ",".join(METRICS[4:])]
+    code, out, err = _run(
+        capsys, "evaluate", files["qrels"], *runs, *metric_args, "-o", fmt, "--out", out_file
+    )
+    assert code == 0, err
+    if fmt == "csv":
+        got = pl.read_csv(out_file)
+    elif fmt == "json":
+        got = pl.DataFrame(json.loads(out_file.read_text()))
+    else:
+        got = pl.read_parquet(out_file)
+    _assert_same_numbers(got, _expected(data))
+
+
+def test_csv_to_stdout_per_query(files, data, capsys):
+    code, out, _ = _run(
+        capsys, "evaluate", files["qrels"], files["dense"], "-m", "AP,nDCG@10", "--per-query",
+        "-o", "csv",
+    )  # fmt: skip
+    assert code == 0
+    got = pl.read_csv(out.encode(), schema_overrides={"query": pl.String})
+    qrels, runs = data
+    expected = pr.evaluate(runs["dense"], qrels, ["AP", "nDCG@10"], per_query=True)
+    _assert_same_numbers(got, expected.select(pl.lit("dense").alias("run"), pl.all()))
+
+
+def test_markdown_and_table_show_counts_as_integers(files, capsys):
+    code, out, _ = _run(
+        capsys, "evaluate", files["qrels"], files["bm25"], "-m", "AP,NumRet", "-o", "markdown"
+    )
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "| run | AP | NumRet |"
+    assert lines[1] == "|:---|---:|---:|"
+    assert lines[2].endswith("| 5000 |")
+    assert "." in lines[2].split("|")[2]
+
+
+def test_trec_output(files, data, capsys):
+    code, out, _ = _run(
+        capsys, "evaluate", files["qrels"], files["bm25"], files["rerank"], "-m", "AP,NumRet",
+        "-o", "trec",
+    )  # fmt: skip
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == f"{'runid':<22}\tall\tbm25"
+    expected = _expected(data, ["AP", "NumRet"]).filter(pl.col("run") == "bm25").row(0)
+    assert lines[1] == f"{'AP':<22}\tall\t{expected[1]:.4f}"
+    assert lines[2] == f"{'NumRet':<22}\tall\t{int(expected[2])}"
+    assert lines[3] == f"{'runid':<22}\tall\trerank"
+    assert len(lines) == 6
+
+
+def test_trec_output_per_query(files, data, capsys):
+    code, out, _ = _run(
+        capsys, "evaluate", files["qrels"], files["bm25"], "-m", "AP", "-o", "trec", "--per-query"
+    )
+    assert code == 0
+    lines = [line.split("\t") for line in out.splitlines()]
+    assert [q for _, q, _ in lines[1:-1]] == [f"q{i:02d}" for i in range(1, 51)]
+    assert lines[-1][1] == "all"
+    assert lines[-1][2] == f"{_expected(data, ['AP'])['AP'][0]:.4f}"
+
+
+def test_mixed_input_formats_and_options(files, data, capsys):
+    options = {"queries": "both", "relevance_level": 2, "max_rank": 20}
+    code, out, _ = _run(
+        capsys, "evaluate", files["qrels.parquet"], files["bm25"], files["dense.parquet"],
+        "-m", "AP,P@10", "--queries", "both", "--relevance-level", "2", "--max-rank", "20",
+        "-o", "json",
+    )  # fmt: skip
+    assert code == 0
+    got = pl.DataFrame(json.loads(out))
+    expected = _expected(data, ["AP", "P@10"], **options).filter(pl.col("run") != "rerank")
+    _assert_same_numbers(got, expected)
+
+
+def test_column_mapping_and_csv_ids_as_text(data, tmp_path, capsys):
+    qrels, runs = data
+    run = runs["rerank"].rename({"query": "qid", "doc": "docno", "score": "sim"}).drop("rank")
+    run.write_csv(tmp_path / "rerank.csv")
+    qrels.rename({"query": "qid", "doc": "docno", "relevance": "grade"}).write_csv(
+        tmp_path / "judgments.tsv", separator="\t"
+    )
+    code, out, err = _run(
+        capsys, "evaluate", tmp_path / "judgments.tsv", tmp_path / "rerank.csv", "-m", "nDCG@10",
+        "--query-col", "qid", "--doc-col", "docno", "--score-col", "sim",
+        "--relevance-col", "grade", "-o", "csv",
+    )  # fmt: skip
+    assert code == 0, err
+    expected = pr.evaluate(runs["rerank"], qrels, ["nDCG@10"])["nDCG@10"][0]
+    assert math.isclose(pl.read_csv(out.encode())["nDCG@10"][0], expected, rel_tol=1e-12)
+
+
+def test_duplicate_stems_use_file_names(files, tmp_path, capsys):
+    other = tmp_path / "bm25.parquet"
+    other.write_bytes(files["bm25.parquet"].read_bytes())
+    code, out, _ = _run(
+        capsys, "evaluate", files["qrels"], files["bm25"], other, "-m", "AP", "-o", "csv"
+    )
+    assert code == 0
+    assert pl.read_csv(out.encode())["run"].to_list() == ["bm25.run", "bm25.parquet"]
+
+
+def test_split_metrics_keeps_parameters():
+    assert split_metrics(["P(rel=2)@5,AP", " nDCG@10 "]) == ["P(rel=2)@5", "AP", "nDCG@10"]
+
+
+def test_unjudged_queries_warn_on_one_line(files, data, tmp_path, capsys):
+    qrels, runs = data
+    extra = pl.DataFrame({"query": ["zz"], "doc": ["x"], "rank": [1], "score": [1.0]})
+    run = pl.concat([runs["bm25"], extra], how="vertical_relaxed")
+    run.write_parquet(tmp_path / "extra.parquet")
+    code, _, err = _run(capsys, "evaluate", files["qrels"], tmp_path / "extra.parquet", "-m", "AP")
+    assert code == 0
+    assert err.splitlines() == [
+        "polars-rank: warning: 1 query in the run has no judgments and was not evaluated"
+    ]
+
+
+def test_progress_stages(files, capsys):
+    code, _, err = _run(
+        capsys, "evaluate", files["qrels"], files["bm25"], "-m", "AP", "--progress", "always"
+    )
+    assert code == 0
+    stages = err.splitlines()
+    assert [s.split("…")[0] for s in stages] == [
+        f"reading judgments {files['qrels']}",
+        "reading run bm25",
+        "evaluating bm25",
+    ]
+    assert all(s.endswith(" s") for s in stages)
+
+
+def test_progress_is_silent_when_not_a_terminal(files, capsys):
+    code, _, err = _run(capsys, "evaluate", files["qrels"], files["bm25"], "-m", "AP")
+    assert code == 0
+    assert err == ""
+
+
+# ---------------------------------------------------------------- errors
+
+
+def _assert_one_line_error(code: int, err: str, *fragments: str) -> None:
+    assert code == 2
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("polars-rank: error: ")
+    assert "Traceback" not in err
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+def test_error_missing_file(files, capsys):
+    code, out, err = _run(capsys, "evaluate", files["qrels"], files["dir"] / "nope.run")
+    _assert_one_line_error(code, err, "nope.run", "no such file")
+    assert out == ""
+
+
+def test_error_unknown_metric(files, capsys):
+    code, _, err = _run(capsys, "evaluate", files["qrels"], files["bm25"], "-m", "nDCG@10,foo")
+    _assert_one_line_error(code, err, "foo")
+
+
+def test_error_unreadable_parquet(files, tmp_path, capsys):
+    bad = tmp_path / "bad.parquet"
+    bad.write_text("not parquet")
+    code, _, err = _run(capsys, "evaluate", files["qrels"], bad)
+    _assert_one_line_error(code, err, "bad.parquet", "parquet")
+
+
+def test_error_malformed_trec_file(files, tmp_path, capsys):
+    bad = tmp_path / "bad.run"
+    bad.write_text("q1 Q0 d1 1 0.5 r\nthis line is short\n")
+    code, _, err = _run(capsys, "evaluate", files["qrels"], bad)
+    _assert_one_line_error(code, err, "line 2")
+
+
+def test_error_bad_format_flag(files, capsys):
+    code, _, err = _run(capsys, "evaluate", files["qrels"], files["bm25"], "--format", "xml")
+    _assert_one_line_error(code, err, "xml")
+
+
+def test_error_mismatched_id_types(files, data, tmp_path, capsys):
+    _, runs = data
+    numeric = runs["bm25"].with_columns(pl.col("query").str.slice(1).cast(pl.Int64))
+    numeric.write_parquet(tmp_path / "numeric.parquet")
+    code, _, err = _run(capsys, "evaluate", files["qrels"], tmp_path / "numeric.parquet")
+    _assert_one_line_error(code, err, "query")
+
+
+def test_error_parquet_needs_out(files, capsys):
+    code, _, err = _run(capsys, "evaluate", files["qrels"], files["bm25"], "-o", "parquet")
+    _assert_one_line_error(code, err, "--out")
+
+
+def test_debug_shows_the_exception(files):
+    with pytest.raises(pr.PolarsRankError):
+        main(["evaluate", str(files["qrels"]), str(files["dir"] / "nope.run"), "--debug"])
+
+
+def test_no_command_prints_help(capsys):
+    code, _, err = _run(capsys)
+    assert code == 2
+    assert "evaluate" in err and "trec_eval" in err
+
+
+# ---------------------------------------------------------------- compare
+
+
+def test_compare_table_lists_every_run_and_metric(files, capsys, tmp_path):
+    plot_file = tmp_path / "diff.png"
+    code, out, err = _run(
+        capsys, "compare", files["qrels"], files["bm25"], files["dense"], files["rerank"],
+        "-m", "nDCG@10,AP", "-m", "RR@10", "--permutations", "500", "--bootstrap", "500",
+        "--plot", plot_file,
+    )  # fmt: skip
+    assert code == 0, err
+    assert out.startswith("baseline: bm25")
+    rows = [line.split() for line in out.splitlines()[3:]]
+    assert [(r[0], r[1]) for r in rows] == [
+        (run, metric) for run in ("dense", "rerank") for metric in ("nDCG@10", "AP", "RR@10")
+    ]
+    data = plot_file.read_bytes()
+    assert data[:8] == PNG_SIGNATURE and len(data) > 5_000
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "latex", "csv", "json"])
+def test_compare_formats(files, data, capsys, fmt):
+    code, out, err = _run(
+        capsys, "compare", files["qrels"], files["bm25"], files["dense"], files["rerank"],
+        "-m", "nDCG@10,AP", "--permutations", "300", "--bootstrap", "300", "--seed", "3",
+        "-o", fmt,
+    )  # fmt: skip
+    assert code == 0, err
+    for name in RUNS:
+        assert name in out
+    for metric in ("nDCG@10", "AP"):
+        assert metric in out
+    if fmt in ("csv", "json"):
+        got = pl.read_csv(out.encode()) if fmt == "csv" else pl.DataFrame(json.loads(out))
+        qrels, runs = data
+        expected = pr.compare(
+            qrels, runs, ["nDCG@10", "AP"], permutations=300, bootstrap=300, seed=3
+        )
+        _assert_same_numbers(got, expected)
+
+
+def test_compare_needs_two_runs(files, capsys):
+    code, _, err = _run(capsys, "compare", files["qrels"], files["bm25"])
+    _assert_one_line_error(code, err)
+
+
+# ---------------------------------------------------------------- plot
+
+
+def _assert_image(path: Path) -> None:
+    data = path.read_bytes()
+    if path.suffix == ".svg":
+        assert b"<svg" in data[:2_000]
+    else:
+        assert data[:8] == PNG_SIGNATURE
+    assert len(data) > 5_000
+
+
+def test_plot_ranking_kinds(files, capsys, tmp_path):
+    runs = [files["bm25"], files["rerank"]]
+    cases = [
+        ["differences", files["qrels"], *runs, "-m", "AP", "--out", tmp_path / "diff.png"],
+        ["at-k", files["qrels"], *runs, "-m", "nDCG", "--max-k", "30", "--out", tmp_path / "k.svg"],
+        ["pr", files["qrels"], *runs, "--out", tmp_path / "pr.png"],
+    ]
+    for argv in cases:
+        code, _, err = _run(capsys, "plot", *argv)
+        assert code == 0, err
+        _assert_image(Path(argv[-1]))
+        assert err.strip() == f"polars-rank: wrote {argv[-1]}"
+
+
+def _stub_classification(monkeypatch) -> None:
+    """A stand-in for polars_rank.classification when it is not installed."""
+    try:
+        import polars_rank.classification  # noqa: F401
+
+        return
+    except ImportError:
+        pass
+
+    def roc_curve(df: pl.DataFrame, label: str, score: str) -> pl.DataFrame:
+        ordered = df.sort(score, descending=True)
+        pos = ordered[label].cast(pl.Float64)
+        tp, fp = pos.cum_sum(), (1 - pos).cum_sum()
+        return pl.DataFrame({"fpr": [0.0, *(fp / fp[-1])], "tpr": [0.0, *(tp / tp[-1])]})
+
+    def precision_recall_curve(df: pl.DataFrame, label: str, score: str) -> pl.DataFrame:
+        ordered = df.sort(score, descending=True)
+        tp = ordered[label].cast(pl.Float64).cum_sum()
+        n = pl.Series(range(1, df.height + 1), dtype=pl.Float64)
+        return pl.DataFrame({"recall": tp / tp[-1], "precision": tp / n})
+
+    module = types.ModuleType("polars_rank.classification")
+    module.roc_curve = roc_curve
+    module.precision_recall_curve = precision_recall_curve
+    monkeypatch.setitem(sys.modules, "polars_rank.classification", module)
+    monkeypatch.setattr(pr, "classification", module, raising=False)
+
+
+def test_plot_classification_curves(capsys, tmp_path, monkeypatch):
+    _stub_classification(monkeypatch)
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    clicked = rng.random(400) < 0.3
+    frame = pl.DataFrame(
+        {
+            "clicked": clicked.astype(int),
+            "p": np.clip(0.3 * clicked + rng.normal(0.4, 0.2, 400), 0, 1),
+            "segment": np.where(rng.random(400) < 0.5, "mobile", "desktop"),
+        }
+    )
+    frame.write_csv(tmp_path / "clicks.csv")
+    for kind, extra in (("roc", ["--group", "segment"]), ("pr-curve", [])):
+        out = tmp_path / f"{kind}.png"
+        code, _, err = _run(
+            capsys, "plot", kind, tmp_path / "clicks.csv", "--label", "clicked", "--score", "p",
+            *extra, "--out", out,
+        )  # fmt: skip
+        assert code == 0, err
+        _assert_image(out)
+
+
+def test_plot_classification_unknown_column(capsys, tmp_path, monkeypatch):
+    _stub_classification(monkeypatch)
+    pl.DataFrame({"y": [0, 1], "s": [0.1, 0.9]}).write_csv(tmp_path / "d.csv")
+    code, _, err = _run(
+        capsys, "plot", "roc", tmp_path / "d.csv", "--label", "clicked", "--score", "s"
+    )
+    _assert_one_line_error(code, err, "clicked")
