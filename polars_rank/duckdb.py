@@ -7,8 +7,8 @@ DuckDB CLI, ``.read`` the files listed by :func:`sql_paths`.
 Example:
     >>> import duckdb, polars_rank as pr
     >>> con = pr.duckdb.register(duckdb.connect())
-    >>> con.sql("SELECT reciprocal_rank(r, g) FROM (VALUES (1, 0), (2, 1)) t(r, g)").fetchone()
-    (0.5,)
+    >>> con.sql("SELECT reciprocal_rank(r, g) FROM (VALUES (1, 0), (2, 1)) t(r, g)").fetchall()
+    [(0.5,)]
 """
 
 from __future__ import annotations
@@ -39,6 +39,12 @@ def sql_path(name: str = "ranking.sql") -> Path:
         available = [p.name for p in sql_paths()]
         raise FileNotFoundError(f"no macro file {name!r}; available: {available}")
     return path
+
+
+def register_ranking(con):
+    """Define only the ranking macros (``ranking.sql``) on ``con``; return ``con``."""
+    con.execute(sql_path("ranking.sql").read_text(encoding="utf-8"))
+    return con
 
 
 def register(con):

@@ -1,0 +1,156 @@
+"""Input checks for the DuckDB engine, raising exactly the Polars engine's errors.
+
+The checks are those of :func:`polars_rank._conventions.validate`: null ids, null or NaN
+scores (or ranks) and grades, and duplicate ``(query, doc)`` pairs when
+``duplicates="error"``. A fast pass decides whether anything is wrong; only then is the
+message built, the same way and in the same order as the Polars engine builds it.
+
+* Polars frames: null counts, NaN tests and the number of distinct 64-bit hashes of
+  ``(query, doc)`` (fewer distinct hashes than rows means a duplicate or a hash collision);
+  if anything looks off, :func:`polars_rank._conventions.validate` raises the error.
+* SQL inputs (tables, views, Parquet files): the same checks as one SQL pass per table, the
+  row numbers in the messages counted in scan order (0-based).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from polars_rank import _conventions as conv
+from polars_rank._conventions import Columns, Duplicates
+from polars_rank._duckdb_sql import ident
+from polars_rank._errors import PolarsRankError
+
+
+def _one(con, sql: str) -> tuple | None:
+    """The first row of a query's result, or None when it has none."""
+    rows = con.sql(sql).fetchall()
+    return rows[0] if rows else None
+
+
+# --------------------------------------------------------------------------------------------
+# Polars frames
+
+
+def _frame_suspect(frame: pl.DataFrame, cols: Columns, value: str, duplicates: Duplicates) -> bool:
+    """True when the frame may have a null id, a null or NaN value, or a duplicate pair."""
+    if any(frame[name].null_count() for name in (cols.query, cols.doc, value)):
+        return True
+    if frame.schema[value].is_float() and frame[value].is_nan().any():
+        return True
+    if duplicates == "error" and frame.height > 1:
+        # xor of the two columns' hashes: equal pairs give equal keys; a collision (or a
+        # swapped pair, query a doc b vs query b doc a) only sends us to the exact check
+        key = pl.col(cols.query).hash(1) ^ pl.col(cols.doc).hash(2)
+        return frame.select(key.n_unique()).item() < frame.height
+    return False
+
+
+def check_frames(
+    run: pl.DataFrame, qrels: pl.DataFrame, cols: Columns, by: str, duplicates: Duplicates
+) -> None:
+    """Raise the Polars engine's :class:`PolarsRankError` for bad Polars input, else nothing."""
+    if _frame_suspect(run, cols, by, duplicates) or _frame_suspect(
+        qrels, cols, cols.relevance, duplicates
+    ):
+        conv.validate(run.lazy(), qrels.lazy(), cols, by, duplicates)
+
+
+# --------------------------------------------------------------------------------------------
+# SQL inputs
+
+
+def _bad_value_sql(name: str, dtype: pl.DataType) -> str:
+    """SQL true for a null or NaN value.
+
+    A plain ``isnan(x)`` finds no NaN in a Parquet file whose statistics leave NaN out of the
+    min/max (as Polars writes them): DuckDB trusts the statistics and drops the test. The
+    volatile ``random()`` keeps the test row by row.
+    """
+    bad = f"{ident(name)} IS NULL"
+    if dtype.is_float():
+        bad += f" OR isnan(coalesce({ident(name)}, random()))"
+    return bad
+
+
+def _first_bad(con, source: str, bad: str, cols: Columns) -> dict:
+    """count, first row (0-based, scan order), and its query and doc as text."""
+    q, d = ident(cols.query), ident(cols.doc)
+    count, row, query, doc = _one(
+        con,
+        f"""SELECT count(*), min(__row),
+                   first(CAST({q} AS VARCHAR) ORDER BY __row),
+                   first(CAST({d} AS VARCHAR) ORDER BY __row)
+            FROM (SELECT *, row_number() OVER () - 1 AS __row FROM {source})
+            WHERE {bad}""",
+    )
+    return {"count": count, "row": row, "query": query, "doc": doc}
+
+
+def _duplicate_count_fast(con, source: str, cols: Columns) -> int:
+    """Number of (query, doc) hashes seen more than once: 0 proves there is no duplicate."""
+    q, d = ident(cols.query), ident(cols.doc)
+    return _one(
+        con,
+        f"SELECT count(*) FROM (SELECT hash({q}, {d}) AS h FROM {source} "
+        "GROUP BY h HAVING count(*) > 1)",
+    )[0]
+
+
+def _duplicate_example(con, source: str, cols: Columns) -> dict | None:
+    q, d = ident(cols.query), ident(cols.doc)
+    found = _one(
+        con,
+        f"""SELECT count(*) OVER (), CAST({q} AS VARCHAR), CAST({d} AS VARCHAR)
+            FROM {source} GROUP BY {q}, {d} HAVING count(*) > 1 LIMIT 1""",
+    )
+    if found is None:
+        return None
+    return {"count": found[0], "row": None, "query": found[1], "doc": found[2]}
+
+
+def check_sql(
+    con,
+    run: str,
+    run_schema: pl.Schema,
+    qrels: str,
+    qrels_schema: pl.Schema,
+    cols: Columns,
+    by: str,
+    duplicates: Duplicates,
+) -> None:
+    """The checks of :func:`polars_rank._conventions.validate` on SQL sources (``FROM`` text),
+    with the same messages, raised in the same order."""
+    q, d = ident(cols.query), ident(cols.doc)
+    null_id = f"{q} IS NULL OR {d} IS NULL"
+    bad_by = _bad_value_sql(by, run_schema[by])
+    bad_rel = _bad_value_sql(cols.relevance, qrels_schema[cols.relevance])
+    run_null, run_bad = _one(
+        con,
+        f"SELECT count(*) FILTER (WHERE {null_id}), count(*) FILTER (WHERE {bad_by}) FROM {run}",
+    )
+    qrels_null, qrels_bad = _one(
+        con,
+        f"SELECT count(*) FILTER (WHERE {null_id}), count(*) FILTER (WHERE {bad_rel}) FROM {qrels}",
+    )
+    checks = [
+        ("run_null_id", run_null, run, null_id),
+        ("qrels_null_id", qrels_null, qrels, null_id),
+        ("run_bad_by", run_bad, run, bad_by),
+        ("qrels_bad_rel", qrels_bad, qrels, bad_rel),
+    ]
+    for label, count, source, bad in checks:
+        if count:
+            details = _first_bad(con, source, bad, cols)
+            raise PolarsRankError(
+                conv._MESSAGES[label].format(by=by, rel=cols.relevance, **details)
+            )
+    if duplicates != "error":
+        return
+    for label, source in (("run_duplicate", run), ("qrels_duplicate", qrels)):
+        if _duplicate_count_fast(con, source, cols):
+            details = _duplicate_example(con, source, cols)
+            if details is not None:
+                raise PolarsRankError(
+                    conv._MESSAGES[label].format(by=by, rel=cols.relevance, **details)
+                )

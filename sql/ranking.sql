@@ -1,0 +1,315 @@
+-- polars_rank: ranking metrics as DuckDB SQL macros, with trec_eval 10.0's numbers.
+--
+-- Load:   DuckDB CLI  .read sql/ranking.sql
+--         Python      polars_rank.duckdb.register(con)
+-- Needs DuckDB >= 1.3 (lambda syntax). Every macro is CREATE OR REPLACE: reloading is harmless.
+--
+-- Conventions (the same as the Python package):
+-- * The judged table has one row per (query, doc): `rank` (1 = best; NULL when the document was
+--   judged but not retrieved) and `relevance` (the grade; NULL when retrieved but unjudged).
+--   `judge('run', 'qrels')` builds it from a run `query, doc, score` and qrels
+--   `query, doc, relevance`.
+-- * relevance >= relevance_level is relevant; 0 <= relevance < relevance_level is judged
+--   non-relevant; a negative grade is judged but never relevant and never gives gain.
+-- * R is the number of relevant judged documents of the query (retrieved or not); the number
+--   retrieved is max(rank); k counts positions (P@10 of 3 retrieved documents divides by 10).
+-- * Every metric is an aggregate returning DOUBLE for one query:
+--       SELECT query, ndcg(rank, relevance, 10) FROM judge('run', 'qrels') GROUP BY query;
+--   Optional parameters go by name: k := NULL (no cutoff), relevance_level := 1,
+--   gain := 'linear' | 'exponential', denominator := 'R' | 'min(k,R)'.
+
+-- ------------------------------------------------------------------------------------------
+-- helpers (scalar)
+
+-- relevant: grade >= level and never negative; NULL (unjudged) is not relevant
+CREATE OR REPLACE MACRO _pr_rel(relevance, relevance_level) AS
+    coalesce(relevance >= relevance_level AND relevance >= 0, false);
+
+-- judged non-relevant: 0 <= grade < level
+CREATE OR REPLACE MACRO _pr_nonrel(relevance, relevance_level) AS
+    coalesce(relevance >= 0 AND relevance < relevance_level, false);
+
+-- retrieved at a rank <= k (any rank when k is NULL)
+CREATE OR REPLACE MACRO _pr_within(rank, k) AS
+    CASE WHEN k IS NULL THEN rank IS NOT NULL ELSE coalesce(rank <= k, false) END;
+
+-- numerator / denominator as DOUBLE, 0 when the denominator is not positive
+CREATE OR REPLACE MACRO _pr_div(numerator, denominator) AS
+    CASE WHEN denominator > 0 THEN CAST(numerator AS DOUBLE) / CAST(denominator AS DOUBLE)
+         ELSE CAST(0 AS DOUBLE) END;
+
+-- gain of a grade: the grade (linear, trec_eval) or 2^grade - 1 (exponential); 0 if not > 0
+CREATE OR REPLACE MACRO _pr_gain(relevance, gain) AS
+    CASE WHEN gain = 'linear' THEN
+             CASE WHEN relevance > 0 THEN CAST(relevance AS DOUBLE) ELSE CAST(0 AS DOUBLE) END
+         WHEN gain = 'exponential' THEN
+             CASE WHEN relevance > 0 THEN pow(CAST(2 AS DOUBLE), CAST(relevance AS DOUBLE)) - 1
+                  ELSE CAST(0 AS DOUBLE) END
+         ELSE error('gain must be ''linear'' or ''exponential'', got ''' || gain || '''') END;
+
+-- interpolated precision from the sorted ranks of the relevant retrieved documents:
+-- the highest precision at or after the c-th of them, c = max(1, floor(level * R + 0.5))
+CREATE OR REPLACE MACRO _pr_iprec(rel_ranks, big_r, recall_level) AS
+    coalesce(
+        list_max(list_slice(
+            list_transform(rel_ranks, lambda x, i: CAST(i AS DOUBLE) / CAST(x AS DOUBLE)),
+            CAST(greatest(floor(CAST(recall_level AS DOUBLE) * CAST(big_r AS DOUBLE) + 0.5), 1)
+                 AS BIGINT),
+            len(rel_ranks))),
+        CAST(0 AS DOUBLE));
+
+-- ------------------------------------------------------------------------------------------
+-- counts
+
+-- NumRet: documents retrieved, max(rank); 0 for a query missing from the run
+CREATE OR REPLACE MACRO num_ret(rank) AS
+    CAST(coalesce(max(rank), 0) AS DOUBLE);
+
+-- NumRel: R, judged documents with relevance >= relevance_level
+CREATE OR REPLACE MACRO num_rel(relevance, relevance_level := 1) AS
+    CAST(count(*) FILTER (WHERE _pr_rel(relevance, relevance_level)) AS DOUBLE);
+
+-- Hits@k: relevant documents in the top k (all retrieved when k is NULL)
+CREATE OR REPLACE MACRO hits(rank, relevance, k := NULL, relevance_level := 1) AS
+    CAST(count(*) FILTER (WHERE _pr_rel(relevance, relevance_level) AND _pr_within(rank, k))
+         AS DOUBLE);
+
+-- NumRelRet: relevant documents retrieved
+CREATE OR REPLACE MACRO num_rel_ret(rank, relevance, relevance_level := 1) AS
+    hits(rank, relevance, k := NULL, relevance_level := relevance_level);
+
+-- retrieved documents judged non-relevant (0 <= relevance < relevance_level)
+CREATE OR REPLACE MACRO num_nonrel_judged_ret(rank, relevance, relevance_level := 1) AS
+    CAST(count(*) FILTER (WHERE _pr_nonrel(relevance, relevance_level) AND rank IS NOT NULL)
+         AS DOUBLE);
+
+-- NumQ: 1 per query (sum it over queries)
+CREATE OR REPLACE MACRO num_q() AS CAST(1 AS DOUBLE);
+
+-- ------------------------------------------------------------------------------------------
+-- cutoff metrics
+
+-- P@k = hits@k / k (trec_eval P_k). PRECISION is an SQL keyword: call it quoted,
+-- "precision"(rank, relevance, 10), or by its other name precision_at_k(rank, relevance, 10).
+CREATE OR REPLACE MACRO "precision"(rank, relevance, k, relevance_level := 1) AS
+    hits(rank, relevance, k := k, relevance_level := relevance_level) / CAST(k AS DOUBLE);
+
+CREATE OR REPLACE MACRO precision_at_k(rank, relevance, k, relevance_level := 1) AS
+    "precision"(rank, relevance, k, relevance_level := relevance_level);
+
+-- R@k = hits@k / R, 0 when R = 0 (trec_eval recall_k)
+CREATE OR REPLACE MACRO recall(rank, relevance, k := NULL, relevance_level := 1) AS
+    _pr_div(hits(rank, relevance, k := k, relevance_level := relevance_level),
+            num_rel(relevance, relevance_level := relevance_level));
+
+-- R_cap@k = hits@k / min(k, R) (BEIR; trec_eval relative_P_k)
+CREATE OR REPLACE MACRO recall_cap(rank, relevance, k, relevance_level := 1) AS
+    _pr_div(hits(rank, relevance, k := k, relevance_level := relevance_level),
+            least(num_rel(relevance, relevance_level := relevance_level), CAST(k AS DOUBLE)));
+
+-- Success@k / HR@k: 1 if a relevant document is in the top k, else 0
+CREATE OR REPLACE MACRO hit_rate(rank, relevance, k := NULL, relevance_level := 1) AS
+    CAST(hits(rank, relevance, k := k, relevance_level := relevance_level) > 0 AS DOUBLE);
+
+-- F1@k = 2 P R / (P + R); without k, P divides by the number retrieved (ranx)
+CREATE OR REPLACE MACRO f1(rank, relevance, k := NULL, relevance_level := 1) AS
+    _pr_div(
+        2.0 * _pr_div(hits(rank, relevance, k := k, relevance_level := relevance_level),
+                      coalesce(CAST(k AS DOUBLE), num_ret(rank)))
+            * _pr_div(hits(rank, relevance, k := k, relevance_level := relevance_level),
+                      num_rel(relevance, relevance_level := relevance_level)),
+        _pr_div(hits(rank, relevance, k := k, relevance_level := relevance_level),
+                coalesce(CAST(k AS DOUBLE), num_ret(rank)))
+            + _pr_div(hits(rank, relevance, k := k, relevance_level := relevance_level),
+                      num_rel(relevance, relevance_level := relevance_level)));
+
+-- RR@k = 1 / rank of the first relevant document within k, else 0 (MRR is its mean)
+CREATE OR REPLACE MACRO reciprocal_rank(rank, relevance, k := NULL, relevance_level := 1) AS
+    coalesce(1.0 / CAST(min(rank) FILTER (WHERE _pr_rel(relevance, relevance_level)
+                                          AND _pr_within(rank, k)) AS DOUBLE),
+             CAST(0 AS DOUBLE));
+
+-- AP@k = (sum over relevant documents at rank i <= k of P@i) / R (trec_eval map, map_cut_k),
+-- or / min(k, R) with denominator := 'min(k,R)'; 0 when the denominator is 0.
+-- Example: R = 3, relevant at ranks 1, 4, 6: (1/1 + 2/4 + 3/6) / 3 = 0.6667
+CREATE OR REPLACE MACRO average_precision(rank, relevance, k := NULL, denominator := 'R',
+                                          relevance_level := 1) AS
+    _pr_div(
+        coalesce(list_sum(list_transform(
+            list_sort(list(rank) FILTER (WHERE _pr_rel(relevance, relevance_level)
+                                         AND _pr_within(rank, k))),
+            lambda x, i: CAST(i AS DOUBLE) / CAST(x AS DOUBLE))), 0),
+        CASE WHEN denominator = 'R' OR k IS NULL
+                 THEN num_rel(relevance, relevance_level := relevance_level)
+             WHEN denominator IN ('min(k,R)', 'min')
+                 THEN least(num_rel(relevance, relevance_level := relevance_level),
+                            CAST(k AS DOUBLE))
+             ELSE error('denominator must be ''R'' or ''min(k,R)'', got '''
+                        || denominator || '''') END);
+
+-- Rprec = relevant documents in the top R / R, 0 when R = 0
+CREATE OR REPLACE MACRO r_precision(rank, relevance, relevance_level := 1) AS
+    _pr_div(
+        coalesce(len(list_filter(
+            list(rank) FILTER (WHERE _pr_rel(relevance, relevance_level) AND rank IS NOT NULL),
+            lambda x: CAST(x AS DOUBLE) <= num_rel(relevance, relevance_level := relevance_level)
+        )), 0),
+        num_rel(relevance, relevance_level := relevance_level));
+
+-- Judged@k = judged documents in the top k / min(k, number retrieved) (ir_measures);
+-- any judgment counts, negative ones too
+CREATE OR REPLACE MACRO judged(rank, relevance, k := NULL) AS
+    _pr_div(count(*) FILTER (WHERE _pr_within(rank, k) AND relevance IS NOT NULL),
+            least(num_ret(rank), coalesce(CAST(k AS DOUBLE), num_ret(rank))));
+
+-- unj_k (trec_eval): documents in the top k unjudged or judged negative / k
+CREATE OR REPLACE MACRO unjudged(rank, relevance, k) AS
+    (least(num_ret(rank), CAST(k AS DOUBLE))
+     - CAST(count(*) FILTER (WHERE _pr_within(rank, k) AND coalesce(relevance >= 0, false))
+            AS DOUBLE))
+    / CAST(k AS DOUBLE);
+
+-- ------------------------------------------------------------------------------------------
+-- graded
+
+-- DCG@k = sum over retrieved documents at rank i <= k of gain / log2(i + 1)
+CREATE OR REPLACE MACRO dcg(rank, relevance, k := NULL, gain := 'linear') AS
+    coalesce(sum(_pr_gain(relevance, gain) / log2(CAST(rank AS DOUBLE) + 1))
+                 FILTER (WHERE _pr_within(rank, k)),
+             CAST(0 AS DOUBLE));
+
+-- IDCG@k: DCG of all judged documents of the query sorted by gain, cut at k
+CREATE OR REPLACE MACRO ideal_dcg(relevance, k := NULL, gain := 'linear') AS
+    coalesce(list_sum(list_transform(
+        list_slice(
+            list_reverse_sort(list(_pr_gain(relevance, gain))
+                              FILTER (WHERE _pr_gain(relevance, gain) > 0)),
+            1, coalesce(k, 9223372036854775807)),
+        lambda g, i: g / log2(CAST(i AS DOUBLE) + 1))), CAST(0 AS DOUBLE));
+
+-- nDCG@k = DCG@k / IDCG@k, 0 when IDCG = 0 (trec_eval ndcg, ndcg_cut_k; no relevance level).
+-- Example: judged a=3 b=2 c=1 d=0 e=2, run c d a: DCG@3 = 1 + 0 + 3/2 = 2.5,
+-- IDCG@3 = 3 + 2/log2(3) + 2/2 = 5.2619, nDCG@3 = 0.4751
+CREATE OR REPLACE MACRO ndcg(rank, relevance, k := NULL, gain := 'linear') AS
+    _pr_div(dcg(rank, relevance, k := k, gain := gain),
+            ideal_dcg(relevance, k := k, gain := gain));
+
+-- ------------------------------------------------------------------------------------------
+-- judgment-based and set metrics
+
+-- bpref (trec_eval) = (1/R) sum over retrieved relevant r of 1 - min(n_r, R) / min(N, R),
+-- n_r = judged non-relevant ranked above r (1 when n_r = 0), N = judged non-relevant of the
+-- query. The list holds 2 rank + 1 for each retrieved relevant document and 2 rank for each
+-- retrieved judged non-relevant one, sorted: the j-th relevant one, at list position p, has
+-- p - j non-relevant documents above it.
+CREATE OR REPLACE MACRO bpref(rank, relevance, relevance_level := 1) AS
+    _pr_div(
+        coalesce(list_sum(list_transform(
+            list_filter(
+                list_transform(
+                    list_sort(list(2 * rank + CAST(_pr_rel(relevance, relevance_level) AS INTEGER))
+                        FILTER (WHERE rank IS NOT NULL
+                                AND (_pr_rel(relevance, relevance_level)
+                                     OR _pr_nonrel(relevance, relevance_level)))),
+                    lambda x, p: p * (x % 2)),
+                lambda p: p > 0),
+            lambda p, j: CASE WHEN p - j > 0 THEN
+                1.0 - least(CAST(p - j AS DOUBLE),
+                            num_rel(relevance, relevance_level := relevance_level))
+                    / least(CAST(count(*) FILTER (WHERE _pr_nonrel(relevance, relevance_level))
+                                 AS DOUBLE),
+                            num_rel(relevance, relevance_level := relevance_level))
+                ELSE 1.0 END)), 0),
+        num_rel(relevance, relevance_level := relevance_level));
+
+-- SetP = relevant retrieved / retrieved (trec_eval set_P)
+CREATE OR REPLACE MACRO set_precision(rank, relevance, relevance_level := 1) AS
+    _pr_div(num_rel_ret(rank, relevance, relevance_level := relevance_level), num_ret(rank));
+
+-- SetR = relevant retrieved / R (trec_eval set_recall)
+CREATE OR REPLACE MACRO set_recall(rank, relevance, relevance_level := 1) AS
+    _pr_div(num_rel_ret(rank, relevance, relevance_level := relevance_level),
+            num_rel(relevance, relevance_level := relevance_level));
+
+-- SetF = (beta + 1) P R / (beta P + R) over the retrieved set (trec_eval set_F; beta is not
+-- squared); 0 when nothing relevant was retrieved
+CREATE OR REPLACE MACRO set_f(rank, relevance, beta := 1.0, relevance_level := 1) AS
+    _pr_div(
+        (CAST(beta AS DOUBLE) + 1.0)
+            * set_precision(rank, relevance, relevance_level := relevance_level)
+            * set_recall(rank, relevance, relevance_level := relevance_level),
+        CAST(beta AS DOUBLE) * set_precision(rank, relevance, relevance_level := relevance_level)
+            + set_recall(rank, relevance, relevance_level := relevance_level));
+
+-- interpolated precision at a recall level (trec_eval 10.0 iprec_at_recall): the highest
+-- precision at or after the rank of the c-th relevant document, c = lround(level * R)
+-- (the first when c = 0); 0 when fewer than c relevant documents were retrieved
+CREATE OR REPLACE MACRO iprec_at_recall(rank, relevance, recall_level, relevance_level := 1) AS
+    _pr_iprec(
+        list_sort(list(rank) FILTER (WHERE _pr_rel(relevance, relevance_level)
+                                     AND rank IS NOT NULL)),
+        num_rel(relevance, relevance_level := relevance_level),
+        recall_level);
+
+-- 11pt_avg: mean of iprec_at_recall at 0.0, 0.1, ..., 1.0 (trec_eval)
+CREATE OR REPLACE MACRO eleven_pt_avg(rank, relevance, relevance_level := 1) AS
+    (iprec_at_recall(rank, relevance, 0.0, relevance_level := relevance_level)
+     + iprec_at_recall(rank, relevance, 0.1, relevance_level := relevance_level)
+     + iprec_at_recall(rank, relevance, 0.2, relevance_level := relevance_level)
+     + iprec_at_recall(rank, relevance, 0.3, relevance_level := relevance_level)
+     + iprec_at_recall(rank, relevance, 0.4, relevance_level := relevance_level)
+     + iprec_at_recall(rank, relevance, 0.5, relevance_level := relevance_level)
+     + iprec_at_recall(rank, relevance, 0.6, relevance_level := relevance_level)
+     + iprec_at_recall(rank, relevance, 0.7, relevance_level := relevance_level)
+     + iprec_at_recall(rank, relevance, 0.8, relevance_level := relevance_level)
+     + iprec_at_recall(rank, relevance, 0.9, relevance_level := relevance_level)
+     + iprec_at_recall(rank, relevance, 1.0, relevance_level := relevance_level)) / 11;
+
+-- ------------------------------------------------------------------------------------------
+-- table macros (column names query, doc, score and query, doc, relevance; alias other names
+-- in a view first)
+
+-- The judged table: every retrieved document with its 1-based rank (score descending, ties by
+-- doc id descending compared as text bytes, trec_eval's order) and its grade (NULL if
+-- unjudged), plus every judged document that was not retrieved (rank NULL). max_rank keeps
+-- the top max_rank documents of each query (trec_eval -M). Assumes one row per (query, doc).
+CREATE OR REPLACE MACRO judge(run_table, qrels_table, max_rank := NULL) AS TABLE
+    WITH _ranked AS (
+        SELECT query, doc,
+               row_number() OVER (
+                   PARTITION BY query
+                   ORDER BY CAST(score AS DOUBLE) + 0.0 DESC,
+                            CAST(doc AS VARCHAR) COLLATE "binary" DESC) AS rank
+        FROM query_table(run_table)
+        QUALIFY max_rank IS NULL OR rank <= max_rank
+    )
+    SELECT coalesce(r.query, q.query) AS query, coalesce(r.doc, q.doc) AS doc,
+           r.rank AS rank, q.relevance AS relevance
+    FROM _ranked AS r
+    FULL OUTER JOIN (SELECT query, doc, relevance FROM query_table(qrels_table)) AS q
+        ON r.query = q.query AND r.doc = q.doc;
+
+-- Per-query values of a standard metric set for every judged query (a query missing from the
+-- run scores 0; run queries without judgments are left out):
+--     SELECT avg(ndcg_10) FROM standard_metrics('run', 'qrels');
+CREATE OR REPLACE MACRO standard_metrics(run_table, qrels_table, relevance_level := 1) AS TABLE
+    SELECT query,
+           ndcg(rank, relevance, k := 10) AS ndcg_10,
+           ndcg(rank, relevance) AS ndcg,
+           reciprocal_rank(rank, relevance, k := 10, relevance_level := relevance_level) AS rr_10,
+           reciprocal_rank(rank, relevance, relevance_level := relevance_level) AS rr,
+           average_precision(rank, relevance, relevance_level := relevance_level) AS ap,
+           average_precision(rank, relevance, k := 100, relevance_level := relevance_level)
+               AS ap_100,
+           "precision"(rank, relevance, 10, relevance_level := relevance_level) AS p_10,
+           recall(rank, relevance, k := 100, relevance_level := relevance_level) AS r_100,
+           recall(rank, relevance, k := 1000, relevance_level := relevance_level) AS r_1000,
+           r_precision(rank, relevance, relevance_level := relevance_level) AS rprec,
+           bpref(rank, relevance, relevance_level := relevance_level) AS bpref,
+           num_ret(rank) AS num_ret,
+           num_rel(relevance, relevance_level := relevance_level) AS num_rel,
+           num_rel_ret(rank, relevance, relevance_level := relevance_level) AS num_rel_ret
+    FROM judge(run_table, qrels_table)
+    GROUP BY query
+    HAVING count(relevance) > 0
+    ORDER BY query;
