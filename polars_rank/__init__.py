@@ -8,6 +8,7 @@ with trec_eval's exact numbers.
 [(0.6309, 0.5)]
 """
 
+from polars_rank import classification, comparison, duckdb
 from polars_rank._conventions import judge
 from polars_rank._errors import PolarsRankError
 from polars_rank._names import MetricSpec, parse_metric, valid_names
@@ -49,9 +50,12 @@ __all__ = [
     "PolarsRankError",
     "average_precision",
     "bpref",
+    "classification",
     "compare",
     "compare_per_query",
+    "comparison",
     "dcg",
+    "duckdb",
     "eleven_pt_avg",
     "evaluate",
     "f1",

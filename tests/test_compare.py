@@ -372,3 +372,25 @@ def test_non_string_run_and_query_names():
     assert out.schema["run"] == pl.Int64 and out.row(0, named=True)["run"] == 2
     assert to_markdown(out).splitlines()[2] == "| 1 | 0.1500 |"
     assert "Holm–Bonferroni adjusted over 1 comparison," in to_markdown(out)
+
+
+def test_demo_data_identical_and_reversed_runs():
+    """The demo's best system against itself (p = 1) and against its own reversal (the same
+    documents, scores negated, so the worst-ranked document comes first): p < 0.01."""
+    from polars_rank.demo import demo_data
+
+    qrels, runs = demo_data()
+    rerank = runs["rerank"]
+    reversed_run = rerank.with_columns(-pl.col("score"))
+    out = compare(
+        qrels,
+        {"rerank": rerank, "same": rerank.clone(), "reversed": reversed_run},
+        ["nDCG@10", "AP"],
+        permutations=10_000,
+    )
+    same = out.filter(pl.col("run") == "same")
+    assert same["perm_pvalue"].to_list() == [1.0, 1.0]
+    assert same["t_pvalue"].to_list() == [1.0, 1.0]
+    rev = out.filter(pl.col("run") == "reversed")
+    assert (rev["perm_pvalue"] < 0.01).all()
+    assert (rev["diff"] < 0).all()
