@@ -95,16 +95,35 @@ def _first_bad(frame: pl.LazyFrame, bad: pl.Expr, cols: Columns, label: str) -> 
     )
 
 
-def _pair_hash_collisions(frame: pl.LazyFrame, cols: Columns, label: str) -> pl.LazyFrame:
-    """Fast pre-check: rows minus distinct 64-bit hashes of ``(query, doc)``.
+def _pair_hash(cols: Columns) -> pl.Expr:
+    """A 64-bit hash of ``(query, doc)``: equal pairs give equal hashes; a collision (or a
+    swapped pair, query a doc b vs query b doc a) only sends the table to the exact check."""
+    return pl.col(cols.query).hash(seed=1) ^ pl.col(cols.doc).hash(seed=2)
 
-    0 proves there is no duplicate; anything else sends the table to the exact (slower) check,
-    which also tells a real duplicate from a hash collision.
+
+def _problem_count(
+    frame: pl.LazyFrame, cols: Columns, value: str, dtype: pl.DataType, duplicates: Duplicates
+) -> pl.LazyFrame:
+    """The fast pre-check, one pass: null ids + null/NaN values + (rows − distinct pair hashes).
+
+    0 proves the table is clean; anything else sends it to the exact checks, which find the
+    first problem and tell a real duplicate from a hash collision.
     """
-    pair_hash = pl.col(cols.query).hash(seed=1) ^ pl.col(cols.doc).hash(seed=2)
+    null_id = pl.col(cols.query).is_null() | pl.col(cols.doc).is_null()
+    counts = [
+        null_id.sum().cast(pl.Int64),
+        _is_bad_number(value, dtype).sum().cast(pl.Int64),
+    ]
+    if duplicates == "error":
+        counts.append((pl.len() - _pair_hash(cols).n_unique()).cast(pl.Int64))
+    return frame.select(pl.sum_horizontal(counts).alias("problems"))
+
+
+def _pair_hash_collisions(frame: pl.LazyFrame, cols: Columns, label: str) -> pl.LazyFrame:
+    """Rows minus distinct 64-bit hashes of ``(query, doc)``, in the checks' format."""
     return frame.select(
         pl.lit(label).alias("check"),
-        (pl.len() - pair_hash.n_unique()).cast(pl.Int64).alias("count"),
+        (pl.len() - _pair_hash(cols).n_unique()).cast(pl.Int64).alias("count"),
     )
 
 
@@ -155,13 +174,28 @@ def validate(
     cols: Columns,
     by: str,
     duplicates: Duplicates,
+    *,
+    in_memory: bool = False,
 ) -> None:
     """Raise :class:`PolarsRankError` naming the first problem found in the run or the qrels.
 
     Checks null ids, null/NaN scores (or ranks) and relevance, and duplicate ``(query, doc)``
-    pairs (only when ``duplicates="error"``). All checks run in one pass per table.
+    pairs (only when ``duplicates="error"``). Clean input costs one pass per table that counts
+    problems; only when it finds any do the exact checks run to name the first one.
+    ``in_memory=True`` (inputs that are DataFrames) runs that count on the in-memory engine,
+    about twice as fast as the streaming engine for a hash count; lazy inputs, which may be
+    larger than memory, keep Polars' default engine.
     """
     run_schema, qrels_schema = run.collect_schema(), qrels.collect_schema()
+    found = pl.collect_all(
+        [
+            _problem_count(run, cols, by, run_schema[by], duplicates),
+            _problem_count(qrels, cols, cols.relevance, qrels_schema[cols.relevance], duplicates),
+        ],
+        engine="in-memory" if in_memory else "auto",
+    )
+    if not any(frame["problems"][0] for frame in found):
+        return
     null_id = pl.col(cols.query).is_null() | pl.col(cols.doc).is_null()
     checks = [
         _first_bad(run, null_id, cols, "run_null_id"),
@@ -248,13 +282,15 @@ def judged_table(
     duplicates: Duplicates = "error",
     validate_input: bool = True,
     compact: bool = False,
+    in_memory: bool = False,
 ) -> pl.LazyFrame:
     """The judged table as a LazyFrame (see :func:`judge`).
 
     With ``compact=True`` only the rows every metric needs are kept: judged rows, and one
     unjudged row per query at rank = number retrieved (so that ``rank.max()`` still counts the
     retrieved documents; its doc is null). Every metric in :mod:`polars_rank.metrics` gives the
-    same value on the compact and the full table.
+    same value on the compact and the full table. ``in_memory=True`` says the inputs are
+    DataFrames, so the input checks may use the in-memory engine (see :func:`validate`).
     """
     if duplicates not in ("error", "first", "max"):
         raise PolarsRankError(f"duplicates must be 'error', 'first' or 'max', got {duplicates!r}")
@@ -269,7 +305,7 @@ def judged_table(
     _require(qrels_schema, [cols.query, cols.doc, cols.relevance], "qrels")
     _check_dtypes(run_schema, qrels_schema, cols, by_column)
     if validate_input:
-        validate(run, qrels, cols, by_column, duplicates)
+        validate(run, qrels, cols, by_column, duplicates, in_memory=in_memory)
 
     run = _dedupe(run.select(cols.query, cols.doc, by_column), cols, by_column, duplicates)
     qrels = _dedupe(
@@ -360,5 +396,6 @@ def judge(
         max_rank=max_rank,
         duplicates=duplicates,
         validate_input=validate,
+        in_memory=isinstance(run, pl.DataFrame) and isinstance(qrels, pl.DataFrame),
     )
     return like(table.sort(query, rank, nulls_last=True, maintain_order=True), run)

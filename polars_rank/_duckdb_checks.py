@@ -5,9 +5,8 @@ scores (or ranks) and grades, and duplicate ``(query, doc)`` pairs when
 ``duplicates="error"``. A fast pass decides whether anything is wrong; only then is the
 message built, the same way and in the same order as the Polars engine builds it.
 
-* Polars frames: null counts, NaN tests and the number of distinct 64-bit hashes of
-  ``(query, doc)`` (fewer distinct hashes than rows means a duplicate or a hash collision);
-  if anything looks off, :func:`polars_rank._conventions.validate` raises the error.
+* Polars frames: :func:`polars_rank._conventions.validate` itself (a one-pass count of
+  problems, then, only if it finds any, the exact checks that name the first one).
 * SQL inputs (tables, views, Parquet files): the same checks as one SQL pass per table, the
   row numbers in the messages counted in scan order (0-based).
 """
@@ -32,28 +31,11 @@ def _one(con, sql: str) -> tuple | None:
 # Polars frames
 
 
-def _frame_suspect(frame: pl.DataFrame, cols: Columns, value: str, duplicates: Duplicates) -> bool:
-    """True when the frame may have a null id, a null or NaN value, or a duplicate pair."""
-    if any(frame[name].null_count() for name in (cols.query, cols.doc, value)):
-        return True
-    if frame.schema[value].is_float() and frame[value].is_nan().any():
-        return True
-    if duplicates == "error" and frame.height > 1:
-        # xor of the two columns' hashes: equal pairs give equal keys; a collision (or a
-        # swapped pair, query a doc b vs query b doc a) only sends us to the exact check
-        key = pl.col(cols.query).hash(1) ^ pl.col(cols.doc).hash(2)
-        return frame.select(key.n_unique()).item() < frame.height
-    return False
-
-
 def check_frames(
     run: pl.DataFrame, qrels: pl.DataFrame, cols: Columns, by: str, duplicates: Duplicates
 ) -> None:
     """Raise the Polars engine's :class:`PolarsRankError` for bad Polars input, else nothing."""
-    if _frame_suspect(run, cols, by, duplicates) or _frame_suspect(
-        qrels, cols, cols.relevance, duplicates
-    ):
-        conv.validate(run.lazy(), qrels.lazy(), cols, by, duplicates)
+    conv.validate(run.lazy(), qrels.lazy(), cols, by, duplicates, in_memory=True)
 
 
 # --------------------------------------------------------------------------------------------

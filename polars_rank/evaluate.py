@@ -134,6 +134,7 @@ def evaluate(
         duplicates=duplicates,
         validate_input=validate,
         compact=True,
+        in_memory=isinstance(run, pl.DataFrame) and isinstance(qrels, pl.DataFrame),
     )
     result = per_query_values(table, specs, cols, relevance_level=relevance_level, queries=queries)
     if not per_query:
