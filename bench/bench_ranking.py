@@ -6,6 +6,9 @@ Usage (from the repository root):
     uv run python bench/bench_ranking.py --rows 10M --repeat 3 --skip-references
     uv run python bench/bench_ranking.py --rows 10M --memory
 
+``polars_rank`` is ``pr.evaluate`` with the Polars engine, ``polars_rank_duckdb`` the same call
+with ``engine="duckdb"`` (bench_duckdb.py compares that engine with DuckDB's own floor).
+
 Data: ``n_queries × 100`` retrieved documents per query with scores on a 1/1000 grid (so ties
 occur), and ~5 judged documents per query (3 retrieved, 2 not; grades 0–3).
 
@@ -87,6 +90,12 @@ def polars_rank_eval(run: pl.DataFrame, qrels: pl.DataFrame) -> pl.DataFrame:
     return pr.evaluate(run, qrels, METRICS)
 
 
+def polars_rank_duckdb(run: pl.DataFrame, qrels: pl.DataFrame) -> pl.DataFrame:
+    import polars_rank as pr
+
+    return pr.evaluate(run, qrels, METRICS, engine="duckdb")
+
+
 def floor(run: pl.DataFrame, qrels: pl.DataFrame) -> pl.DataFrame:
     """The floor: rank by score within query, then one grouped sum."""
     return (
@@ -125,6 +134,7 @@ def ranx_eval(run: pl.DataFrame, qrels: pl.DataFrame) -> dict:
 
 VARIANTS: dict[str, Callable[[pl.DataFrame, pl.DataFrame], object]] = {
     "polars_rank": polars_rank_eval,
+    "polars_rank_duckdb": polars_rank_duckdb,
     "floor": floor,
     "pytrec_eval": pytrec_eval_eval,
     "ranx": ranx_eval,
@@ -164,7 +174,9 @@ def main() -> None:
     parser.add_argument("--_child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     rows = _rows(args.rows)
-    variants = ["polars_rank", "floor"] + ([] if args.skip_references else ["pytrec_eval", "ranx"])
+    variants = ["polars_rank", "polars_rank_duckdb", "floor"]
+    if not args.skip_references:
+        variants += ["pytrec_eval", "ranx"]
     if args._child:
         _memory_child(args._child, rows)
         return
@@ -177,7 +189,7 @@ def main() -> None:
             ).stdout
             data = json.loads(out.strip().splitlines()[-1])
             growth = data["peak_rss_mib"] - data["rss_before_mib"]
-            print(f"{variant:12s} input frames {data['input_mib']:8.1f} MiB   "
+            print(f"{variant:18s} input frames {data['input_mib']:8.1f} MiB   "
                   f"peak RSS {data['peak_rss_mib']:8.1f} MiB   "
                   f"growth during evaluation {growth:8.1f} MiB "
                   f"({growth / data['input_mib']:.2f}x input)")
@@ -194,12 +206,15 @@ def main() -> None:
     for variant in variants:
         median, times = _timed(lambda v=variant: VARIANTS[v](run, qrels), args.repeat)
         results[variant] = median
-        print(f"{variant:12s} median {median:7.3f}s  runs {[round(t, 3) for t in times]}")
+        print(f"{variant:18s} median {median:7.3f}s  runs {[round(t, 3) for t in times]}")
     base = results["polars_rank"]
     print(f"polars_rank / floor = {base / results['floor']:.2f}x")
+    print(f"polars_rank_duckdb / floor = {results['polars_rank_duckdb'] / results['floor']:.2f}x")
     for ref in ("pytrec_eval", "ranx"):
         if ref in results:
-            print(f"{ref} / polars_rank = {results[ref] / base:.1f}x")
+            duck = results["polars_rank_duckdb"]
+            print(f"{ref} / polars_rank = {results[ref] / base:.1f}x   "
+                  f"{ref} / polars_rank_duckdb = {results[ref] / duck:.1f}x")
 
 
 if __name__ == "__main__":
