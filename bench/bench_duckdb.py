@@ -27,21 +27,26 @@ its growth during the evaluation.
 from __future__ import annotations
 
 import argparse
-import json
-import resource
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 import warnings
-from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_ranking import METRICS, make_data  # noqa: E402  (the same data and metrics)
+from _common import (  # noqa: E402  (the data and metrics of bench_ranking.py)
+    METRICS,
+    Variant,
+    cpu_seconds,
+    frame_mib,
+    generate,
+    make_data,
+    memory,
+    memory_child,
+    parse_rows,
+)
 
 
 def duckdb_engine(run: pl.DataFrame, qrels: pl.DataFrame) -> pl.DataFrame:
@@ -74,7 +79,7 @@ def polars_engine(run: pl.DataFrame, qrels: pl.DataFrame) -> pl.DataFrame:
     return pr.evaluate(run, qrels, METRICS)
 
 
-VARIANTS: dict[str, Callable[[pl.DataFrame, pl.DataFrame], object]] = {
+VARIANTS: dict[str, Variant] = {
     "duckdb_engine": duckdb_engine,
     "duckdb_engine_novalidate": duckdb_engine_novalidate,
     "duckdb_floor": duckdb_floor,
@@ -82,75 +87,11 @@ VARIANTS: dict[str, Callable[[pl.DataFrame, pl.DataFrame], object]] = {
 }
 
 
-def _cpu_seconds() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
-def _rows(text: str) -> int:
-    text = text.upper()
-    if text.endswith("M"):
-        return int(float(text[:-1]) * 1_000_000)
-    if text.endswith("K"):
-        return int(float(text[:-1]) * 1_000)
-    return int(text)
-
-
-def _frame_mib(*frames: pl.DataFrame) -> float:
-    return sum(f.estimated_size() for f in frames) / 2**20
-
-
-def _memory_child(variant: str, data_dir: str) -> None:
-    run = pl.read_parquet(Path(data_dir) / "run.parquet")
-    qrels = pl.read_parquet(Path(data_dir) / "qrels.parquet")
-    VARIANTS[variant](run.head(1000), qrels)  # imports and first-call set-up, not the peak
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    VARIANTS[variant](run, qrels)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(
-        json.dumps(
-            {
-                "variant": variant,
-                "input_mib": _frame_mib(run, qrels),
-                "rss_before_mib": before,
-                "peak_rss_mib": peak,
-            }
-        )
-    )
-
-
-def _memory(rows: int) -> None:
-    """Each variant in a fresh process that reads the data from Parquet (so that the data
-    generator's own peak does not hide the variant's)."""
-    print(f"rows={rows:,}")
-    with tempfile.TemporaryDirectory() as data_dir:
-        # generated in a child too: Linux keeps a process's peak RSS across exec, so this
-        # process must stay small for its children's numbers to mean anything
-        subprocess.run(
-            [sys.executable, __file__, "--rows", str(rows), "--_generate", data_dir], check=True
-        )
-        for variant in VARIANTS:
-            out = subprocess.run(
-                [sys.executable, __file__, "--_child", variant, "--_data", data_dir],
-                check=True,
-                capture_output=True,
-                text=True,
-            ).stdout
-            data = json.loads(out.strip().splitlines()[-1])
-            growth = data["peak_rss_mib"] - data["rss_before_mib"]
-            print(
-                f"{variant:26s} input frames {data['input_mib']:7.1f} MiB   "
-                f"RSS before {data['rss_before_mib']:7.1f} MiB   "
-                f"peak RSS {data['peak_rss_mib']:7.1f} MiB   growth {growth:7.1f} MiB "
-                f"({growth / data['input_mib']:.2f}x input)"
-            )
-
-
 def _timing(rows: int, repeat: int) -> None:
     run, qrels = make_data(rows // 100)
     print(
         f"rows={run.height:,} queries={run['query'].n_unique():,} qrels={qrels.height:,} "
-        f"input={_frame_mib(run, qrels):.1f} MiB repeat={repeat}"
+        f"input={frame_mib(run, qrels):.1f} MiB repeat={repeat}"
     )
     for fn in VARIANTS.values():  # warm-up: imports, first connection
         fn(run.head(1000), qrels.head(1000))
@@ -158,10 +99,10 @@ def _timing(rows: int, repeat: int) -> None:
     cpu: dict[str, list[float]] = {v: [] for v in VARIANTS}
     for _ in range(repeat):
         for variant, fn in VARIANTS.items():
-            cpu_start, start = _cpu_seconds(), time.perf_counter()
+            cpu_start, start = cpu_seconds(), time.perf_counter()
             fn(run, qrels)
             wall[variant].append(time.perf_counter() - start)
-            cpu[variant].append(_cpu_seconds() - cpu_start)
+            cpu[variant].append(cpu_seconds() - cpu_start)
     median = {v: statistics.median(t) for v, t in wall.items()}
     for variant in VARIANTS:
         print(
@@ -188,15 +129,13 @@ def main() -> None:
     parser.add_argument("--_data", help=argparse.SUPPRESS)
     parser.add_argument("--_generate", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    rows = _rows(args.rows)
+    rows = parse_rows(args.rows)
     if args._generate:
-        run, qrels = make_data(rows // 100)
-        run.write_parquet(Path(args._generate) / "run.parquet")
-        qrels.write_parquet(Path(args._generate) / "qrels.parquet")
+        generate(rows, args._generate)
     elif args._child:
-        _memory_child(args._child, args._data)
+        memory_child(VARIANTS[args._child], args._data)
     elif args.memory:
-        _memory(rows)
+        memory(__file__, rows, VARIANTS)
     else:
         _timing(rows, args.repeat)
 
