@@ -8,7 +8,8 @@ F-beta (1 + β²)T / (β²A + P).
 Averages (``average=``): ``"macro"`` is the plain mean over classes, ``"weighted"`` the mean
 weighted by A_c, ``"micro"`` is computed from the summed counts (ΣT / n for all three). A class
 whose denominator is 0 scores ``zero_division``; with NaN it is left out of the average, as in
-scikit-learn.
+scikit-learn — and when the classes left all have weight 0 (every row's actual class was never
+predicted), the weighted average falls back to their plain mean, as scikit-learn's does.
 
 Each sum over classes is taken as a sum over the correctly classified rows, each worth
 1/P_c (or the matching per-class weight), with A_c and P_c read from equal-value counts
@@ -73,14 +74,17 @@ def _score(
         undefined_rows = pl.lit(0.0)
     else:  # F-beta: β²A + P > 0 for every class seen
         undefined_classes = undefined_rows = pl.lit(0.0)
+    macro_total = per_row.filter(correct).sum()
     if average == "macro":
-        total = per_row.filter(correct).sum()
-        count, undefined = classes, undefined_classes
+        total, count, undefined = macro_total, classes, undefined_classes
     else:
         total = (per_row * count_a).filter(correct).sum()
         count, undefined = n, undefined_rows
     if math.isnan(zd):
-        value = total / (count - undefined)
+        # scikit-learn's _nanaverage: when every defined class has weight 0, the plain mean
+        defined = count - undefined
+        plain_mean = macro_total / (classes - undefined_classes)
+        value = pl.when(defined > 0).then(total / defined).otherwise(plain_mean)
     else:
         value = (total + zd * undefined) / count
     return pl.when(n > 0).then(value).alias(name)

@@ -198,6 +198,9 @@ CREATE OR REPLACE MACRO _cls_mc_average(vw) AS
     list_transform([vw], lambda l: list_transform([list_filter(l, lambda x: NOT isnan(x.v))],
         lambda d: CASE WHEN len(l) = 0 THEN CAST(NULL AS DOUBLE)
                        WHEN len(d) = 0 THEN CAST('NaN' AS DOUBLE)
+                       -- every weight 0: the plain mean (scikit-learn's _nanaverage)
+                       WHEN list_sum(list_transform(d, lambda x: x.w)) = 0
+                           THEN list_avg(list_transform(d, lambda x: x.v))
                        ELSE list_sum(list_transform(d, lambda x: x.v * x.w))
                             / list_sum(list_transform(d, lambda x: x.w)) END)[1])[1];
 

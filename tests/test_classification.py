@@ -547,3 +547,19 @@ def test_sql_file_alone_in_fresh_connection() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert [r[1] for r in roc] == pytest.approx([0, 0, 0.5, 1, 1], abs=TOL)
+
+
+def test_weighted_average_when_every_defined_class_has_no_support() -> None:
+    """One row, actual 0, predicted 1, zero_division NaN: class 0 is never predicted, so its
+    precision is undefined and left out; class 1 has precision 0/1 = 0 but support 0, so the
+    weighted average has only zero weights and scikit-learn's _nanaverage falls back to the
+    plain mean of the defined classes: 0.0 (not NaN)."""
+    df = pl.DataFrame({"a": [0], "p": [1]})
+    want = skm.precision_score([0], [1], average="weighted", zero_division=np.nan)
+    assert want == 0.0
+    got = df.select(cls.multiclass_precision("a", "p", "weighted", float("nan"))).item()
+    assert got == 0.0
+    con = duckdb.connect()
+    con.execute(sql_text("classification.sql"))
+    sql = "cls_multiclass_precision(a, p, average := 'weighted', zero_division := 'NaN'::DOUBLE)"
+    assert sql_scalar(con, df, sql) == 0.0
