@@ -30,7 +30,7 @@ Conventions:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal, TypeVar
 
 import duckdb
@@ -156,6 +156,31 @@ def validate_binary(
     return df
 
 
+def _curve(
+    df: Frame,
+    label: str,
+    score: str,
+    by: str | Sequence[str] | None,
+    drop_intermediate: bool,
+    engine: Engine,
+    con: duckdb.DuckDBPyConnection | None,
+    polars_curve: Callable[..., pl.LazyFrame],
+    macro: str,
+) -> Frame:
+    """A curve from its Polars builder or its DuckDB table macro, after the input checks."""
+    _check_engine(engine)
+    groups = _by(by)
+    lf = _lazy(df)
+    _check_columns(lf, [label, score, *groups])
+    _frames.validate_binary(lf, label, score)
+    if engine == "polars":
+        return _like(polars_curve(lf, label, score, groups, drop_intermediate), df)
+    frame = lf.select(*groups, label, score).collect()
+    options = {"by_cols": groups, "drop_intermediate": drop_intermediate}
+    out = run_table_macro(frame, macro, [label, score], options, con)
+    return _like(_sorted(out, groups), df)
+
+
 def roc_curve(
     df: Frame,
     label: str,
@@ -177,22 +202,9 @@ def roc_curve(
     >>> roc_curve(df, "y", "p")["tpr"].to_list()
     [0.0, 0.5, 0.5, 1.0, 1.0]
     """
-    _check_engine(engine)
-    groups = _by(by)
-    lf = _lazy(df)
-    _check_columns(lf, [label, score, *groups])
-    _frames.validate_binary(lf, label, score)
-    if engine == "polars":
-        return _like(_frames.roc_curve(lf, label, score, groups, drop_intermediate), df)
-    frame = lf.select(*groups, label, score).collect()
-    out = run_table_macro(
-        frame,
-        "cls_roc_curve",
-        [label, score],
-        {"by_cols": groups, "drop_intermediate": drop_intermediate},
-        con,
+    return _curve(
+        df, label, score, by, drop_intermediate, engine, con, _frames.roc_curve, "cls_roc_curve"
     )
-    return _like(_sorted(out, groups), df)
 
 
 def precision_recall_curve(
@@ -217,23 +229,17 @@ def precision_recall_curve(
     >>> precision_recall_curve(df, "y", "p")["recall"].to_list()
     [1.0, 1.0, 0.5, 0.5, 0.0]
     """
-    _check_engine(engine)
-    groups = _by(by)
-    lf = _lazy(df)
-    _check_columns(lf, [label, score, *groups])
-    _frames.validate_binary(lf, label, score)
-    if engine == "polars":
-        out = _frames.precision_recall_curve(lf, label, score, groups, drop_intermediate)
-        return _like(out, df)
-    frame = lf.select(*groups, label, score).collect()
-    out = run_table_macro(
-        frame,
-        "cls_precision_recall_curve",
-        [label, score],
-        {"by_cols": groups, "drop_intermediate": drop_intermediate},
+    return _curve(
+        df,
+        label,
+        score,
+        by,
+        drop_intermediate,
+        engine,
         con,
+        _frames.precision_recall_curve,
+        "cls_precision_recall_curve",
     )
-    return _like(_sorted(out, groups), df)
 
 
 def group_auc(
