@@ -8,14 +8,19 @@ with trec_eval's exact numbers.
 [(0.6309, 0.5)]
 """
 
-from polars_rank import classification, comparison, duckdb
-from polars_rank._conventions import judge
+from polars_rank import classification, comparison, duckdb, ranking
 from polars_rank._errors import PolarsRankError
-from polars_rank._names import MetricSpec, parse_metric, valid_names
 from polars_rank.comparison import compare, compare_per_query
-from polars_rank.evaluate import evaluate
 from polars_rank.io import read_trec_qrels, read_trec_run, write_trec_run
-from polars_rank.metrics import (
+from polars_rank.ranking import (
+    MetricSpec,
+    evaluate,
+    evaluate_runs,
+    judge,
+    parse_metric,
+    valid_names,
+)
+from polars_rank.ranking.metrics import (
     average_precision,
     bpref,
     dcg,
@@ -26,6 +31,7 @@ from polars_rank.metrics import (
     ideal_dcg,
     iprec_at_recall,
     judged,
+    judged_fraction,
     ndcg,
     num_nonrel_judged_ret,
     num_q,
@@ -58,6 +64,7 @@ __all__ = [
     "duckdb",
     "eleven_pt_avg",
     "evaluate",
+    "evaluate_runs",
     "f1",
     "hit_rate",
     "hits",
@@ -65,6 +72,7 @@ __all__ = [
     "iprec_at_recall",
     "judge",
     "judged",
+    "judged_fraction",
     "ndcg",
     "num_nonrel_judged_ret",
     "num_q",
@@ -74,6 +82,7 @@ __all__ = [
     "parse_metric",
     "precision",
     "r_precision",
+    "ranking",
     "read_trec_qrels",
     "read_trec_run",
     "recall",

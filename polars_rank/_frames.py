@@ -1,4 +1,4 @@
-"""Small helpers for accepting DataFrame or LazyFrame input and returning the same kind."""
+"""Accepting a DataFrame or a LazyFrame and giving back the same kind."""
 
 from __future__ import annotations
 
@@ -19,12 +19,13 @@ def to_lazy(frame: pl.DataFrame | pl.LazyFrame, what: str) -> pl.LazyFrame:
 
 
 def like(
-    result: pl.LazyFrame, template: pl.DataFrame | pl.LazyFrame
+    result: pl.DataFrame | pl.LazyFrame, template: pl.DataFrame | pl.LazyFrame
 ) -> pl.DataFrame | pl.LazyFrame:
-    """Collect ``result`` when ``template`` is eager; keep it lazy otherwise."""
-    return result if isinstance(template, pl.LazyFrame) else result.collect()
+    """``result`` as the kind of ``template``: collected when it is eager, lazy otherwise.
 
-
-def schema_of(frame: pl.LazyFrame) -> pl.Schema:
-    """The frame's schema without running the plan."""
-    return frame.collect_schema()
+    >>> like(pl.LazyFrame({"a": [1]}), pl.DataFrame()).shape
+    (1, 1)
+    """
+    if isinstance(template, pl.LazyFrame):
+        return result.lazy() if isinstance(result, pl.DataFrame) else result
+    return result.collect() if isinstance(result, pl.LazyFrame) else result

@@ -1,8 +1,9 @@
-"""polars_rank's metrics as DuckDB SQL macros.
+"""polars_rank's metrics as DuckDB SQL macros, and the one way polars_rank gets a connection.
 
 The macros are plain SQL text in ``sql/*.sql`` (``ranking.sql``: ``ndcg``, ``average_precision``,
-``judge``, ``standard_metrics``, ...). :func:`register` defines them on a connection; from the
-DuckDB CLI, ``.read`` the files listed by :func:`sql_paths`.
+``judge``, ``standard_metrics``, ...; ``classification.sql``: the ``cls_*`` macros).
+:func:`register` defines them on a connection; from the DuckDB CLI, ``.read`` the files listed
+by :func:`sql_paths`.
 
 Example:
     >>> import duckdb, polars_rank as pr
@@ -13,17 +14,31 @@ Example:
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from polars_rank._sqlfiles import sql_dir
+import duckdb
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
 
 #: Files loaded first, in this order; any other ``*.sql`` file follows in name order.
 _FIRST = ("ranking.sql",)
 
 
+def _sql_dir() -> Path:
+    """Folder holding the ``.sql`` macro files: ``polars_rank/_sql/`` in a wheel, the top-level
+    ``sql/`` folder in a source checkout."""
+    for candidate in (_PACKAGE_DIR / "_sql", _PACKAGE_DIR.parent / "sql"):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError("polars_rank: the sql/ macro folder is missing from this installation")
+
+
 def sql_paths() -> list[Path]:
     """Every macro file, in the order :func:`register` executes them."""
-    files = sorted(sql_dir().glob("*.sql"))
+    files = sorted(_sql_dir().glob("*.sql"))
     first = [f for name in _FIRST for f in files if f.name == name]
     return first + [f for f in files if f not in first]
 
@@ -34,20 +49,14 @@ def sql_path(name: str = "ranking.sql") -> Path:
     >>> sql_path().name
     'ranking.sql'
     """
-    path = sql_dir() / name
+    path = _sql_dir() / name
     if not path.is_file():
         available = [p.name for p in sql_paths()]
         raise FileNotFoundError(f"no macro file {name!r}; available: {available}")
     return path
 
 
-def register_ranking(con):
-    """Define only the ranking macros (``ranking.sql``) on ``con``; return ``con``."""
-    con.execute(sql_path("ranking.sql").read_text(encoding="utf-8"))
-    return con
-
-
-def register(con):
+def register(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     """Define every polars_rank macro on a DuckDB connection and return the connection.
 
     Executes each file of :func:`sql_paths` as the CLI's ``.read`` would. The macros are
@@ -56,3 +65,38 @@ def register(con):
     for path in sql_paths():
         con.execute(path.read_text(encoding="utf-8"))
     return con
+
+
+_SHARED: list[duckdb.DuckDBPyConnection] = []
+_SHARED_LOCK = threading.Lock()
+
+
+def _shared_database() -> duckdb.DuckDBPyConnection:
+    """A process-wide in-memory database whose catalog holds the macros, defined once."""
+    with _SHARED_LOCK:
+        if not _SHARED:
+            _SHARED.append(register(duckdb.connect()))
+        return _SHARED[0]
+
+
+@contextmanager
+def session(con: duckdb.DuckDBPyConnection | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """The connection polars_rank's DuckDB engines work on, with every macro defined.
+
+    With ``con``, the macros are (re)defined on it and it is yielded as is (the caller's tables
+    and settings apply). Without, a new cursor of a process-wide in-memory database is yielded
+    and closed afterwards: the macros are defined once per process, and frames registered on
+    the cursor stay private to it.
+
+    >>> with session() as con:
+    ...     con.sql("SELECT num_q()").fetchone()
+    (1.0,)
+    """
+    if con is not None:
+        yield register(con)
+        return
+    cursor = _shared_database().cursor()
+    try:
+        yield cursor
+    finally:
+        cursor.close()

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from polars_rank.ranking.metrics import ELEVEN_POINTS
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
@@ -138,59 +140,56 @@ def metric_at_k(curves: pl.DataFrame, path: str | PathLike[str], *, metric_name:
 
 
 def metric_at_k_frame(
-    qrels: pl.DataFrame,
-    runs: Mapping[str, pl.DataFrame],
+    runs: Mapping[str, Any] | Iterable[tuple[str, Any]],
+    qrels: Any,
     metric: str = "nDCG",
     ks: Iterable[int] = range(1, 101),
-    **evaluate_kwargs: Any,
+    **evaluate_options: Any,
 ) -> pl.DataFrame:
-    """Frame ``run, k, value`` of the mean ``{metric}@{k}`` of each run for every ``k``.
+    """Frame ``run, k, value`` of the mean ``{metric}@{k}`` of each run for every ``k``, from
+    one :func:`polars_rank.evaluate_runs` call (``runs`` maps names to frames).
 
-    One ``evaluate(run, qrels, ["nDCG@1", "nDCG@2", ...])`` call per run.
+    >>> import polars as pl
+    >>> qrels = pl.DataFrame({"query": ["q"], "doc": ["b"], "relevance": [1]})
+    >>> run = pl.DataFrame({"query": ["q", "q"], "doc": ["a", "b"], "score": [2.0, 1.0]})
+    >>> metric_at_k_frame({"r": run}, qrels, "P", [1, 2]).rows()
+    [('r', 1, 0.0), ('r', 2, 0.5)]
     """
-    from polars_rank.evaluate import evaluate
+    from polars_rank.ranking.evaluate import evaluate_runs, runs_first
 
+    runs, qrels = runs_first(runs, qrels, "metric_at_k_frame")
     ks = list(ks)
     names = [f"{metric}@{k}" for k in ks]
-    frames = []
-    for name, frame in runs.items():
-        means = evaluate(frame, qrels, names, **evaluate_kwargs)
-        frames.append(
-            pl.DataFrame(
-                {"run": name, "k": ks, "value": [means[c][0] for c in names]},
-                schema={"run": pl.String, "k": pl.Int64, "value": pl.Float64},
-            )
-        )
-    return pl.concat(frames)
-
-
-_RECALL_LEVELS = [i / 10 for i in range(11)]
+    means = evaluate_runs(runs, qrels, names, **evaluate_options)
+    rows = [
+        (run, k, value)
+        for run, *values in means.iter_rows()
+        for k, value in zip(ks, values, strict=True)
+    ]
+    return pl.DataFrame(
+        rows, schema={"run": pl.String, "k": pl.Int64, "value": pl.Float64}, orient="row"
+    )
 
 
 def precision_recall_11pt_frame(
-    qrels: pl.DataFrame, runs: Mapping[str, pl.DataFrame], **evaluate_kwargs: Any
+    runs: Mapping[str, Any] | Iterable[tuple[str, Any]], qrels: Any, **evaluate_options: Any
 ) -> pl.DataFrame:
-    """Frame ``run, recall, precision`` of the 11-point interpolated precision of each run.
+    """Frame ``run, recall, precision`` of the 11-point interpolated precision of each run
+    (the metrics ``IPrec@0.0``, ``IPrec@0.1``, …, ``IPrec@1.0`` from one
+    :func:`polars_rank.evaluate_runs` call)."""
+    from polars_rank.ranking.evaluate import evaluate_runs, runs_first
 
-    Uses the metrics ``IPrec@0.0``, ``IPrec@0.1``, …, ``IPrec@1.0`` (one evaluate call per run).
-    """
-    from polars_rank.evaluate import evaluate
-
-    names = [f"IPrec@{r:.1f}" for r in _RECALL_LEVELS]
-    frames = []
-    for name, frame in runs.items():
-        means = evaluate(frame, qrels, names, **evaluate_kwargs)
-        frames.append(
-            pl.DataFrame(
-                {
-                    "run": name,
-                    "recall": _RECALL_LEVELS,
-                    "precision": [means[c][0] for c in names],
-                },
-                schema={"run": pl.String, "recall": pl.Float64, "precision": pl.Float64},
-            )
-        )
-    return pl.concat(frames)
+    runs, qrels = runs_first(runs, qrels, "precision_recall_11pt_frame")
+    names = [f"IPrec@{level:.1f}" for level in ELEVEN_POINTS]
+    means = evaluate_runs(runs, qrels, names, **evaluate_options)
+    rows = [
+        (run, level, value)
+        for run, *values in means.iter_rows()
+        for level, value in zip(ELEVEN_POINTS, values, strict=True)
+    ]
+    return pl.DataFrame(
+        rows, schema={"run": pl.String, "recall": pl.Float64, "precision": pl.Float64}, orient="row"
+    )
 
 
 def precision_recall_11pt(curves: pl.DataFrame, path: str | PathLike[str]) -> Path:
@@ -211,7 +210,7 @@ def precision_recall_11pt(curves: pl.DataFrame, path: str | PathLike[str]) -> Pa
         )
     ax.set_xlim(-0.02, 1.02)
     ax.set_ylim(-0.02, 1.02)
-    ax.set_xticks(_RECALL_LEVELS)
+    ax.set_xticks(ELEVEN_POINTS)
     ax.set_xlabel("recall")
     ax.set_ylabel("interpolated precision")
     ax.set_title("11-point interpolated precision–recall")

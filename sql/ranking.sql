@@ -19,6 +19,19 @@
 --   gain := 'linear' | 'exponential', denominator := 'R' | 'min(k,R)'.
 
 -- ------------------------------------------------------------------------------------------
+-- conventions: ordering and identity (the SQL side of polars_rank/ranking/conventions.py)
+
+-- An id as text compared byte by byte, whatever the connection's default_collation: the key
+-- trec_eval breaks score ties with (descending; integer ids compare as their decimal text), and
+-- the key ids are matched and grouped by.
+CREATE OR REPLACE MACRO _pr_id_bytes(id) AS CAST(id AS VARCHAR) COLLATE "binary";
+
+-- The first sort key, higher is better: the score as DOUBLE (+ 0.0 makes -0.0 tie with 0.0,
+-- as in C), or the negated rank when a run is ordered by its own ranks.
+CREATE OR REPLACE MACRO _pr_score_key(score) AS CAST(score AS DOUBLE) + 0.0;
+CREATE OR REPLACE MACRO _pr_rank_key(rank) AS -CAST(rank AS DOUBLE);
+
+-- ------------------------------------------------------------------------------------------
 -- helpers (scalar)
 
 -- relevant: grade >= level and never negative; NULL (unjudged) is not relevant
@@ -158,9 +171,12 @@ CREATE OR REPLACE MACRO r_precision(rank, relevance, relevance_level := 1) AS
 
 -- Judged@k = judged documents in the top k / min(k, number retrieved) (ir_measures);
 -- any judgment counts, negative ones too
-CREATE OR REPLACE MACRO judged(rank, relevance, k := NULL) AS
+CREATE OR REPLACE MACRO judged_fraction(rank, relevance, k := NULL) AS
     _pr_div(count(*) FILTER (WHERE _pr_within(rank, k) AND relevance IS NOT NULL),
             least(num_ret(rank), coalesce(CAST(k AS DOUBLE), num_ret(rank))));
+
+-- the former name of judged_fraction
+CREATE OR REPLACE MACRO judged(rank, relevance, k := NULL) AS judged_fraction(rank, relevance, k := k);
 
 -- unj_k (trec_eval): documents in the top k unjudged or judged negative / k
 CREATE OR REPLACE MACRO unjudged(rank, relevance, k) AS
@@ -272,14 +288,14 @@ CREATE OR REPLACE MACRO eleven_pt_avg(rank, relevance, relevance_level := 1) AS
 -- The judged table: every retrieved document with its 1-based rank (score descending, ties by
 -- doc id descending compared as text bytes, trec_eval's order) and its grade (NULL if
 -- unjudged), plus every judged document that was not retrieved (rank NULL). max_rank keeps
--- the top max_rank documents of each query (trec_eval -M). Assumes one row per (query, doc).
+-- the top max_rank documents of each query (trec_eval -M). Ids are matched as bytes, whatever
+-- the connection's collation. Assumes one row per (query, doc).
 CREATE OR REPLACE MACRO judge(run_table, qrels_table, max_rank := NULL) AS TABLE
     WITH _ranked AS (
         SELECT query, doc,
                row_number() OVER (
-                   PARTITION BY query
-                   ORDER BY CAST(score AS DOUBLE) + 0.0 DESC,
-                            CAST(doc AS VARCHAR) COLLATE "binary" DESC) AS rank
+                   PARTITION BY _pr_id_bytes(query)
+                   ORDER BY _pr_score_key(score) DESC, _pr_id_bytes(doc) DESC) AS rank
         FROM query_table(run_table)
         QUALIFY max_rank IS NULL OR rank <= max_rank
     )
@@ -287,13 +303,14 @@ CREATE OR REPLACE MACRO judge(run_table, qrels_table, max_rank := NULL) AS TABLE
            r.rank AS rank, q.relevance AS relevance
     FROM _ranked AS r
     FULL OUTER JOIN (SELECT query, doc, relevance FROM query_table(qrels_table)) AS q
-        ON r.query = q.query AND r.doc = q.doc;
+        ON _pr_id_bytes(r.query) = _pr_id_bytes(q.query)
+       AND _pr_id_bytes(r.doc) = _pr_id_bytes(q.doc);
 
 -- Per-query values of a standard metric set for every judged query (a query missing from the
 -- run scores 0; run queries without judgments are left out):
 --     SELECT avg(ndcg_10) FROM standard_metrics('run', 'qrels');
 CREATE OR REPLACE MACRO standard_metrics(run_table, qrels_table, relevance_level := 1) AS TABLE
-    SELECT query,
+    SELECT any_value(query) AS query,
            ndcg(rank, relevance, k := 10) AS ndcg_10,
            ndcg(rank, relevance) AS ndcg,
            reciprocal_rank(rank, relevance, k := 10, relevance_level := relevance_level) AS rr_10,
@@ -310,6 +327,6 @@ CREATE OR REPLACE MACRO standard_metrics(run_table, qrels_table, relevance_level
            num_rel(relevance, relevance_level := relevance_level) AS num_rel,
            num_rel_ret(rank, relevance, relevance_level := relevance_level) AS num_rel_ret
     FROM judge(run_table, qrels_table)
-    GROUP BY query
+    GROUP BY _pr_id_bytes(query)
     HAVING count(relevance) > 0
     ORDER BY query;

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import polars_rank.classification as cls
-from polars_rank._errors import PolarsRankError
-from polars_rank._sqlfiles import sql_text
+import polars_rank.duckdb as prd
+from polars_rank import PolarsRankError
 
 TOL = 1e-12
 pytestmark = pytest.mark.filterwarnings("ignore")
@@ -25,7 +25,7 @@ FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthChe
 @pytest.fixture(scope="module")
 def con() -> duckdb.DuckDBPyConnection:
     connection = duckdb.connect()
-    connection.execute(sql_text("classification.sql"))
+    connection.execute(prd.sql_path("classification.sql").read_text())
     return connection
 
 
@@ -207,7 +207,7 @@ def test_nulls_are_skipped_in_both_engines(con: duckdb.DuckDBPyConnection) -> No
 @given(binary_data(), st.sampled_from([0.5, 0.25, 0.75, 0.1]), st.sampled_from([0.0, 1.0]))
 def test_thresholded_vs_sklearn(df: pl.DataFrame, threshold: float, zd: float) -> None:
     con = duckdb.connect()
-    con.execute(sql_text("classification.sql"))
+    con.execute(prd.sql_path("classification.sql").read_text())
     y, p = df["y"].to_numpy(), df["p"].to_numpy()
     pred = (p >= threshold).astype(np.int64)
     kw = {"labels": [0, 1], "zero_division": zd}
@@ -249,7 +249,7 @@ def test_thresholded_vs_sklearn(df: pl.DataFrame, threshold: float, zd: float) -
 @given(binary_data())
 def test_scores_vs_sklearn(df: pl.DataFrame) -> None:
     con = duckdb.connect()
-    con.execute(sql_text("classification.sql"))
+    con.execute(prd.sql_path("classification.sql").read_text())
     y, p = df["y"].to_numpy(), df["p"].to_numpy()
     both = 0 < y.sum() < len(y)
     auc = df.select(cls.roc_auc("y", "p")).item()
@@ -273,7 +273,7 @@ def test_scores_vs_sklearn(df: pl.DataFrame) -> None:
 @given(grouped_data())
 def test_per_group_vs_sklearn_and_duckdb(df: pl.DataFrame) -> None:
     con = duckdb.connect()
-    con.execute(sql_text("classification.sql"))
+    con.execute(prd.sql_path("classification.sql").read_text())
     got = (
         df.group_by("g")
         .agg(
@@ -407,7 +407,7 @@ def test_lazy_in_lazy_out() -> None:
 )
 def test_multiclass_vs_sklearn(df: pl.DataFrame, average: str, zd: float) -> None:
     con = duckdb.connect()
-    con.execute(sql_text("classification.sql"))
+    con.execute(prd.sql_path("classification.sql").read_text())
     a, p = df["a"].to_numpy(), df["p"].to_numpy()
     kw = {"average": average, "zero_division": zd}
     want = {
@@ -524,7 +524,7 @@ def test_validation_names_the_column(con: duckdb.DuckDBPyConnection) -> None:
 def test_sql_file_alone_in_fresh_connection() -> None:
     # plain con.execute of the file text; the hand-checked numbers need no Python package code
     con = duckdb.connect()
-    con.execute(sql_text("classification.sql"))
+    con.execute(prd.sql_path("classification.sql").read_text())
     con.execute(
         "CREATE TABLE imp AS SELECT * FROM (VALUES "
         "('ann', 1, 0.9), ('ann', 0, 0.4), ('ann', 1, 0.4), "
@@ -560,6 +560,6 @@ def test_weighted_average_when_every_defined_class_has_no_support() -> None:
     got = df.select(cls.multiclass_precision("a", "p", "weighted", float("nan"))).item()
     assert got == 0.0
     con = duckdb.connect()
-    con.execute(sql_text("classification.sql"))
+    con.execute(prd.sql_path("classification.sql").read_text())
     sql = "cls_multiclass_precision(a, p, average := 'weighted', zero_division := 'NaN'::DOUBLE)"
     assert sql_scalar(con, df, sql) == 0.0

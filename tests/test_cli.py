@@ -13,7 +13,8 @@ import polars as pl
 import pytest
 
 import polars_rank as pr
-from polars_rank._cli_evaluate import DEFAULT_METRICS, split_metrics
+from polars_rank.cli.evaluate import DEFAULT_METRICS
+from polars_rank.cli.options import split_metrics
 from polars_rank.cli import main
 from polars_rank.demo import demo_data
 from polars_rank.io import write_trec_run

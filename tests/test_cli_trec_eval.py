@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from polars_rank._cli_trec_eval import select_measures, supported_measures
+from polars_rank.cli.trec_eval import select_measures, supported_measures
 from polars_rank.cli import main
 
 

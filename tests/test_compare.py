@@ -56,15 +56,15 @@ def test_t_pvalues_equal_scipy_across_sizes(n):
     rng = np.random.default_rng(n)
     d = rng.normal(rng.normal(0, 0.05, 30), rng.uniform(0.01, 0.5, 30), size=(n, 30))
     expected = scipy.stats.ttest_1samp(d, 0.0).pvalue
-    np.testing.assert_allclose(cmp._paired_t_pvalues(d), expected, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(cmp.statistics.paired_t_pvalues(d), expected, rtol=0, atol=1e-12)
 
 
 def test_t_distribution_tail_equals_scipy():
     for df in [1, 2, 5, 29, 49, 200, 999, 20_000]:
         for t in [0.0, 1e-3, 0.5, 1.0, 1.96, 3.0, 8.0, 40.0]:
             expected = 2 * scipy.stats.t.sf(t, df)
-            assert abs(cmp._t_two_sided_pvalue(t, df) - expected) <= 1e-12, (df, t)
-            assert cmp._t_two_sided_pvalue(-t, df) == cmp._t_two_sided_pvalue(t, df)
+            assert abs(cmp.statistics.t_two_sided_pvalue(t, df) - expected) <= 1e-12, (df, t)
+            assert cmp.statistics.t_two_sided_pvalue(-t, df) == cmp.statistics.t_two_sided_pvalue(t, df)
 
 
 def test_identical_runs_are_not_different():
@@ -116,7 +116,7 @@ def test_randomization_pvalue_matches_exact_enumeration():
 
 
 def test_chunked_permutations_give_a_valid_count(monkeypatch):
-    monkeypatch.setattr(cmp, "_CHUNK_CELLS", 7 * N_QUERIES)  # 7 permutations per chunk
+    monkeypatch.setattr(cmp.statistics, "CHUNK_CELLS", 7 * N_QUERIES)  # 7 permutations per chunk
     rng = np.random.default_rng(4)
     base = rng.random(N_QUERIES)
     frame = _long({"a": {"m": base}, "b": {"m": base}, "c": {"m": base + rng.normal(0, 0.3, 50)}})
@@ -164,9 +164,9 @@ def test_bootstrap_ci_contains_the_difference_and_has_normal_width(random_runs):
 
 def test_holm_by_hand():
     # Sorted: 0.01·3 = 0.03; 0.03·2 = 0.06; max(0.06, 0.04·1) = 0.06 → back in input order.
-    np.testing.assert_allclose(cmp._holm(np.array([0.01, 0.04, 0.03])), [0.03, 0.06, 0.06])
+    np.testing.assert_allclose(cmp.statistics.holm(np.array([0.01, 0.04, 0.03])), [0.03, 0.06, 0.06])
     # Sorted: 0.02·4 = 0.08; 0.5·3 = 1.5 → 1; then stays 1 (monotone); NaN is left out of m.
-    got = cmp._holm(np.array([0.5, 0.02, math.nan, 0.9, 0.6]))
+    got = cmp.statistics.holm(np.array([0.5, 0.02, math.nan, 0.9, 0.6]))
     np.testing.assert_allclose(got, [1.0, 0.08, math.nan, 1.0, 1.0])
 
 
@@ -328,7 +328,7 @@ def _toy_collection(n_queries: int = 30, seed: int = 0):
 
 
 def test_compare_evaluates_every_run():
-    from polars_rank.evaluate import evaluate
+    from polars_rank import evaluate
 
     qrels, weak, good = _toy_collection()
     metrics = ["nDCG@10", "AP"]

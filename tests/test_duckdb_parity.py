@@ -184,7 +184,7 @@ def test_engines_agree(data, queries, relevance_level, order_by, max_rank, pairw
     run, qrels = data
     if order_by is None:
         run = run.drop("rank")
-    with mock.patch("polars_rank._duckdb_engine._PAIRWISE_MAX_JUDGED", pairwise_max):
+    with mock.patch("polars_rank.ranking.engines.duckdb_sql.PAIRWISE_MAX_JUDGED", pairwise_max):
         assert_engines_agree(
             run,
             qrels,

@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("matplotlib")
 
 from polars_rank import plot  # noqa: E402
-from polars_rank.evaluate import evaluate  # noqa: E402
+from polars_rank import evaluate  # noqa: E402
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

@@ -15,22 +15,19 @@ import math
 
 import polars as pl
 
-ColumnLike = str | pl.Expr
+from polars_rank._errors import PolarsRankError
+from polars_rank._expr import ColumnOrExpr as ColumnLike
+from polars_rank._expr import col, safe_div
 
 #: float64 machine epsilon (2**-52): scikit-learn 1.9 clips probabilities to [EPS, 1 - EPS].
 EPS = 2.220446049250313e-16
-
-
-def col(column: ColumnLike) -> pl.Expr:
-    """A column name or an expression, as an expression."""
-    return pl.col(column) if isinstance(column, str) else column
 
 
 def check_zero_division(zero_division: float) -> float:
     """``zero_division`` as a float; 0.0, 1.0 or NaN (scikit-learn's choices) only."""
     value = float(zero_division)
     if not (value in (0.0, 1.0) or math.isnan(value)):
-        raise ValueError(f"zero_division must be 0.0, 1.0 or NaN, got {zero_division!r}")
+        raise PolarsRankError(f"zero_division must be 0.0, 1.0 or NaN, got {zero_division!r}")
     return value
 
 
@@ -91,12 +88,7 @@ def confusion(label: ColumnLike, score: ColumnLike, threshold: float = 0.5) -> p
 
 
 def _div(numerator: pl.Expr, denominator: pl.Expr, zero_division: float) -> pl.Expr:
-    zd = check_zero_division(zero_division)
-    return (
-        pl.when(denominator > 0)
-        .then(numerator.cast(pl.Float64) / denominator.cast(pl.Float64))
-        .otherwise(pl.lit(zd, dtype=pl.Float64))
-    )
+    return safe_div(numerator, denominator, check_zero_division(zero_division))
 
 
 def accuracy(label: ColumnLike, score: ColumnLike, threshold: float = 0.5) -> pl.Expr:

@@ -36,8 +36,11 @@ from typing import Literal, TypeVar
 import duckdb
 import polars as pl
 
-from polars_rank import _classification_frames as _frames
-from polars_rank._classification_binary import (
+from polars_rank._errors import PolarsRankError, bad_choice
+from polars_rank._frames import like as _like
+from polars_rank._frames import to_lazy
+from polars_rank.classification import frames as _frames
+from polars_rank.classification.binary import (
     EPS,
     accuracy,
     average_precision,
@@ -55,15 +58,14 @@ from polars_rank._classification_binary import (
     tn,
     tp,
 )
-from polars_rank._classification_duckdb import register, run_table_macro
-from polars_rank._classification_multiclass import (
+from polars_rank.classification.duckdb_engine import register, run_table_macro
+from polars_rank.classification.multiclass import (
     multiclass_accuracy,
     multiclass_f1,
     multiclass_fbeta,
     multiclass_precision,
     multiclass_recall,
 )
-from polars_rank._errors import PolarsRankError
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 Engine = Literal["polars", "duckdb"]
@@ -100,17 +102,7 @@ __all__ = [
 
 
 def _lazy(frame: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
-    if isinstance(frame, pl.LazyFrame):
-        return frame
-    if isinstance(frame, pl.DataFrame):
-        return frame.lazy()
-    raise TypeError(f"expected a polars DataFrame or LazyFrame, got {type(frame).__name__}")
-
-
-def _like(result: pl.LazyFrame | pl.DataFrame, template: pl.DataFrame | pl.LazyFrame):
-    if isinstance(template, pl.LazyFrame):
-        return result.lazy()
-    return result.collect() if isinstance(result, pl.LazyFrame) else result
+    return to_lazy(frame, "the input")
 
 
 def _by(by: str | Sequence[str] | None) -> list[str]:
@@ -128,7 +120,7 @@ def _check_columns(lf: pl.LazyFrame, names: list[str]) -> None:
 
 def _check_engine(engine: str) -> None:
     if engine not in ("polars", "duckdb"):
-        raise ValueError(f"engine must be 'polars' or 'duckdb', got {engine!r}")
+        raise bad_choice("engine", engine, ("polars", "duckdb"))
 
 
 def _sorted(df: pl.DataFrame, by: list[str]) -> pl.DataFrame:
@@ -264,7 +256,7 @@ def group_auc(
     """
     _check_engine(engine)
     if weight not in ("impressions", "uniform"):
-        raise ValueError(f"weight must be 'impressions' or 'uniform', got {weight!r}")
+        raise bad_choice("weight", weight, ("impressions", "uniform"))
     groups = _by(group)
     lf = _lazy(df)
     _check_columns(lf, [label, score, *groups])

@@ -48,37 +48,33 @@ def _sql_check(qrels: pl.DataFrame, run: pl.DataFrame) -> str | None:
 
 def _write_plots(directory: Path, qrels: pl.DataFrame, runs: dict[str, pl.DataFrame]) -> list[Path]:
     from polars_rank import plot
-    from polars_rank.evaluate import evaluate
+    from polars_rank.ranking.evaluate import evaluate_runs
 
     directory.mkdir(parents=True, exist_ok=True)
     names = list(runs)
-    per_query = pl.concat(
-        evaluate(frame, qrels, ["nDCG@10"], per_query=True).select(
-            pl.lit(name).alias("run"), pl.all()
-        )
-        for name, frame in runs.items()
-    )
+    per_query = evaluate_runs(runs, qrels, ["nDCG@10"], per_query=True)
     return [
         plot.per_query_differences(
             per_query, "nDCG@10", names[0], names[-1], directory / "differences.png"
         ),
         plot.metric_at_k(
-            plot.metric_at_k_frame(qrels, runs, "nDCG"),
+            plot.metric_at_k_frame(runs, qrels, "nDCG"),
             directory / "ndcg_at_k.png",
             metric_name="nDCG",
         ),
         plot.precision_recall_11pt(
-            plot.precision_recall_11pt_frame(qrels, runs), directory / "precision_recall.png"
+            plot.precision_recall_11pt_frame(runs, qrels), directory / "precision_recall.png"
         ),
     ]
 
 
 def run_demo(args: argparse.Namespace) -> int:
     """Print the demo report (and write its plots with ``--plot-dir``)."""
-    from polars_rank._cli_output import terminal_table
+    from polars_rank.cli.evaluate import count_columns
+    from polars_rank.cli.output import terminal_table
     from polars_rank.comparison import compare_per_query, to_markdown
     from polars_rank.demo import DEMO_METRICS, SQL_SNIPPET, demo_data, polars_snippet
-    from polars_rank.evaluate import evaluate
+    from polars_rank.ranking.evaluate import evaluate_runs
 
     qrels, runs = demo_data()
     names = list(runs)
@@ -92,17 +88,9 @@ def run_demo(args: argparse.Namespace) -> int:
         "query, generated from a fixed seed.\n\n"
     )
 
-    per_query = pl.concat(
-        evaluate(frame, qrels, DEMO_METRICS, per_query=True).select(
-            pl.lit(name).alias("run"), pl.all()
-        )
-        for name, frame in runs.items()
-    )
-    summary = pl.concat(
-        evaluate(frame, qrels, DEMO_METRICS).select(pl.lit(name).alias("run"), pl.all())
-        for name, frame in runs.items()
-    )
-    counts = [m for m in DEMO_METRICS if m.startswith("Num")]
+    per_query = evaluate_runs(runs, qrels, DEMO_METRICS, per_query=True)
+    summary = evaluate_runs(runs, qrels, DEMO_METRICS)
+    counts = count_columns(DEMO_METRICS)
     out.write("Evaluation (mean over queries; counts summed)\n\n")
     out.write(textwrap.indent(terminal_table(summary, integers=counts), "  ") + "\n")
 

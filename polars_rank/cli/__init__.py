@@ -37,10 +37,11 @@ def _debug_parent() -> argparse.ArgumentParser:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``polars-rank`` and its subcommands."""
     from polars_rank import __version__
-    from polars_rank._cli_demo import build_demo_parser
-    from polars_rank._cli_evaluate import build_compare_parser, build_evaluate_parser
-    from polars_rank._cli_plot import build_plot_parser
-    from polars_rank._cli_trec_eval import build_parser as build_trec_eval_parser
+    from polars_rank.cli.compare import build_compare_parser
+    from polars_rank.cli.demo import build_demo_parser
+    from polars_rank.cli.evaluate import build_evaluate_parser
+    from polars_rank.cli.plot import build_plot_parser
+    from polars_rank.cli.trec_eval import build_parser as build_trec_eval_parser
 
     parser = _Parser(
         prog=PROG,
@@ -74,25 +75,25 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "evaluate":
-        from polars_rank._cli_evaluate import run_evaluate
+        from polars_rank.cli.evaluate import run_evaluate
 
         return run_evaluate(args)
     if args.command == "compare":
-        from polars_rank._cli_evaluate import run_compare
+        from polars_rank.cli.compare import run_compare
 
         return run_compare(args)
     if args.command == "trec_eval":
-        from polars_rank._cli_output import write_output
-        from polars_rank._cli_trec_eval import run_trec_eval
+        from polars_rank.cli.output import write_output
+        from polars_rank.cli.trec_eval import run_trec_eval
 
         write_output(run_trec_eval(args), None)
         return 0
     if args.command == "plot":
-        from polars_rank._cli_plot import run_plot
+        from polars_rank.cli.plot import run_plot
 
         return run_plot(args)
     if args.command == "demo":
-        from polars_rank._cli_demo import run_demo
+        from polars_rank.cli.demo import run_demo
 
         return run_demo(args)
     raise AssertionError(args.command)

@@ -23,7 +23,8 @@ from typing import Literal
 
 import polars as pl
 
-from polars_rank._classification_binary import ColumnLike, check_zero_division, col
+from polars_rank._errors import PolarsRankError
+from polars_rank.classification.binary import ColumnLike, check_zero_division, col
 
 Average = Literal["macro", "micro", "weighted"]
 
@@ -62,7 +63,7 @@ def _score(
     if average == "micro":
         return pl.when(n > 0).then(correct.cast(pl.Float64).sum() / n).alias(name)
     if average not in ("macro", "weighted"):
-        raise ValueError(f"average must be 'macro', 'micro' or 'weighted', got {average!r}")
+        raise PolarsRankError(f"average must be 'macro', 'micro' or 'weighted', got {average!r}")
     count_a, count_p = _equal_count(a), _equal_count(p)
     per_row = (wa + wp) / (wa * count_a + wp * count_p)  # class score per correct row
     classes = a.append(p).n_unique().cast(pl.Float64)

@@ -10,6 +10,7 @@ from pathlib import Path
 import polars as pl
 
 from polars_rank._errors import PolarsRankError
+from polars_rank.ranking.evaluate import evaluate_runs
 
 #: Plot kinds and what they show.
 KINDS = {
@@ -34,8 +35,8 @@ def build_plot_parser(
     parser: argparse.ArgumentParser, parents: list[argparse.ArgumentParser]
 ) -> None:
     """The ``plot`` subcommands."""
-    from polars_rank._cli_evaluate import add_evaluation_options
-    from polars_rank._cli_io import FORMATS, add_input_options
+    from polars_rank.cli.inputs import FORMATS, add_input_options
+    from polars_rank.cli.options import add_evaluation_options
 
     kinds = parser.add_subparsers(dest="kind", metavar="KIND", required=True)
     sub = kinds.add_parser("differences", help=KINDS["differences"], parents=parents)
@@ -76,7 +77,7 @@ def build_plot_parser(
 
 
 def _check_metric_at_k(metric: str, max_k: int) -> str:
-    from polars_rank._names import parse_metric
+    from polars_rank.ranking.names import parse_metric
 
     if max_k < 1:
         raise PolarsRankError(f"--max-k must be positive, got {max_k}")
@@ -86,15 +87,16 @@ def _check_metric_at_k(metric: str, max_k: int) -> str:
 
 
 def _ranking_inputs(args: argparse.Namespace, runs: list[str]):
-    from polars_rank._cli_evaluate import Inputs, evaluation_kwargs
+    from polars_rank.cli.inputs import Inputs
+    from polars_rank.cli.options import evaluation_kwargs
 
+    options = evaluation_kwargs(args)
     inputs = Inputs(args, args.qrels, runs)
-    qrels = inputs.qrels()
-    return inputs, qrels, dict(inputs.runs()), evaluation_kwargs(args)
+    return inputs, inputs.qrels(), options
 
 
 def _classification_curve(args: argparse.Namespace) -> pl.DataFrame:
-    from polars_rank._cli_io import detect_format, read_table
+    from polars_rank.cli.inputs import detect_format, read_table
 
     try:
         from polars_rank import classification
@@ -131,32 +133,32 @@ def _classification_curve(args: argparse.Namespace) -> pl.DataFrame:
 def run_plot(args: argparse.Namespace) -> int:
     """``polars-rank plot KIND ...``: write the image, report its path on stderr."""
     from polars_rank import plot
-    from polars_rank.evaluate import evaluate
+    from polars_rank.cli.options import reported_warnings
 
     out = Path(args.out)
     if args.kind == "differences":
-        from polars_rank._cli_evaluate import reported_warnings
-
+        inputs, qrels, options = _ranking_inputs(args, [args.baseline, args.run])
+        if len(set(inputs.names)) != 2:
+            raise PolarsRankError("plot differences: the two runs must be different files")
         with reported_warnings():
-            inputs, qrels, runs, kwargs = _ranking_inputs(args, [args.baseline, args.run])
-            if len(runs) != 2:
-                raise PolarsRankError("plot differences: the two runs must be different files")
-            frames = [
-                evaluate(frame, qrels, [args.metric], per_query=True, **kwargs).select(
-                    pl.lit(name).alias("run"), pl.all()
-                )
-                for name, frame in runs.items()
-            ]
+            per_query = evaluate_runs(
+                inputs.runs(), qrels, [args.metric], per_query=True, **options
+            )
         a, b = inputs.names
-        plot.per_query_differences(pl.concat(frames), args.metric, a, b, out)
+        plot.per_query_differences(per_query, args.metric, a, b, out)
     elif args.kind == "at-k":
         base = _check_metric_at_k(args.metric, args.max_k)
-        _, qrels, runs, kwargs = _ranking_inputs(args, args.runs)
-        curves = plot.metric_at_k_frame(qrels, runs, base, range(1, args.max_k + 1), **kwargs)
+        inputs, qrels, options = _ranking_inputs(args, args.runs)
+        with reported_warnings():
+            curves = plot.metric_at_k_frame(
+                inputs.runs(), qrels, base, range(1, args.max_k + 1), **options
+            )
         plot.metric_at_k(curves, out, metric_name=base)
     elif args.kind == "pr":
-        _, qrels, runs, kwargs = _ranking_inputs(args, args.runs)
-        plot.precision_recall_11pt(plot.precision_recall_11pt_frame(qrels, runs, **kwargs), out)
+        inputs, qrels, options = _ranking_inputs(args, args.runs)
+        with reported_warnings():
+            curves = plot.precision_recall_11pt_frame(inputs.runs(), qrels, **options)
+        plot.precision_recall_11pt(curves, out)
     elif args.kind == "roc":
         plot.roc_curve(_classification_curve(args), out)
     else:

@@ -4,12 +4,14 @@ judgments, with column names mapped to ``query, doc, score, rank, relevance``.""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
 
 from polars_rank._errors import PolarsRankError
+from polars_rank.cli.progress import Progress
 
 #: Input formats the command line reads.
 FORMATS = ("trec", "parquet", "csv", "tsv", "ndjson")
@@ -185,3 +187,39 @@ def add_input_options(parser: argparse.ArgumentParser, *, qrels: bool = True) ->
             metavar="NAME",
             help=f"column holding the {what} in tabular inputs (default: {name})",
         )
+
+
+class Inputs:
+    """The judgments and runs named on the command line, read lazily one run at a time."""
+
+    def __init__(self, args: argparse.Namespace, qrels: str, runs: list[str]) -> None:
+        self.columns = ColumnMap.from_args(args)
+        self.run_format = getattr(args, "run_format", None) or args.format
+        self.qrels_format = getattr(args, "qrels_format", None) or args.format
+        self.qrels_path = qrels
+        self.run_paths = list(runs)
+        self.names = unique_run_names(self.run_paths)
+        rows = sum(estimated_rows(p, detect_format(p, self.run_format)) for p in self.run_paths)
+        self.progress = Progress.for_inputs(getattr(args, "progress", "auto"), rows)
+
+    def qrels(self) -> pl.DataFrame:
+        """The judgments (``query, doc, relevance``)."""
+        with self.progress.stage(f"reading judgments {self.qrels_path}"):
+            return read_qrels(self.qrels_path, self.qrels_format, self.columns)
+
+    def runs(self) -> Iterator[tuple[str, pl.DataFrame]]:
+        """``(name, run)`` for every run, read when needed; the time until the next one is
+        asked for is shown as the stage "evaluating NAME"."""
+        for name, path in zip(self.names, self.run_paths, strict=True):
+            with self.progress.stage(f"reading run {name}"):
+                frame = read_run(path, self.run_format, self.columns)
+            with self.progress.stage(f"evaluating {name}"):
+                yield name, frame
+            del frame
+
+    def evaluate(self, metrics: list[str], options: dict, *, per_query: bool) -> pl.DataFrame:
+        """Every run evaluated against the judgments (:func:`polars_rank.evaluate_runs`)."""
+        from polars_rank.ranking.evaluate import evaluate_runs
+
+        qrels = self.qrels()
+        return evaluate_runs(self.runs(), qrels, metrics, per_query=per_query, **options)

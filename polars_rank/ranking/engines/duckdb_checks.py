@@ -1,11 +1,11 @@
 """Input checks for the DuckDB engine, raising exactly the Polars engine's errors.
 
-The checks are those of :func:`polars_rank._conventions.validate`: null ids, null or NaN
+The checks are those of :func:`polars_rank.ranking.validation.validate`: null ids, null or NaN
 scores (or ranks) and grades, and duplicate ``(query, doc)`` pairs when
 ``duplicates="error"``. A fast pass decides whether anything is wrong; only then is the
 message built, the same way and in the same order as the Polars engine builds it.
 
-* Polars frames: :func:`polars_rank._conventions.validate` itself (a one-pass count of
+* Polars frames: :func:`polars_rank.ranking.validation.validate` itself (a one-pass count of
   problems, then, only if it finds any, the exact checks that name the first one).
 * SQL inputs (tables, views, Parquet files): the same checks as one SQL pass per table, the
   row numbers in the messages counted in scan order (0-based).
@@ -15,31 +15,15 @@ from __future__ import annotations
 
 import polars as pl
 
-from polars_rank import _conventions as conv
-from polars_rank._conventions import Columns, Duplicates
-from polars_rank._duckdb_sql import ident
-from polars_rank._errors import PolarsRankError
+from polars_rank._sql import ident
+from polars_rank.ranking import messages
+from polars_rank.ranking.options import Options
 
 
 def _one(con, sql: str) -> tuple | None:
     """The first row of a query's result, or None when it has none."""
     rows = con.sql(sql).fetchall()
     return rows[0] if rows else None
-
-
-# --------------------------------------------------------------------------------------------
-# Polars frames
-
-
-def check_frames(
-    run: pl.DataFrame, qrels: pl.DataFrame, cols: Columns, by: str, duplicates: Duplicates
-) -> None:
-    """Raise the Polars engine's :class:`PolarsRankError` for bad Polars input, else nothing."""
-    conv.validate(run.lazy(), qrels.lazy(), cols, by, duplicates, in_memory=True)
-
-
-# --------------------------------------------------------------------------------------------
-# SQL inputs
 
 
 def _bad_value_sql(name: str, dtype: pl.DataType) -> str:
@@ -55,10 +39,10 @@ def _bad_value_sql(name: str, dtype: pl.DataType) -> str:
     return bad
 
 
-def _first_bad(con, source: str, bad: str, cols: Columns) -> dict:
+def _first_bad(con, source: str, bad: str, query: str, doc: str) -> dict:
     """count, first row (0-based, scan order), and its query and doc as text."""
-    q, d = ident(cols.query), ident(cols.doc)
-    count, row, query, doc = _one(
+    q, d = ident(query), ident(doc)
+    count, row, first_query, first_doc = _one(
         con,
         f"""SELECT count(*), min(__row),
                    first(CAST({q} AS VARCHAR) ORDER BY __row),
@@ -66,12 +50,19 @@ def _first_bad(con, source: str, bad: str, cols: Columns) -> dict:
             FROM (SELECT *, row_number() OVER () - 1 AS __row FROM {source})
             WHERE {bad}""",
     )
-    return {"count": count, "row": row, "query": query, "doc": doc}
+    return {"count": count, "row": row, "query": first_query, "doc": first_doc}
 
 
-def _duplicate_count_fast(con, source: str, cols: Columns) -> int:
+def _pairs(query: str, doc: str, dtypes: tuple[pl.DataType, pl.DataType]) -> tuple[str, str]:
+    """The id columns as compared: text as bytes, whatever the connection's collation."""
+    return tuple(  # type: ignore[return-value]
+        f"_pr_id_bytes({ident(c)})" if t == pl.String else ident(c)
+        for c, t in zip((query, doc), dtypes, strict=True)
+    )
+
+
+def _duplicate_count_fast(con, source: str, q: str, d: str) -> int:
     """Number of (query, doc) hashes seen more than once: 0 proves there is no duplicate."""
-    q, d = ident(cols.query), ident(cols.doc)
     return _one(
         con,
         f"SELECT count(*) FROM (SELECT hash({q}, {d}) AS h FROM {source} "
@@ -79,8 +70,7 @@ def _duplicate_count_fast(con, source: str, cols: Columns) -> int:
     )[0]
 
 
-def _duplicate_example(con, source: str, cols: Columns) -> dict | None:
-    q, d = ident(cols.query), ident(cols.doc)
+def _duplicate_example(con, source: str, q: str, d: str) -> dict | None:
     found = _one(
         con,
         f"""SELECT count(*) OVER (), CAST({q} AS VARCHAR), CAST({d} AS VARCHAR)
@@ -97,12 +87,11 @@ def check_sql(
     run_schema: pl.Schema,
     qrels: str,
     qrels_schema: pl.Schema,
-    cols: Columns,
-    by: str,
-    duplicates: Duplicates,
+    options: Options,
 ) -> None:
-    """The checks of :func:`polars_rank._conventions.validate` on SQL sources (``FROM`` text),
-    with the same messages, raised in the same order."""
+    """The checks of :func:`polars_rank.ranking.validation.validate` on SQL sources (``FROM``
+    texts), with the same messages, raised in the same order. ``options`` must be resolved."""
+    cols, by = options.columns, options.order_column
     q, d = ident(cols.query), ident(cols.doc)
     null_id = f"{q} IS NULL OR {d} IS NULL"
     bad_by = _bad_value_sql(by, run_schema[by])
@@ -121,18 +110,15 @@ def check_sql(
         ("run_bad_by", run_bad, run, bad_by),
         ("qrels_bad_rel", qrels_bad, qrels, bad_rel),
     ]
-    for label, count, source, bad in checks:
+    for check, count, source, bad in checks:
         if count:
-            details = _first_bad(con, source, bad, cols)
-            raise PolarsRankError(
-                conv._MESSAGES[label].format(by=by, rel=cols.relevance, **details)
-            )
-    if duplicates != "error":
+            found = _first_bad(con, source, bad, cols.query, cols.doc)
+            raise messages.input_problem(check, by=by, rel=cols.relevance, **found)
+    if options.duplicates != "error":
         return
-    for label, source in (("run_duplicate", run), ("qrels_duplicate", qrels)):
-        if _duplicate_count_fast(con, source, cols):
-            details = _duplicate_example(con, source, cols)
-            if details is not None:
-                raise PolarsRankError(
-                    conv._MESSAGES[label].format(by=by, rel=cols.relevance, **details)
-                )
+    keys = _pairs(cols.query, cols.doc, (run_schema[cols.query], run_schema[cols.doc]))
+    for check, source in (("run_duplicate", run), ("qrels_duplicate", qrels)):
+        if _duplicate_count_fast(con, source, *keys):
+            found = _duplicate_example(con, source, *keys)
+            if found is not None:
+                raise messages.input_problem(check, by=by, rel=cols.relevance, **found)

@@ -17,11 +17,21 @@ from pathlib import Path
 
 import polars as pl
 
-from polars_rank._cli_output import trec_line
 from polars_rank._errors import PolarsRankError
+from polars_rank.cli.output import trec_line
+from polars_rank.ranking.registry import summary_expr, trec_eval_names
 
-_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-_RECALL_LEVELS = tuple(i / 10 for i in range(11))
+#: trec_eval 10.0's measure table, in its order (the order measures are printed in).
+_TREC_ORDER = (
+    "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall "
+    "P relstring recall infAP gm_bpref Rprec_mult utility 11pt_avg binG G ndcg ndcg_rel Rndcg "
+    "ndcg_cut map_cut relative_P success set_P set_relative_P set_recall set_map set_F "
+    "num_nonrel_judged_ret rbp rbp_resid unj"
+).split()
+
+#: Measures whose parameters trec_eval accepts but this drop-in does not (custom gains of
+#: ``ndcg``, custom recall points of ``11pt_avg``).
+_PARAMS_NOT_SUPPORTED = {"ndcg", "11pt_avg"}
 
 
 @dataclass(frozen=True)
@@ -29,52 +39,36 @@ class _Measure:
     """One entry of trec_eval's measure table."""
 
     name: str
-    kind: str  # runid | count | float | long_cut | double_cut | set_f | no_params | unsupported
+    kind: str  # runid | count | float | long_cut | double_cut | param | no_params | unsupported
     defaults: tuple = ()
     per_query: bool = True  # printed for each query with -q
-    label: str = ""  # polars_rank metric name (cutoff measures: prefix before the cutoff)
+    param: str = ""  # the metric parameter a "param" measure's trec_eval parameter sets
+    metric: str = ""  # the registry's metric
 
 
-# trec_eval 10.0's measure table, in its order (the order measures are printed in).
-_TABLE: tuple[_Measure, ...] = (
-    _Measure("runid", "runid", per_query=False),
-    _Measure("num_q", "count", per_query=False),
-    _Measure("num_ret", "count"),
-    _Measure("num_rel", "count"),
-    _Measure("num_rel_ret", "count"),
-    _Measure("map", "float"),
-    _Measure("gm_map", "float", per_query=False),
-    _Measure("Rprec", "float"),
-    _Measure("bpref", "float"),
-    _Measure("recip_rank", "float"),
-    _Measure("iprec_at_recall", "double_cut", _RECALL_LEVELS),
-    _Measure("P", "long_cut", _CUTOFFS),
-    _Measure("relstring", "unsupported"),
-    _Measure("recall", "long_cut", _CUTOFFS),
-    _Measure("infAP", "unsupported"),
-    _Measure("gm_bpref", "unsupported"),
-    _Measure("Rprec_mult", "unsupported"),
-    _Measure("utility", "unsupported"),
-    _Measure("11pt_avg", "no_params"),
-    _Measure("binG", "unsupported"),
-    _Measure("G", "unsupported"),
-    _Measure("ndcg", "no_params"),
-    _Measure("ndcg_rel", "unsupported"),
-    _Measure("Rndcg", "unsupported"),
-    _Measure("ndcg_cut", "long_cut", _CUTOFFS),
-    _Measure("map_cut", "long_cut", _CUTOFFS),
-    _Measure("relative_P", "long_cut", _CUTOFFS),
-    _Measure("success", "long_cut", (1, 5, 10)),
-    _Measure("set_P", "float"),
-    _Measure("set_relative_P", "unsupported"),
-    _Measure("set_recall", "float"),
-    _Measure("set_map", "unsupported"),
-    _Measure("set_F", "set_f"),
-    _Measure("num_nonrel_judged_ret", "count"),
-    _Measure("rbp", "unsupported"),
-    _Measure("rbp_resid", "unsupported"),
-    _Measure("unj", "long_cut", (5, 10, 20)),
-)
+def _measure(name: str) -> _Measure:
+    """A trec_eval measure as the registry describes it (``unsupported`` when it does not)."""
+    if name == "runid":
+        return _Measure(name, "runid", per_query=False)
+    found = trec_eval_names().get(name)
+    if found is None:
+        return _Measure(name, "unsupported")
+    metric, trec = found
+    if metric.summary == "sum":
+        kind = "count"
+    elif trec.cutoffs:
+        kind = "double_cut" if metric.cutoff == "recall" else "long_cut"
+    elif metric.cutoff == "none" and metric.params:
+        kind = "param"
+    elif name in _PARAMS_NOT_SUPPORTED:
+        kind = "no_params"
+    else:
+        kind = "float"
+    param = metric.params[0].name if kind == "param" else ""
+    return _Measure(name, kind, trec.cutoffs, trec.per_query, param, metric.name)
+
+
+_TABLE: tuple[_Measure, ...] = tuple(_measure(name) for name in _TREC_ORDER)
 _BY_NAME = {m.name: m for m in _TABLE}
 
 _OFFICIAL = (
@@ -140,11 +134,11 @@ def _expand(measure: _Measure, params: str | None) -> list[OutputMeasure]:
                 f"trec_eval measure {name} with parameters ({name}.{params}) is not supported"
             )
         return [OutputMeasure(name, name)]
-    if kind == "set_f":
+    if kind == "param":
         if params is None:
             return [OutputMeasure(name, name)]
-        beta = _double_cutoffs(name, params.split(",")[0])[0]
-        return [OutputMeasure(f"{name}_{params}", f"SetF(beta={beta!r})")]
+        value = _double_cutoffs(name, params.split(",")[0])[0]
+        return [OutputMeasure(f"{name}_{params}", f"{name}({measure.param}={value!r})")]
     if kind == "long_cut":
         cutoffs = _long_cutoffs(name, params) if params is not None else list(measure.defaults)
         return [OutputMeasure(f"{name}_{k}", f"{name}_{k}") for k in cutoffs]
@@ -290,8 +284,8 @@ def trec_eval_lines(
     summary: bool = True,
 ) -> list[str]:
     """trec_eval's output lines for a run (``query, doc, rank, score, run_id``)."""
-    from polars_rank._names import parse_metrics
-    from polars_rank.evaluate import aggregate_expr, evaluate
+    from polars_rank.ranking.evaluate import evaluate
+    from polars_rank.ranking.names import parse_metrics
 
     labels = [m.label for m in measures if m.label]
     specs = {s.label: s for s in parse_metrics(labels)} if labels else {}
@@ -315,7 +309,9 @@ def trec_eval_lines(
             query = str(row["query"])
             lines += [trec_line(m.name, query, row[m.label], integer=m.integer) for m in shown]
     if summary:
-        means = values.select(aggregate_expr(specs[label]) for label in labels).row(0, named=True)
+        means = values.select(summary_expr(specs[label].summary, label) for label in labels).row(
+            0, named=True
+        )
         run_id = str(run["run_id"][0]) if "run_id" in run.columns and run.height else ""
         for m in measures:
             value = run_id if not m.label else means[m.label]
@@ -325,7 +321,7 @@ def trec_eval_lines(
 
 def run_trec_eval(args: argparse.Namespace) -> str:
     """The text ``polars-rank trec_eval`` prints."""
-    from polars_rank._cli_io import read_qrels, read_run
+    from polars_rank.cli.inputs import read_qrels, read_run
 
     if args.J:
         raise PolarsRankError("-J (judged documents only) is not supported")

@@ -1,0 +1,119 @@
+"""Options and helpers shared by the commands that evaluate runs: metric lists, evaluation
+options, and warnings shown as one line each."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from polars_rank._errors import not_positive_integer
+
+
+def split_metrics(values: list[str] | None) -> list[str]:
+    """``-m`` values, each possibly a comma-separated list; commas inside ``(...)`` stay.
+
+    >>> split_metrics(["nDCG@10,RR@10", "SetF(beta=0.5,rel=2)"])
+    ['nDCG@10', 'RR@10', 'SetF(beta=0.5,rel=2)']
+    """
+    out: list[str] = []
+    for value in values or []:
+        depth, start = 0, 0
+        for i, ch in enumerate(value):
+            if ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth = max(0, depth - 1)
+            elif ch == "," and depth == 0:
+                out.append(value[start:i])
+                start = i + 1
+        out.append(value[start:])
+    return [m.strip() for m in out if m.strip()]
+
+
+def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
+    """Options that decide what is evaluated (shared by evaluate, compare and plot)."""
+    group = parser.add_argument_group("evaluation")
+    group.add_argument(
+        "--queries",
+        choices=("qrels", "both"),
+        default="qrels",
+        help="qrels: every judged query counts, a query missing from the run scores 0 "
+        "(trec_eval -c; default); both: only queries in both run and judgments",
+    )
+    group.add_argument(
+        "--relevance-level",
+        type=float,
+        default=1,
+        metavar="N",
+        help="grades >= N are relevant (trec_eval -l; default 1)",
+    )
+    group.add_argument(
+        "--engine", choices=("polars", "duckdb"), default="polars", help="default: polars"
+    )
+    group.add_argument(
+        "--order-by",
+        choices=("score", "rank"),
+        help="rank documents by score (descending) or by the rank column "
+        "(default: score when the run has one)",
+    )
+    group.add_argument(
+        "--max-rank", type=int, metavar="N", help="use only the top N documents of each query"
+    )
+    group.add_argument(
+        "--duplicates",
+        choices=("error", "first", "max"),
+        default="error",
+        help="a document retrieved twice for a query: error (default), keep the first, "
+        "or keep the highest score",
+    )
+    group.add_argument(
+        "--progress",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="show stages and elapsed time on stderr (auto: for inputs of a million rows or "
+        "more when stderr is a terminal)",
+    )
+
+
+def evaluation_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """Keyword arguments of :func:`polars_rank.evaluate` from the command line options."""
+    if args.max_rank is not None and args.max_rank < 1:
+        raise not_positive_integer("--max-rank", args.max_rank)
+    return {
+        "queries": args.queries,
+        "relevance_level": args.relevance_level,
+        "engine": args.engine,
+        "order_by": args.order_by,
+        "max_rank": args.max_rank,
+        "duplicates": args.duplicates,
+    }
+
+
+@contextmanager
+def reported_warnings() -> Iterator[None]:
+    """Show library warnings as single ``polars-rank: warning: ...`` lines on stderr."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    seen: set[str] = set()
+    for w in caught:
+        text = str(w.message).splitlines()[0] if str(w.message) else w.category.__name__
+        if text not in seen:
+            seen.add(text)
+            sys.stderr.write(f"polars-rank: warning: {text}\n")
+
+
+def add_metric_option(parser: argparse.ArgumentParser, defaults: list[str]) -> None:
+    parser.add_argument(
+        "-m",
+        "--metric",
+        dest="metrics",
+        action="append",
+        metavar="METRIC",
+        help="metric name, repeatable or comma-separated (e.g. -m nDCG@10,RR@10 -m AP). "
+        f"Default: {', '.join(defaults)}",
+    )

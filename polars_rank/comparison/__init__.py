@@ -1,0 +1,256 @@
+"""Compare runs against a baseline, query by query, with significance tests.
+
+:func:`compare_per_query` takes per-query metric values of several runs and returns one row per
+(run, metric) comparison against the baseline: means, difference, paired t-test and
+randomization-test p-values, a bootstrap confidence interval, wins / ties / losses and
+Holm–Bonferroni adjusted p-values. :func:`compare` evaluates the runs first.
+:func:`to_markdown` and :func:`to_latex` render the result as a table of means with
+significance marks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from polars_rank._errors import PolarsRankError
+from polars_rank.comparison import statistics
+from polars_rank.comparison.render import to_latex, to_markdown
+
+__all__ = ["compare", "compare_per_query", "statistics", "to_latex", "to_markdown"]
+
+# ---------------------------------------------------------------- comparison table
+_RESULT_SCHEMA: dict[str, pl.DataType] = {
+    "run": pl.String(),
+    "baseline": pl.String(),
+    "metric": pl.String(),
+    "mean": pl.Float64(),
+    "baseline_mean": pl.Float64(),
+    "diff": pl.Float64(),
+    "t_pvalue": pl.Float64(),
+    "perm_pvalue": pl.Float64(),
+    "ci_low": pl.Float64(),
+    "ci_high": pl.Float64(),
+    "wins": pl.Int64(),
+    "ties": pl.Int64(),
+    "losses": pl.Int64(),
+    "t_pvalue_holm": pl.Float64(),
+    "perm_pvalue_holm": pl.Float64(),
+    "significant": pl.Boolean(),
+}
+
+
+def _metric_columns(per_query: pl.DataFrame, run: str, query: str) -> list[str]:
+    return [
+        name
+        for name, dtype in per_query.schema.items()
+        if name not in (run, query) and dtype.is_numeric()
+    ]
+
+
+def _check_input(
+    per_query: pl.DataFrame, baseline: str, metrics: list[str], run: str, query: str
+) -> list[str]:
+    """Validate the long per-query frame; return the run names in order of appearance."""
+    missing = [c for c in (run, query, *metrics) if c not in per_query.columns]
+    if missing:
+        raise PolarsRankError(f"compare: column(s) {missing} not in the per-query frame")
+    if not metrics:
+        raise PolarsRankError("compare: no metric columns to compare")
+    for metric in metrics:
+        if not per_query.schema[metric].is_numeric():
+            raise PolarsRankError(f"compare: metric column {metric!r} is not numeric")
+    if per_query.select(pl.col(run, query).is_null().any()).row(0) != (False, False):
+        raise PolarsRankError(f"compare: null values in the {run!r} or {query!r} column")
+    bad = per_query.select(pl.col(metrics).cast(pl.Float64).fill_nan(None).is_null().any())
+    for metric, has_missing in bad.row(0, named=True).items():
+        if has_missing:
+            raise PolarsRankError(f"compare: metric {metric!r} has null or NaN values")
+    dup = per_query.filter(pl.struct(run, query).is_duplicated())
+    if dup.height:
+        r, q = dup.row(0, named=True)[run], dup.row(0, named=True)[query]
+        raise PolarsRankError(f"compare: run {r!r} has more than one row for query {q!r}")
+    runs = per_query[run].unique(maintain_order=True).to_list()
+    if baseline not in runs:
+        raise PolarsRankError(f"compare: baseline run {baseline!r} not among runs {runs}")
+    if len(runs) < 2:
+        raise PolarsRankError("compare: need at least one run besides the baseline")
+    base_queries = per_query.filter(pl.col(run) == baseline).select(query)
+    for name in runs:
+        if name == baseline:
+            continue
+        other = per_query.filter(pl.col(run) == name).select(query)
+        lacking = base_queries.join(other, on=query, how="anti", nulls_equal=True)
+        if lacking.height:
+            q = lacking.sort(query)[query][0]
+            raise PolarsRankError(
+                f"compare: run {name!r} is missing query {q!r} (present in baseline {baseline!r}); "
+                "every run must have the same queries"
+            )
+        extra = other.join(base_queries, on=query, how="anti", nulls_equal=True)
+        if extra.height:
+            q = extra.sort(query)[query][0]
+            raise PolarsRankError(
+                f"compare: baseline {baseline!r} is missing query {q!r} (present in run {name!r}); "
+                "every run must have the same queries"
+            )
+    return runs
+
+
+def _matrix(
+    per_query: pl.DataFrame, name: str, metrics: list[str], run: str, query: str
+) -> np.ndarray:
+    """Metric values of one run as a (queries × metrics) matrix, rows sorted by query."""
+    frame = per_query.filter(pl.col(run) == name).sort(query)
+    return frame.select(pl.col(metrics).cast(pl.Float64)).to_numpy()
+
+
+def compare_per_query(
+    per_query: pl.DataFrame,
+    *,
+    baseline: str,
+    metrics: list[str] | None = None,
+    run: str = "run",
+    query: str = "query",
+    permutations: int = 10_000,
+    bootstrap: int = 10_000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> pl.DataFrame:
+    """Compare every run with ``baseline`` on every metric, query by query.
+
+    ``per_query`` is a long frame ``run, query, <metric columns>`` with one row per run and
+    query; all runs must have the same queries. ``metrics`` defaults to every numeric column
+    other than ``run`` and ``query``. With ``d_q = run_q − baseline_q`` over the ``n`` queries,
+    each output row (one per non-baseline run and metric, runs in order of appearance) holds:
+
+    - ``run``, ``baseline``, ``metric``; ``mean``, ``baseline_mean``; ``diff = mean(d)``.
+    - ``t_pvalue``: paired two-sided t-test, ``t = mean(d) / (sd(d)/√n)``, ``n − 1`` degrees of
+      freedom (equals ``scipy.stats.ttest_rel``). All ``d = 0`` (identical runs) → 1.0;
+      constant non-zero ``d`` → 0.0; ``n = 1`` → NaN.
+    - ``perm_pvalue``: two-sided paired randomization test: ``permutations`` random sign flips
+      of ``d``, statistic ``|mean|``, ``p = (#{|perm| ≥ |observed|} + 1) / (permutations + 1)``
+      (never 0; identical runs → 1.0).
+    - ``ci_low``, ``ci_high``: percentile bootstrap interval (``bootstrap`` resamples of the
+      queries) at level ``confidence`` for ``mean(d)``.
+    - ``wins``, ``ties``, ``losses``: number of queries with ``d > 0``, ``d = 0``, ``d < 0``.
+    - ``t_pvalue_holm``, ``perm_pvalue_holm``: Holm–Bonferroni adjusted over all rows of the
+      output (every run × metric comparison).
+    - ``significant``: ``t_pvalue_holm < 1 − confidence``.
+
+    Ties: a difference ``|d_q| ≤ 1e-12 · max(1, |run_q|, |baseline_q|)`` is floating-point
+    rounding noise (the same ranking scored twice may differ in the last bit) and is set to 0
+    before every statistic, so equal values tie and identical runs get p = 1.
+
+    Random draws come from ``numpy.random.default_rng`` seeded with ``seed``; the same sign
+    flips and resamples are shared by all comparisons, so a row does not depend on which other
+    runs or metrics are in the table.
+
+    >>> pq = pl.DataFrame({"run": ["a"] * 3 + ["b"] * 3, "query": ["1", "2", "3"] * 2,
+    ...                    "AP": [0.1, 0.2, 0.3, 0.2, 0.2, 0.5]})
+    >>> out = compare_per_query(pq, baseline="a")
+    >>> out.select("run", "metric", "wins", "ties", "losses").row(0), round(out["diff"][0], 6)
+    (('b', 'AP', 2, 1, 0), 0.1)
+    """
+    if permutations < 1 or bootstrap < 1:
+        raise PolarsRankError("compare: permutations and bootstrap must be positive")
+    if not 0.0 < confidence < 1.0:
+        raise PolarsRankError("compare: confidence must be between 0 and 1")
+    metrics = list(metrics) if metrics is not None else _metric_columns(per_query, run, query)
+    runs = _check_input(per_query, baseline, metrics, run, query)
+    others = [name for name in runs if name != baseline]
+
+    base = _matrix(per_query, baseline, metrics, run, query)
+    values = np.concatenate([_matrix(per_query, n, metrics, run, query) for n in others], axis=1)
+    tiled = np.tile(base, (1, len(others)))
+    d = values - tiled
+    # Differences at rounding-noise level are ties (see the docstring).
+    scale = np.maximum(1.0, np.maximum(np.abs(values), np.abs(tiled)))
+    d[np.abs(d) <= statistics.TIE_TOLERANCE * scale] = 0.0
+
+    perm_rng, boot_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2))
+    t_p = statistics.paired_t_pvalues(d)
+    perm_p = statistics.sign_flip_pvalues(d, permutations, perm_rng)
+    ci_low, ci_high = statistics.bootstrap_ci(d, bootstrap, confidence, boot_rng)
+    t_holm = statistics.holm(t_p)
+    run_dtype = per_query.schema[run]  # run names keep their type (usually String)
+    return pl.DataFrame(
+        {
+            "run": [name for name in others for _ in metrics],
+            "baseline": [baseline] * d.shape[1],
+            "metric": metrics * len(others),
+            "mean": values.mean(axis=0),
+            "baseline_mean": np.tile(base.mean(axis=0), len(others)),
+            "diff": d.mean(axis=0),
+            "t_pvalue": t_p,
+            "perm_pvalue": perm_p,
+            "ci_low": ci_low,
+            "ci_high": ci_high,
+            "wins": (d > 0).sum(axis=0),
+            "ties": (d == 0).sum(axis=0),
+            "losses": (d < 0).sum(axis=0),
+            "t_pvalue_holm": t_holm,
+            "perm_pvalue_holm": statistics.holm(perm_p),
+            "significant": t_holm < 1.0 - confidence,
+        },
+        schema={**_RESULT_SCHEMA, "run": run_dtype, "baseline": run_dtype},
+    )
+
+
+def compare(
+    runs: Mapping[str, Any],
+    qrels: Any,
+    metrics: list[str],
+    *,
+    baseline: str | None = None,
+    permutations: int = 10_000,
+    bootstrap: int = 10_000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    **evaluate_options: Any,
+) -> pl.DataFrame:
+    """Evaluate each run per query and compare it with ``baseline`` (default: the first run).
+
+    ``runs`` maps a run name to a ``query, doc, score`` frame. The runs are scored with
+    :func:`polars_rank.evaluate_runs` (``per_query=True``, ``evaluate_options`` passed on) and
+    the result goes to :func:`compare_per_query` (see there for the output columns and the
+    meaning of ``permutations``, ``bootstrap``, ``confidence`` and ``seed``). With the default
+    ``queries="qrels"`` every run is scored on the same queries (all judged ones);
+    ``queries="both"`` may give runs different query sets, which is an error.
+
+    The arguments come in the order of :func:`polars_rank.evaluate` (runs, qrels, metrics);
+    the former order ``compare(qrels, runs, metrics)`` still works, with a
+    ``DeprecationWarning``.
+
+    >>> import polars as pl, polars_rank as pr
+    >>> qrels = pl.DataFrame({"query": ["q1", "q2"], "doc": ["a", "b"], "relevance": [1, 1]})
+    >>> run = pl.DataFrame({"query": ["q1", "q1", "q2", "q2"], "doc": ["a", "b", "a", "b"],
+    ...                     "score": [2.0, 1.0, 2.0, 1.0]})
+    >>> out = pr.compare({"base": run, "same": run}, qrels, ["RR"], permutations=10, bootstrap=10)
+    >>> out.select("run", "mean", "baseline_mean", "t_pvalue").rows()
+    [('same', 0.75, 0.75, 1.0)]
+    """
+    from polars_rank.ranking.evaluate import evaluate_runs, runs_first
+
+    runs, qrels = runs_first(runs, qrels, "compare")
+
+    if not runs:
+        raise PolarsRankError("compare: no runs given")
+    names = list(runs)
+    baseline = names[0] if baseline is None else baseline
+    if baseline not in runs:
+        raise PolarsRankError(f"compare: baseline {baseline!r} not among runs {names}")
+    per_query = evaluate_runs(runs, qrels, metrics, per_query=True, **evaluate_options)
+    return compare_per_query(
+        per_query,
+        baseline=baseline,
+        metrics=metrics,
+        query=evaluate_options.get("query", "query"),
+        permutations=permutations,
+        bootstrap=bootstrap,
+        confidence=confidence,
+        seed=seed,
+    )

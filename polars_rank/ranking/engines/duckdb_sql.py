@@ -1,0 +1,178 @@
+"""The SQL text of the DuckDB engine: one query that ranks the run, joins the judgments, and
+aggregates each query with the macros of ``sql/ranking.sql`` (calls built from the registry).
+
+>>> from polars_rank.ranking.names import parse_metric
+>>> metric_sql(parse_metric("nDCG@10"), 1)
+"ndcg(rank, relevance, k := 10, gain := 'linear')"
+>>> metric_sql(parse_metric("P(rel=2)@5"), 1)
+'"precision"(rank, relevance, 5, relevance_level := 2)'
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from polars_rank._sql import ident, literal
+from polars_rank.ranking.engines import IN_RUN, JUDGED, LEFT_OUT
+from polars_rank.ranking.names import MetricSpec
+from polars_rank.ranking.options import Options
+from polars_rank.ranking.registry import REQUIRED, summary_sql
+
+#: The row number column registered frames get when the first of duplicates must be found.
+ROW = "__pr_row"
+
+#: Queries with at most this many retrieved judged documents rank them by counting the
+#: documents above each (a join, linear in the query's length); longer lists of judged
+#: documents are ranked by sorting the whole query (a window).
+PAIRWISE_MAX_JUDGED = 32
+
+
+def metric_sql(spec: MetricSpec, relevance_level: float) -> str:
+    """The macro call computing ``spec`` for one query of the judged table: the columns, the
+    required arguments by position, the optional ones by name (a NULL default is left out)."""
+    entry = spec.entry
+    arguments = spec.arguments(relevance_level)
+    parts = list(entry.columns)
+    for name, default in entry.parameters()[len(entry.columns) :]:
+        value = arguments[name]
+        if default is REQUIRED:
+            parts.append(literal(value))
+        elif value is not None:
+            parts.append(f"{name} := {literal(value)}")
+    return f"{entry.sql_macro}({', '.join(parts)})"
+
+
+def _id_sql(column: str, dtype: pl.DataType) -> str:
+    """An id column as the engine reads it: text ids as bytes (``_pr_id_bytes``), so that
+    joins and groups do not depend on the connection's collation; other ids as they are."""
+    return f"_pr_id_bytes({ident(column)})" if dtype == pl.String else ident(column)
+
+
+def _deduped(source: str, value: str, policy: str) -> str:
+    """``query, doc, <value>`` with one row per (query, doc) under the duplicates policy."""
+    if policy == "first":
+        return (
+            f"SELECT query, doc, arg_min_null({value}, {ROW}) AS {value} "
+            f"FROM {source} GROUP BY query, doc"
+        )
+    if policy == "max":
+        return f"SELECT query, doc, max({value}) AS {value} FROM {source} GROUP BY query, doc"
+    return f"SELECT query, doc, {value} FROM {source}"
+
+
+def judged_sql(run: str, qrels: str, schema: pl.Schema, options: Options) -> str:
+    """CTEs ending in ``_judged(query, rank, relevance)``: the compact judged table.
+
+    ``run`` and ``qrels`` are ``FROM`` texts; ``schema`` is the run's; ``options`` must be
+    resolved. The table holds every judged document (rank NULL when not retrieved, or ranked
+    below ``max_rank``) and one unjudged row per run query whose rank is the number retrieved,
+    the only rows the metrics read. A retrieved judged document's rank is 1 + the number of the
+    query's documents ordered before it (the sort keys of ``sql/ranking.sql``).
+    """
+    cols, order_column, duplicates = options.columns, options.order_column, options.duplicates
+    row = f", {ROW}" if duplicates == "first" else ""
+    query_id = _id_sql(cols.query, schema[cols.query])
+    doc_id = _id_sql(cols.doc, schema[cols.doc])
+    run_in = (
+        f"SELECT {query_id} AS query, {doc_id} AS doc, {ident(order_column)} AS by_value{row} "
+        f"FROM {run}"
+    )
+    qrels_in = (
+        f"SELECT {query_id} AS query, {doc_id} AS doc, {ident(cols.relevance)} AS relevance{row} "
+        f"FROM {qrels}"
+    )
+    key = "_pr_score_key(by_value)" if options.order_by == "score" else "_pr_rank_key(by_value)"
+    max_rank = options.max_rank
+    cut = "" if max_rank is None else f" AND rank <= {int(max_rank)}"
+    retrieved = "n" if max_rank is None else f"least(n, {int(max_rank)})"
+    # the run is read several times: recompute a plain scan, keep a deduplicated one
+    materialized = "NOT MATERIALIZED" if duplicates == "error" else "MATERIALIZED"
+    return f"""
+WITH _run AS {materialized} (
+    SELECT query, doc, {key} AS sort_key, _pr_id_bytes(doc) AS doc_key
+    FROM ({_deduped(f"({run_in})", "by_value", duplicates)})
+),
+_qrels AS ({_deduped(f"({qrels_in})", "relevance", duplicates)}),
+_hit AS (
+    SELECT r.query, r.doc, r.sort_key, r.doc_key, q.relevance
+    FROM _run AS r JOIN _qrels AS q ON r.query = q.query AND r.doc = q.doc
+),
+_size AS (SELECT query, count(*) AS n FROM _run GROUP BY query),
+_long AS (
+    SELECT query FROM _hit GROUP BY query HAVING count(*) > {PAIRWISE_MAX_JUDGED}
+),
+_counted AS (
+    SELECT h.query, h.doc, h.relevance,
+           1 + count(*) FILTER (WHERE r.sort_key > h.sort_key
+                                OR (r.sort_key = h.sort_key AND r.doc_key > h.doc_key)) AS rank
+    FROM (SELECT * FROM _hit WHERE query NOT IN (SELECT query FROM _long)) AS h
+    JOIN _run AS r ON r.query = h.query
+    GROUP BY h.query, h.doc, h.relevance
+),
+_sorted AS (
+    SELECT h.query, h.doc, h.relevance, w.rank
+    FROM (
+        SELECT query, doc,
+               row_number() OVER (PARTITION BY query ORDER BY sort_key DESC, doc_key DESC)
+                   AS rank
+        FROM _run WHERE query IN (SELECT query FROM _long)
+    ) AS w
+    JOIN _hit AS h ON w.query = h.query AND w.doc = h.doc
+),
+_judged AS (
+    SELECT query, CASE WHEN rank IS NOT NULL{cut} THEN rank END AS rank, relevance
+    FROM (SELECT * FROM _counted UNION ALL SELECT * FROM _sorted)
+    UNION ALL
+    SELECT q.query, NULL, q.relevance
+    FROM _qrels AS q ANTI JOIN _hit AS h ON q.query = h.query AND q.doc = h.doc
+    UNION ALL
+    SELECT query, {retrieved}, NULL FROM _size
+),
+"""
+
+
+def query_sql(
+    run: str,
+    qrels: str,
+    schema: pl.Schema,
+    specs: list[MetricSpec],
+    options: Options,
+    *,
+    per_query: bool,
+) -> str:
+    """The whole evaluation as one SELECT: per-query values (sorted by query) or the summary
+    row, plus the count of run queries without judgments in column :data:`LEFT_OUT`."""
+    metrics = ",\n       ".join(
+        f"{metric_sql(s, options.relevance_level)} AS {ident(s.label)}" for s in specs
+    )
+    keep = JUDGED if options.queries == "qrels" else f"{JUDGED} AND {IN_RUN}"
+    labels = [ident(s.label) for s in specs]
+    sql = (
+        judged_sql(run, qrels, schema, options)
+        + f"""_per_query AS (
+    SELECT query,
+       bool_or(rank IS NOT NULL) AS {IN_RUN},
+       bool_or(relevance IS NOT NULL) AS {JUDGED},
+       {metrics}
+    FROM _judged
+    GROUP BY query
+)
+"""
+    )
+    left_out = f"count(*) FILTER (WHERE {IN_RUN} AND NOT {JUDGED})"
+    if per_query:
+        columns = ", ".join(
+            [
+                f"query AS {ident(options.columns.query)}",
+                *labels,
+                f"{left_out} OVER () AS {LEFT_OUT}",
+            ]
+        )
+        return sql + f"SELECT {columns} FROM _per_query QUALIFY {keep} ORDER BY query"
+    aggregates = ", ".join(
+        [
+            *(f"{summary_sql(s.summary, s.label, keep)} AS {ident(s.label)}" for s in specs),
+            f"{left_out} AS {LEFT_OUT}",
+        ]
+    )
+    return sql + f"SELECT {aggregates} FROM _per_query"

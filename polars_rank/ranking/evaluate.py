@@ -1,0 +1,149 @@
+"""``evaluate``: a run against judgments, many metrics, one engine call; ``evaluate_runs``:
+several runs into one frame with a ``run`` column."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal, get_args
+
+import polars as pl
+
+from polars_rank._errors import PolarsRankError
+from polars_rank.ranking import messages
+from polars_rank.ranking.conventions import OrderBy
+from polars_rank.ranking.engines import RESERVED
+from polars_rank.ranking.names import parse_metrics
+from polars_rank.ranking.options import Duplicates, Options, Queries
+
+Engine = Literal["polars", "duckdb"]
+
+
+def evaluate(
+    run: Any,
+    qrels: Any,
+    metrics: list[str] | tuple[str, ...] | str,
+    *,
+    per_query: bool = False,
+    engine: Engine = "polars",
+    queries: Queries = "qrels",
+    relevance_level: float = 1,
+    query: str = "query",
+    doc: str = "doc",
+    score: str = "score",
+    rank: str = "rank",
+    relevance: str = "relevance",
+    order_by: OrderBy | None = None,
+    max_rank: int | None = None,
+    duplicates: Duplicates = "error",
+    validate: bool = True,
+    con: Any = None,
+) -> pl.DataFrame | pl.LazyFrame:
+    """Evaluate a run against judgments.
+
+    Args:
+        run: ``query, doc, score`` (and/or ``rank``), a DataFrame or LazyFrame (the DuckDB
+            engine also takes relations, table names and Parquet paths).
+        qrels: ``query, doc, relevance``.
+        metrics: names such as ``["nDCG@10", "RR@10", "AP", "P(rel=2)@5", "ndcg_cut.10"]``
+            (see the README's metric table).
+        per_query: one row per query (sorted by query) instead of one summary row.
+        engine: ``"polars"`` (lazy in, lazy out) or ``"duckdb"`` (one SQL query).
+        queries: ``"qrels"`` (default; every query with judgments counts, a query missing from
+            the run scores 0, as trec_eval ``-c``, ir_measures and MS MARCO) or ``"both"``
+            (only queries in both the run and the qrels, as trec_eval without ``-c``,
+            pytrec_eval and BEIR). Run queries without judgments are never evaluated; a warning
+            says how many were left out.
+        relevance_level: grades ``>=`` this are relevant (trec_eval ``-l``); a metric's own
+            ``(rel=N)`` wins.
+        order_by, max_rank, duplicates, validate: see :func:`polars_rank.judge`.
+        con: a DuckDB connection for ``engine="duckdb"`` (the package's in-memory database by
+            default).
+
+    Returns:
+        One row with one column per metric, named as written (mean over queries; counts such
+        as ``NumRet`` are summed and ``gm_map`` is a geometric mean, as in trec_eval), or with
+        ``per_query=True`` a ``query`` column plus one column per metric.
+
+    Example:
+        >>> import polars as pl, polars_rank as pr
+        >>> run = pl.DataFrame({"query": ["q1", "q1"], "doc": ["a", "b"], "score": [2.0, 1.0]})
+        >>> qrels = pl.DataFrame({"query": ["q1"], "doc": ["b"], "relevance": [1]})
+        >>> pr.evaluate(run, qrels, ["RR", "P@1"]).rows()
+        [(0.5, 0.0)]
+    """
+    specs = parse_metrics(metrics)
+    options = Options.from_arguments(
+        query=query,
+        doc=doc,
+        score=score,
+        rank=rank,
+        relevance=relevance,
+        queries=queries,
+        relevance_level=relevance_level,
+        order_by=order_by,
+        max_rank=max_rank,
+        duplicates=duplicates,
+        validate=validate,
+    )
+    if engine not in get_args(Engine):
+        raise messages.bad_choice("engine", engine, get_args(Engine))
+    for spec in specs:
+        if spec.label == query or spec.label in RESERVED:
+            raise PolarsRankError(f"metric name {spec.label!r} clashes with a column name")
+    if engine == "duckdb":
+        from polars_rank.ranking.engines.duckdb import evaluate_duckdb
+
+        return evaluate_duckdb(run, qrels, specs, options, per_query=per_query, con=con)
+    from polars_rank.ranking.engines.polars import evaluate_polars
+
+    return evaluate_polars(run, qrels, specs, options, per_query=per_query)
+
+
+def evaluate_runs(
+    runs: Mapping[str, Any] | Iterable[tuple[str, Any]],
+    qrels: Any,
+    metrics: list[str] | tuple[str, ...] | str,
+    *,
+    per_query: bool = False,
+    run_column: str = "run",
+    **options: Any,
+) -> pl.DataFrame:
+    """Evaluate several runs against the same judgments: one frame, a leading ``run`` column.
+
+    ``runs`` maps a run name to its frame (or is an iterable of ``(name, frame)`` pairs, read
+    one at a time). Each run goes through :func:`evaluate` with ``options``; the rows are
+    stacked in the order of ``runs`` (per query: sorted by query within each run).
+
+    >>> import polars as pl, polars_rank as pr
+    >>> qrels = pl.DataFrame({"query": ["q"], "doc": ["b"], "relevance": [1]})
+    >>> runs = {name: pl.DataFrame({"query": ["q", "q"], "doc": ["a", "b"], "score": s})
+    ...         for name, s in [("good", [1.0, 2.0]), ("bad", [2.0, 1.0])]}
+    >>> pr.evaluate_runs(runs, qrels, ["RR"]).rows()
+    [('good', 1.0), ('bad', 0.5)]
+    """
+    pairs = runs.items() if isinstance(runs, Mapping) else runs
+    frames = []
+    for name, frame in pairs:
+        result = evaluate(frame, qrels, metrics, per_query=per_query, **options)
+        if isinstance(result, pl.LazyFrame):
+            result = result.collect()
+        frames.append(result.select(pl.lit(name).alias(run_column), pl.all()))
+    if not frames:
+        raise PolarsRankError("no runs given")
+    return pl.concat(frames, how="vertical_relaxed")
+
+
+def runs_first(runs: Any, qrels: Any, function: str) -> tuple[Any, Any]:
+    """``(runs, qrels)`` for a function that takes ``(runs, qrels, ...)``, accepting the former
+    order ``(qrels, runs, ...)`` — recognised by the mapping of runs coming second — with a
+    ``DeprecationWarning`` at the caller's line."""
+    if isinstance(qrels, Mapping) and not isinstance(runs, Mapping):
+        warnings.warn(
+            f"{function}(qrels, runs, ...) is deprecated: pass {function}(runs, qrels, ...), "
+            "the order of evaluate",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return qrels, runs
+    return runs, qrels

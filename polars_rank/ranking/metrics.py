@@ -1,0 +1,510 @@
+"""Ranking metrics as Polars expressions over the judged table.
+
+Every function returns a ``pl.Expr`` that aggregates one query's rows of the judged table
+(``query, doc, rank, relevance`` from :func:`polars_rank.judge`) to one Float64 value, for use in
+``judged.group_by("query").agg(...)``. Definitions are trec_eval 10.0's:
+
+* ``R`` is the number of judged documents with ``relevance >= relevance_level`` (retrieved or
+  not); negative judgments never count as relevant and never give gain.
+* ``k`` counts positions, not retrieved documents: P@10 of a run with 3 documents divides by 10.
+* A document is retrieved when its rank is not null; the number retrieved is the largest rank.
+
+The expressions only read judged rows and the largest rank of each query, so they give the same
+values on the compact table :func:`polars_rank.evaluate` builds internally. Sums run in the
+table's row order; :func:`polars_rank.judge` returns rows in rank order, so sums follow ranks
+(as trec_eval's do) and results are repeatable bit for bit.
+
+Example:
+    >>> import polars as pl, polars_rank as pr
+    >>> judged = pl.DataFrame({"query": ["q"] * 3, "rank": [1, 2, None],
+    ...                        "relevance": [0, 1, 1]})
+    >>> judged.group_by("query").agg(pr.precision(2), pr.recall(2), pr.reciprocal_rank()).rows()
+    [('q', 0.5, 0.5, 0.5)]
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import polars as pl
+
+from polars_rank._errors import PolarsRankError
+from polars_rank._expr import ColumnOrExpr, group_constant
+from polars_rank._expr import col as _col
+from polars_rank._expr import safe_div as _div
+from polars_rank.ranking.conventions import judged_nonrelevant, relevant
+
+__all__ = [
+    "ELEVEN_POINTS",
+    "average_precision",
+    "bpref",
+    "dcg",
+    "eleven_pt_avg",
+    "f1",
+    "hit_rate",
+    "hits",
+    "ideal_dcg",
+    "iprec_at_recall",
+    "judged",
+    "judged_fraction",
+    "ndcg",
+    "num_nonrel_judged_ret",
+    "num_q",
+    "num_rel",
+    "num_rel_ret",
+    "num_ret",
+    "precision",
+    "r_precision",
+    "recall",
+    "recall_cap",
+    "reciprocal_rank",
+    "set_f",
+    "set_precision",
+    "set_recall",
+    "unjudged",
+]
+
+Gain = Literal["linear", "exponential"]
+APDenominator = Literal["R", "min(k,R)"]
+
+#: The recall levels of trec_eval's 11-point interpolated precision (``11pt_avg``).
+ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+_F64 = pl.Float64
+
+
+def _check_k(k: int | None, name: str, *, required: bool = False) -> None:
+    if k is None:
+        if required:
+            raise PolarsRankError(f"{name} needs a cutoff k (a positive integer)")
+        return
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise PolarsRankError(f"{name}: k must be a positive integer, got {k!r}")
+
+
+def _retrieved_within(rank: ColumnOrExpr, k: int | None) -> pl.Expr:
+    r = _col(rank)
+    return r.is_not_null() if k is None else (r <= k).fill_null(False)
+
+
+def _is_rel(relevance: ColumnOrExpr, relevance_level: float) -> pl.Expr:
+    return relevant(_col(relevance), relevance_level)
+
+
+# --------------------------------------------------------------------------------------------
+# counts
+
+
+def num_ret(*, rank: ColumnOrExpr = "rank") -> pl.Expr:
+    """NumRet: number of documents retrieved (the largest rank; 0 for a query not in the run)."""
+    return _col(rank).max().fill_null(0).cast(_F64).alias("num_ret")
+
+
+def num_rel(*, relevance: ColumnOrExpr = "relevance", relevance_level: float = 1) -> pl.Expr:
+    """NumRel: R, the number of judged documents with ``relevance >= relevance_level``."""
+    return _is_rel(relevance, relevance_level).sum().cast(_F64).alias("num_rel")
+
+
+def hits(
+    k: int | None = None,
+    *,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+    relevance_level: float = 1,
+) -> pl.Expr:
+    """Hits@k: number of relevant documents in the top k (all retrieved when k is None)."""
+    _check_k(k, "hits")
+    within = _retrieved_within(rank, k)
+    return (_is_rel(relevance, relevance_level) & within).sum().cast(_F64).alias("hits")
+
+
+def num_rel_ret(
+    *,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+    relevance_level: float = 1,
+) -> pl.Expr:
+    """NumRelRet: number of relevant documents retrieved."""
+    return hits(None, rank=rank, relevance=relevance, relevance_level=relevance_level).alias(
+        "num_rel_ret"
+    )
+
+
+def num_nonrel_judged_ret(
+    *,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+    relevance_level: float = 1,
+) -> pl.Expr:
+    """Number of retrieved documents judged non-relevant (``0 <= relevance < level``)."""
+    nonrel = judged_nonrelevant(_col(relevance), relevance_level)
+    return (nonrel & _col(rank).is_not_null()).sum().cast(_F64).alias("num_nonrel_judged_ret")
+
+
+def num_q() -> pl.Expr:
+    """NumQ: 1 per query (summed over queries by :func:`polars_rank.evaluate`)."""
+    return pl.lit(1.0, _F64).alias("num_q")
+
+
+# --------------------------------------------------------------------------------------------
+# cutoff metrics
+
+
+def precision(
+    k: int,
+    *,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+    relevance_level: float = 1,
+) -> pl.Expr:
+    """P@k = relevant in the top k / k (k even when fewer were retrieved; trec_eval ``P_k``).
+
+    >>> judged = pl.DataFrame({"query": ["q"], "rank": [1], "relevance": [1]})
+    >>> judged.group_by("query").agg(precision(10)).item(0, 1)  # 1 relevant in the top 10
+    0.1
+    """
+    _check_k(k, "precision", required=True)
+    h = hits(k, rank=rank, relevance=relevance, relevance_level=relevance_level)
+    return (h / group_constant(k)).alias("precision")
+
+
+def recall(
+    k: int | None = None,
+    *,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+    relevance_level: float = 1,
+) -> pl.Expr:
+    """R@k = relevant in the top k / R, 0 when R = 0 (trec_eval ``recall_k``)."""
+    _check_k(k, "recall")
+    h = hits(k, rank=rank, relevance=relevance, relevance_level=relevance_level)
+    r = num_rel(relevance=relevance, relevance_level=relevance_level)
+    return _div(h, r).alias("recall")
+
+
+def recall_cap(
+    k: int,
+    *,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+    relevance_level: float = 1,
+) -> pl.Expr:
+    """R_cap@k = relevant in the top k / min(k, R) (BEIR; trec_eval ``relative_P_k``)."""
+    _check_k(k, "recall_cap", required=True)
+    h = hits(k, rank=rank, relevance=relevance, relevance_level=relevance_level)
+    r = num_rel(relevance=relevance, relevance_level=relevance_level)
+    return _div(h, pl.min_horizontal(r, pl.lit(float(k)))).alias("recall_cap")
+
+
+def hit_rate(
+    k: int | None = None,
+    *,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+    relevance_level: float = 1,
+) -> pl.Expr:
+    """Success@k / HR@k = 1 if any relevant document is in the top k, else 0."""
+    _check_k(k, "hit_rate")
+    h = hits(k, rank=rank, relevance=relevance, relevance_level=relevance_level)
+    return (h > 0).cast(_F64).alias("hit_rate")
+
+
+def f1(
+    k: int | None = None,
+    *,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+    relevance_level: float = 1,
+) -> pl.Expr:
+    """F1@k = 2·P@k·R@k / (P@k + R@k), 0 when both are 0 (ranx's ``f1@k``).
+
+    Without k, P uses the number retrieved as its denominator (ranx's convention).
+    """
+    _check_k(k, "f1")
+    h = hits(k, rank=rank, relevance=relevance, relevance_level=relevance_level)
+    denominator = group_constant(k) if k is not None else num_ret(rank=rank)
+    p = _div(h, denominator)
+    r = _div(h, num_rel(relevance=relevance, relevance_level=relevance_level))
+    return _div(2.0 * p * r, p + r).alias("f1")
+
+
+def reciprocal_rank(
+    k: int | None = None,
+    *,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+    relevance_level: float = 1,
+) -> pl.Expr:
+    """RR@k = 1 / rank of the first relevant document within k, else 0; MRR is its mean.
+
+    >>> judged = pl.DataFrame({"query": ["q", "q"], "rank": [1, 2], "relevance": [0, 1]})
+    >>> judged.group_by("query").agg(reciprocal_rank()).item(0, 1)  # first relevant at rank 2
+    0.5
+    """
+    _check_k(k, "reciprocal_rank")
+    mask = _is_rel(relevance, relevance_level) & _retrieved_within(rank, k)
+    first = _col(rank).filter(mask).min().cast(_F64)
+    return (1.0 / first).fill_null(0.0).alias("reciprocal_rank")
+
+
+def average_precision(
+    k: int | None = None,
+    *,
+    denominator: APDenominator = "R",
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+    relevance_level: float = 1,
+) -> pl.Expr:
+    """AP@k = Σ over relevant documents at rank i ≤ k of P@i, divided by R (trec_eval
+    ``map`` / ``map_cut_k``), or by min(k, R) with ``denominator="min(k,R)"`` (Spark's and
+    recommender libraries' AP@k). 0 when the denominator is 0.
+
+    >>> judged = pl.DataFrame({"query": ["q"] * 3, "rank": [1, 4, 6], "relevance": [1, 1, 1]})
+    >>> round(judged.group_by("query").agg(average_precision()).item(0, 1), 4)
+    0.6667
+
+    (R = 3, relevant at ranks 1, 4, 6: (1/1 + 2/4 + 3/6) / 3.)
+    """
+    _check_k(k, "average_precision")
+    if denominator not in ("R", "min(k,R)"):
+        raise PolarsRankError(
+            f"average_precision: denominator must be 'R' or 'min(k,R)', got {denominator!r}"
+        )
+    mask = _is_rel(relevance, relevance_level) & _retrieved_within(rank, k)
+    ranks = _col(rank).filter(mask).cast(_F64)
+    total = (ranks.rank("ordinal").cast(_F64) / ranks).sum()
+    r = num_rel(relevance=relevance, relevance_level=relevance_level)
+    if denominator == "min(k,R)" and k is not None:
+        r = pl.min_horizontal(r, pl.lit(float(k)))
+    return _div(total, r).alias("average_precision")
+
+
+def r_precision(
+    *,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+    relevance_level: float = 1,
+) -> pl.Expr:
+    """Rprec = relevant in the top R / R, 0 when R = 0."""
+    r = num_rel(relevance=relevance, relevance_level=relevance_level)
+    within_r = (_col(rank).cast(_F64) <= r).fill_null(False)
+    h = (_is_rel(relevance, relevance_level) & within_r).sum()
+    return _div(h, r).alias("r_precision")
+
+
+def judged_fraction(
+    k: int | None = None, *, rank: ColumnOrExpr = "rank", relevance: ColumnOrExpr = "relevance"
+) -> pl.Expr:
+    """Judged@k = judged documents in the top k / min(k, number retrieved) (ir_measures);
+    any judgment counts, negative ones too; 0 when nothing was retrieved.
+
+    >>> judged = pl.DataFrame({"query": ["q"] * 2, "rank": [1, 3], "relevance": [0, 2]})
+    >>> judged.group_by("query").agg(judged_fraction(4)).item(0, 1)  # 2 judged of 3 retrieved
+    0.6666666666666666
+    """
+    _check_k(k, "judged_fraction")
+    within = _retrieved_within(rank, k)
+    count = (within & _col(relevance).is_not_null()).sum()
+    shown = num_ret(rank=rank)
+    if k is not None:
+        shown = pl.min_horizontal(shown, pl.lit(float(k)))
+    return _div(count, shown).alias("judged_fraction")
+
+
+#: The former name of :func:`judged_fraction` (ir_measures' ``Judged@k``).
+judged = judged_fraction
+
+
+def unjudged(
+    k: int, *, rank: ColumnOrExpr = "rank", relevance: ColumnOrExpr = "relevance"
+) -> pl.Expr:
+    """trec_eval ``unj_k``: documents in the top k that are unjudged (or judged negative) / k."""
+    _check_k(k, "unjudged", required=True)
+    within = _retrieved_within(rank, k)
+    judged_count = (within & (_col(relevance) >= 0).fill_null(False)).sum().cast(_F64)
+    shown = pl.min_horizontal(num_ret(rank=rank), pl.lit(float(k)))
+    return ((shown - judged_count) / group_constant(k)).alias("unjudged")
+
+
+# --------------------------------------------------------------------------------------------
+# graded
+
+
+def _gain(relevance: ColumnOrExpr, gain: Gain) -> pl.Expr:
+    rel = _col(relevance).cast(_F64)
+    if gain == "linear":
+        return pl.when(rel > 0).then(rel).otherwise(0.0)
+    if gain == "exponential":
+        return pl.when(rel > 0).then(pl.lit(2.0).pow(rel) - 1.0).otherwise(0.0)
+    raise PolarsRankError(f"gain must be 'linear' or 'exponential', got {gain!r}")
+
+
+def dcg(
+    k: int | None = None,
+    *,
+    gain: Gain = "linear",
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+) -> pl.Expr:
+    """DCG@k = Σ over retrieved documents at rank i ≤ k of gain / log2(i + 1).
+
+    Linear gain is the grade (trec_eval); exponential gain is 2^grade − 1 (Burges et al.).
+    Negative and unjudged documents give 0.
+    """
+    _check_k(k, "dcg")
+    within = _retrieved_within(rank, k)
+    g = _gain(relevance, gain).filter(within)
+    discount = (_col(rank).filter(within).cast(_F64) + 1.0).log(2)
+    return (g / discount).sum().alias("dcg")
+
+
+def ideal_dcg(
+    k: int | None = None, *, gain: Gain = "linear", relevance: ColumnOrExpr = "relevance"
+) -> pl.Expr:
+    """IDCG@k: DCG of all judged documents of the query sorted by gain, cut at k."""
+    _check_k(k, "ideal_dcg")
+    g = _gain(relevance, gain)
+    position = g.rank("ordinal", descending=True).cast(_F64)  # 1 = highest gain
+    terms = g / (position + 1.0).log(2)
+    if k is not None:
+        terms = terms.filter(position <= k)
+    return terms.sum().alias("ideal_dcg")
+
+
+def ndcg(
+    k: int | None = None,
+    *,
+    gain: Gain = "linear",
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+) -> pl.Expr:
+    """nDCG@k = DCG@k / IDCG@k, 0 when IDCG = 0 (trec_eval ``ndcg`` / ``ndcg_cut_k``).
+
+    IDCG uses **all** judged documents of the query, retrieved or not. The relevance level does
+    not apply (trec_eval ignores ``-l`` here). ``gain="exponential"`` gives Burges' 2^rel − 1.
+
+    Judged a=3 b=2 c=1 d=0 e=2, run c d a: DCG@3 = 1 + 0 + 3/2 = 2.5,
+    IDCG@3 = 3 + 2/log2(3) + 2/2 = 5.2619, nDCG@3 = 0.4751:
+
+    >>> judged = pl.DataFrame({"query": ["q"] * 5, "rank": [3, None, 1, 2, None],
+    ...                        "relevance": [3, 2, 1, 0, 2]})
+    >>> round(judged.group_by("query").agg(ndcg(3)).item(0, 1), 4)
+    0.4751
+    """
+    d = dcg(k, gain=gain, rank=rank, relevance=relevance)
+    i = ideal_dcg(k, gain=gain, relevance=relevance)
+    return _div(d, i).alias("ndcg")
+
+
+# --------------------------------------------------------------------------------------------
+# judgment-based and set metrics
+
+
+def bpref(
+    *,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+    relevance_level: float = 1,
+) -> pl.Expr:
+    """bpref (trec_eval): (1/R) Σ over retrieved relevant r of 1 − min(n_r, R) / min(N, R),
+    where n_r is the number of judged non-relevant documents ranked above r and N the number of
+    judged non-relevant documents of the query; a relevant document with no judged non-relevant
+    above it scores 1. Unjudged documents are skipped; negative judgments count as unjudged.
+    """
+    r = _col(rank)
+    retrieved = r.is_not_null()
+    order = r.filter(retrieved)
+    rel = _is_rel(relevance, relevance_level)
+    nonrel = judged_nonrelevant(_col(relevance), relevance_level)
+    rel_sorted = rel.filter(retrieved).sort_by(order)
+    above = nonrel.filter(retrieved).sort_by(order).cast(_F64).cum_sum()
+    big_r = rel.sum().cast(_F64)
+    big_n = nonrel.sum().cast(_F64)
+    penalty = pl.min_horizontal(above, big_r) / pl.min_horizontal(big_n, big_r)
+    contribution = pl.when(above > 0).then(1.0 - penalty).otherwise(1.0)
+    total = (contribution * rel_sorted.cast(_F64)).sum()
+    return _div(total, big_r).alias("bpref")
+
+
+def set_precision(
+    *,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+    relevance_level: float = 1,
+) -> pl.Expr:
+    """SetP = relevant retrieved / retrieved (trec_eval ``set_P``)."""
+    h = num_rel_ret(rank=rank, relevance=relevance, relevance_level=relevance_level)
+    return _div(h, num_ret(rank=rank)).alias("set_precision")
+
+
+def set_recall(
+    *,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+    relevance_level: float = 1,
+) -> pl.Expr:
+    """SetR = relevant retrieved / R (trec_eval ``set_recall``)."""
+    h = num_rel_ret(rank=rank, relevance=relevance, relevance_level=relevance_level)
+    return _div(h, num_rel(relevance=relevance, relevance_level=relevance_level)).alias(
+        "set_recall"
+    )
+
+
+def set_f(
+    beta: float = 1.0,
+    *,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+    relevance_level: float = 1,
+) -> pl.Expr:
+    """SetF = (β + 1)·P·R / (β·P + R) over the retrieved set (trec_eval ``set_F``, whose
+    parameter β weighs recall against precision and is **not** squared); 0 when nothing
+    relevant was retrieved."""
+    p = set_precision(rank=rank, relevance=relevance, relevance_level=relevance_level)
+    r = set_recall(rank=rank, relevance=relevance, relevance_level=relevance_level)
+    return _div((beta + 1.0) * p * r, beta * p + r).alias("set_f")
+
+
+def _iprec_parts(rank: ColumnOrExpr, relevance: ColumnOrExpr, relevance_level: float):
+    mask = _is_rel(relevance, relevance_level) & _col(rank).is_not_null()
+    ranks = _col(rank).filter(mask).cast(_F64)
+    position = ranks.rank("ordinal").cast(_F64)
+    return position, position / ranks, num_rel(relevance=relevance, relevance_level=relevance_level)
+
+
+def iprec_at_recall(
+    recall_level: float,
+    *,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+    relevance_level: float = 1,
+) -> pl.Expr:
+    """Interpolated precision at a recall level (trec_eval 10.0 ``iprec_at_recall``).
+
+    The level becomes a number of relevant documents c = lround(level · R) (trec_eval 10.0;
+    version 9 and pytrec_eval used ⌊level · R + 0.9⌋); the value is the highest precision at or
+    after the rank of the c-th relevant document (the first, when c = 0), 0 when fewer than c
+    relevant documents were retrieved.
+    """
+    if not 0.0 <= recall_level <= 1.0:
+        raise PolarsRankError(
+            f"iprec_at_recall: the recall level must be in [0, 1], got {recall_level}"
+        )
+    position, prec, big_r = _iprec_parts(rank, relevance, relevance_level)
+    needed = (pl.lit(float(recall_level)) * big_r.cast(_F64) + 0.5).floor()
+    needed = pl.max_horizontal(needed, pl.lit(1.0))
+    return prec.filter(position >= needed).max().fill_null(0.0).alias("iprec_at_recall")
+
+
+def eleven_pt_avg(
+    *,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+    relevance_level: float = 1,
+) -> pl.Expr:
+    """11pt_avg: mean of :func:`iprec_at_recall` at recall 0.0, 0.1, …, 1.0 (trec_eval)."""
+    parts = [
+        iprec_at_recall(p, rank=rank, relevance=relevance, relevance_level=relevance_level)
+        for p in ELEVEN_POINTS
+    ]
+    return (pl.sum_horizontal(parts) / group_constant(len(parts))).alias("eleven_pt_avg")

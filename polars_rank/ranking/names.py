@@ -1,0 +1,195 @@
+"""Metric names: ir_measures' grammar ``Name(param=value)@k``, other tools' aliases and
+trec_eval's ``name_k`` / ``name.k``, parsed into :class:`MetricSpec` objects (names and
+parameters come from :mod:`.registry`).
+
+>>> spec = parse_metric("P(rel=2)@5")
+>>> spec.metric, spec.k, spec.relevance_level
+('precision', 5, 2.0)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from polars_rank._errors import PolarsRankError
+from polars_rank.ranking.registry import ALIASES, REGISTRY, Metric, Summary, names
+
+_GRAMMAR = re.compile(
+    r"^(?P<name>[A-Za-z0-9_\-]+?)(?:\((?P<params>[^()]*)\))?(?:@(?P<cut>[0-9]*\.?[0-9]+))?$"
+)
+_TREC_SUFFIX = re.compile(r"^(?P<name>[A-Za-z0-9_\-]+?)[_.](?P<cut>[0-9]*\.?[0-9]+)$")
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """A parsed metric name: the metric, its cutoff and parameters, and the output label."""
+
+    label: str
+    metric: str
+    k: int | None = None
+    recall_level: float | None = None
+    relevance_level: float | None = None
+    params: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def entry(self) -> Metric:
+        """The registry entry of the metric."""
+        return REGISTRY[self.metric]
+
+    @property
+    def summary(self) -> Summary:
+        """How per-query values become one number: mean, sum (counts) or geometric mean."""
+        return self.entry.summary
+
+    def level(self, default: float) -> float:
+        """The relevance level that applies: the metric's own ``rel=``, else ``default``."""
+        return self.relevance_level if self.relevance_level is not None else default
+
+    def arguments(self, relevance_level: float = 1) -> dict[str, Any]:
+        """The metric's arguments besides its columns: cutoff or recall level, parameters
+        (defaults filled in) and the relevance level, by the names the registry gives them."""
+        entry = self.entry
+        out: dict[str, Any] = {p.name: p.default for p in entry.params}
+        out.update(self.params)
+        if entry.cutoff in ("required", "optional"):
+            out["k"] = self.k
+        elif entry.cutoff == "recall":
+            out["recall_level"] = self.recall_level
+        if entry.relevance_level:
+            out["relevance_level"] = self.level(relevance_level)
+        return out
+
+    def expr(
+        self, *, relevance_level: float = 1, rank: str = "rank", relevance: str = "relevance"
+    ) -> pl.Expr:
+        """The Polars aggregation for this metric, aliased to the label."""
+        columns = {"rank": rank, "relevance": relevance}
+        kwargs = {c: columns[c] for c in self.entry.columns}
+        kwargs.update(self.arguments(relevance_level))
+        return self.entry.polars(**kwargs).alias(self.label)
+
+
+def valid_names() -> str:
+    """The accepted metric names, comma-separated, for error messages and ``--help``."""
+    return ", ".join(names())
+
+
+def _unknown(label: str, why: str) -> PolarsRankError:
+    return PolarsRankError(
+        f"{why} in metric {label!r}. Valid names (case-insensitive; add @k for a cutoff, "
+        f"(rel=2) for a relevance level, (gain=exp) for exponential gain): {valid_names()}"
+    )
+
+
+def _number(raw: str, key: str, label: str) -> float:
+    try:
+        return float(raw.strip("'\""))
+    except ValueError:
+        raise _unknown(label, f"parameter {key} needs a number, got {raw!r}") from None
+
+
+def _split(text: str) -> tuple[str, str | None, str | None]:
+    """(name, parameter text, cutoff text) of a metric name in either grammar."""
+    match = _GRAMMAR.match(text)
+    if match and (match.group("name").lower() in ALIASES or match.group("cut") is not None):
+        return match.group("name"), match.group("params"), match.group("cut")
+    trec = _TREC_SUFFIX.match(text)  # trec_eval style: P_10, ndcg_cut.10, iprec_at_recall_0.10
+    if trec and trec.group("name").lower() in ALIASES:
+        return trec.group("name"), None, trec.group("cut")
+    if match is None:
+        raise _unknown(text, "cannot parse")
+    return match.group("name"), match.group("params"), match.group("cut")
+
+
+def parse_metric(label: str) -> MetricSpec:
+    """Parse one metric name.
+
+    Accepted forms: ir_measures' ``nDCG@10``, ``P(rel=2)@5``, ``AP``, ``IPrec@0.1``,
+    ``SetF(beta=0.5)``; aliases such as ``ndcg@10``, ``mrr@10``, ``map@100``, ``recall_cap@10``,
+    ``ndcg_burges@10``, ``r_precision``, ``f1@10``; trec_eval names such as ``ndcg_cut.10``,
+    ``P_10``, ``recip_rank``, ``map_cut_100``, ``iprec_at_recall_0.10``.
+
+    >>> parse_metric("nDCG@10").k
+    10
+    >>> parse_metric("ndcg_burges@5").params
+    (('gain', 'exponential'),)
+    """
+    if not isinstance(label, str) or not label.strip():
+        raise PolarsRankError(f"a metric name must be a non-empty string, got {label!r}")
+    name, params_text, cut = _split(label.strip())
+    found = ALIASES.get(name.lower())
+    if found is None:
+        raise _unknown(label, f"unknown name {name!r}")
+    entry, fixed = found
+    params: dict[str, Any] = dict(fixed)
+    relevance_level: float | None = None
+    for item in (params_text or "").split(","):
+        if not item.strip():
+            continue
+        if "=" not in item:
+            raise _unknown(label, f"parameter {item.strip()!r} is not key=value")
+        key, raw = (s.strip() for s in item.split("=", 1))
+        key = key.lower()
+        try:
+            if key == "rel" and entry.relevance_level:
+                relevance_level = _number(raw, key, label)
+            elif key in ("cutoff", "k") and entry.cutoff in ("required", "optional"):
+                cut = raw
+            elif key == "recall" and entry.cutoff == "recall":
+                cut = raw
+            elif key in entry.param:
+                params[key] = entry.param[key].parse(raw)
+            else:
+                allowed = (["rel"] if entry.relevance_level else []) + list(entry.param)
+                if entry.cutoff in ("required", "optional"):
+                    allowed.append("cutoff")
+                raise _unknown(label, f"parameter {key!r} is not one of {allowed} for {name}")
+        except ValueError as err:
+            if isinstance(err, PolarsRankError):
+                raise
+            raise _unknown(label, f"bad value {raw!r} for {key} ({err})") from None
+    k: int | None = None
+    recall_level: float | None = None
+    if entry.cutoff == "recall":
+        if cut is None:
+            raise _unknown(label, f"{name} needs a recall level, e.g. {name}@0.5")
+        recall_level = float(cut)
+        if not 0.0 <= recall_level <= 1.0:
+            raise _unknown(label, f"recall level {cut} is outside [0, 1]")
+    elif cut is not None:
+        if entry.cutoff == "none":
+            raise _unknown(label, f"{name} takes no cutoff")
+        if not re.fullmatch(r"[0-9]+", str(cut).strip()) or int(cut) < 1:
+            raise _unknown(label, f"cutoff {cut!r} is not a positive integer")
+        k = int(cut)
+    elif entry.cutoff == "required":
+        raise _unknown(label, f"{name} needs a cutoff, e.g. {name}@10")
+    return MetricSpec(
+        label=label,
+        metric=entry.name,
+        k=k,
+        recall_level=recall_level,
+        relevance_level=relevance_level,
+        params=tuple(sorted(params.items())),
+    )
+
+
+def parse_metrics(labels: list[str] | tuple[str, ...] | str) -> list[MetricSpec]:
+    """Parse a list of metric names; duplicates are an error (output columns must be unique)."""
+    if isinstance(labels, str):
+        labels = [labels]
+    labels = list(labels)
+    if not labels:
+        raise PolarsRankError(f"no metrics given; choose from: {valid_names()}")
+    seen: set[str] = set()
+    specs = []
+    for label in labels:
+        if label in seen:
+            raise PolarsRankError(f"metric {label!r} is listed twice")
+        seen.add(label)
+        specs.append(parse_metric(label))
+    return specs

@@ -1,0 +1,151 @@
+"""The evaluation options, resolved and checked once for every engine.
+
+:class:`Options` holds what decides *which* rows are evaluated and how: column names, the
+query set, the relevance level, the ordering, the cut-off depth, the duplicates policy and
+whether to check the input. Creating one checks every value (one error type,
+:class:`~polars_rank.PolarsRankError`); :meth:`Options.resolve` then checks it against the
+inputs' schemas and settles the ordering.
+
+>>> Options(duplicates="last")
+Traceback (most recent call last):
+...
+polars_rank._errors.PolarsRankError: duplicates must be 'error', 'first' or 'max', got 'last'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import Literal, get_args
+
+import polars as pl
+
+from polars_rank._errors import PolarsRankError
+from polars_rank.ranking import messages
+from polars_rank.ranking.conventions import Columns, OrderBy
+
+Queries = Literal["qrels", "both"]
+Duplicates = Literal["error", "first", "max"]
+
+
+@dataclass(frozen=True)
+class Options:
+    """How a run is judged and which queries count (see :func:`polars_rank.evaluate`).
+
+    Attributes:
+        columns: column names of the run and the qrels.
+        queries: ``"qrels"`` (every judged query counts; one missing from the run scores 0) or
+            ``"both"`` (only queries in both).
+        relevance_level: grades ``>=`` this are relevant.
+        order_by: ``"score"``, ``"rank"``, or None (score when the run has one); settled by
+            :meth:`resolve`.
+        max_rank: keep only the top ``max_rank`` documents per query.
+        duplicates: ``"error"``, ``"first"`` or ``"max"`` for a repeated ``(query, doc)``.
+        validate: check nulls, NaNs and duplicates in the inputs first.
+    """
+
+    columns: Columns = field(default_factory=Columns)
+    queries: Queries = "qrels"
+    relevance_level: float = 1
+    order_by: OrderBy | None = None
+    max_rank: int | None = None
+    duplicates: Duplicates = "error"
+    validate: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("queries", "duplicates"):
+            choices = get_args(Queries if name == "queries" else Duplicates)
+            if getattr(self, name) not in choices:
+                raise messages.bad_choice(name, getattr(self, name), choices)
+        if self.order_by is not None and self.order_by not in get_args(OrderBy):
+            raise messages.bad_choice("order_by", self.order_by, get_args(OrderBy))
+        if self.order_by == "rank" and self.duplicates == "max":
+            raise PolarsRankError(
+                "duplicates='max' is not defined with order_by='rank'; use 'first'"
+            )
+        if self.max_rank is not None and (
+            isinstance(self.max_rank, bool)
+            or not isinstance(self.max_rank, int)
+            or self.max_rank < 1
+        ):
+            raise messages.not_positive_integer("max_rank", self.max_rank)
+        level = self.relevance_level
+        if (
+            isinstance(level, bool)
+            or not isinstance(level, int | float)
+            or not math.isfinite(level)
+        ):
+            raise PolarsRankError(f"relevance_level must be a finite number, got {level!r}")
+        if not isinstance(self.validate, bool):
+            raise PolarsRankError(f"validate must be True or False, got {self.validate!r}")
+        for name, value in dataclasses.asdict(self.columns).items():
+            if not isinstance(value, str) or not value:
+                raise PolarsRankError(f"the {name} column name must be a non-empty string")
+
+    @classmethod
+    def from_arguments(
+        cls,
+        *,
+        query: str = "query",
+        doc: str = "doc",
+        score: str = "score",
+        rank: str = "rank",
+        relevance: str = "relevance",
+        **options: object,
+    ) -> Options:
+        """Options from the keyword arguments of :func:`polars_rank.evaluate` and friends."""
+        columns = Columns(query=query, doc=doc, score=score, rank=rank, relevance=relevance)
+        return cls(columns=columns, **options)  # type: ignore[arg-type]
+
+    @property
+    def order_column(self) -> str:
+        """The run column the ordering reads (after :meth:`resolve`)."""
+        if self.order_by is None:
+            raise AssertionError("Options.resolve() settles order_by first")
+        return self.columns.order_column(self.order_by)
+
+    def resolve(self, run_schema: pl.Schema, qrels_schema: pl.Schema) -> Options:
+        """These options with ``order_by`` settled, after checking both inputs' columns.
+
+        Raises :class:`~polars_rank.PolarsRankError` for a missing column, id columns whose
+        dtypes differ between run and qrels, or a non-numeric score, rank or relevance.
+        """
+        cols = self.columns
+        order_by = self.order_by
+        if order_by is None:
+            if cols.score in run_schema:
+                order_by = "score"
+            elif cols.rank in run_schema:
+                order_by = "rank"
+            else:
+                raise PolarsRankError(
+                    f"run has neither a score column {cols.score!r} nor a rank column "
+                    f"{cols.rank!r}; its columns are {list(run_schema.names())}"
+                )
+        resolved = dataclasses.replace(self, order_by=order_by)
+        order_column = resolved.order_column
+        for what, schema, names in (
+            ("run", run_schema, [cols.query, cols.doc, order_column]),
+            ("qrels", qrels_schema, [cols.query, cols.doc, cols.relevance]),
+        ):
+            for name in names:
+                if name not in schema:
+                    raise messages.missing_column(what, name, list(schema.names()))
+        for name in (cols.query, cols.doc):
+            a, b = run_schema[name], qrels_schema[name]
+            if a != b:
+                raise PolarsRankError(
+                    f"run column {name!r} is {a} but qrels column {name!r} is {b}; "
+                    "ids must have the same dtype in both (cast one of them)"
+                )
+        if not run_schema[order_column].is_numeric():
+            raise PolarsRankError(
+                f"run column {order_column!r} must be numeric, got {run_schema[order_column]}"
+            )
+        if not qrels_schema[cols.relevance].is_numeric():
+            raise PolarsRankError(
+                f"qrels column {cols.relevance!r} must be numeric, "
+                f"got {qrels_schema[cols.relevance]}"
+            )
+        return resolved

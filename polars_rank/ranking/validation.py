@@ -1,0 +1,144 @@
+"""Input checks on Polars frames: null ids, null or NaN scores and grades, duplicate pairs.
+
+Clean input costs one pass per table that counts problems; only when it finds any do the exact
+checks run to name the first one (messages in :mod:`polars_rank.ranking.messages`, shared with
+the DuckDB engine's checks on SQL inputs).
+
+>>> import polars as pl
+>>> run = pl.LazyFrame({"query": ["q", "q"], "doc": ["a", "a"], "score": [1.0, 2.0]})
+>>> qrels = pl.LazyFrame({"query": ["q"], "doc": ["a"], "relevance": [1]})
+>>> validate(run, qrels, Options().resolve(run.collect_schema(), qrels.collect_schema()))
+Traceback (most recent call last):
+...
+polars_rank._errors.PolarsRankError: run has 1 duplicate (query, doc) pair(s), e.g. query 'q' doc 'a'; pass duplicates='first' or duplicates='max' to keep one row per pair
+"""  # noqa: E501
+
+from __future__ import annotations
+
+import polars as pl
+
+from polars_rank.ranking import messages
+from polars_rank.ranking.conventions import Columns
+from polars_rank.ranking.options import Options
+
+
+def _is_bad_number(name: str, dtype: pl.DataType) -> pl.Expr:
+    bad = pl.col(name).is_null()
+    if dtype.is_float():
+        bad = bad | pl.col(name).is_nan()
+    return bad
+
+
+def _null_id(cols: Columns) -> pl.Expr:
+    return pl.col(cols.query).is_null() | pl.col(cols.doc).is_null()
+
+
+def _pair_hash(cols: Columns) -> pl.Expr:
+    """A 64-bit hash of ``(query, doc)``: equal pairs give equal hashes; a collision (or a
+    swapped pair, query a doc b vs query b doc a) only sends the table to the exact check."""
+    return pl.col(cols.query).hash(seed=1) ^ pl.col(cols.doc).hash(seed=2)
+
+
+def _problem_count(
+    frame: pl.LazyFrame, cols: Columns, value: str, dtype: pl.DataType, duplicates: str
+) -> pl.LazyFrame:
+    """The fast pre-check, one pass: null ids + null/NaN values + (rows − distinct pair hashes).
+
+    0 proves the table is clean; anything else sends it to the exact checks, which find the
+    first problem and tell a real duplicate from a hash collision.
+    """
+    counts = [
+        _null_id(cols).sum().cast(pl.Int64),
+        _is_bad_number(value, dtype).sum().cast(pl.Int64),
+    ]
+    if duplicates == "error":
+        counts.append((pl.len() - _pair_hash(cols).n_unique()).cast(pl.Int64))
+    return frame.select(pl.sum_horizontal(counts).alias("problems"))
+
+
+def _first_bad(frame: pl.LazyFrame, bad: pl.Expr, cols: Columns, check: str) -> pl.LazyFrame:
+    """One-row summary: how many rows are bad and where the first one is."""
+    return frame.select(
+        pl.lit(check).alias("check"),
+        bad.sum().cast(pl.Int64).alias("count"),
+        bad.arg_true().first().cast(pl.Int64).alias("row"),
+        pl.col(cols.query).filter(bad).first().cast(pl.String).alias("query"),
+        pl.col(cols.doc).filter(bad).first().cast(pl.String).alias("doc"),
+    )
+
+
+def _pair_hash_collisions(frame: pl.LazyFrame, cols: Columns, check: str) -> pl.LazyFrame:
+    """Rows minus distinct 64-bit hashes of ``(query, doc)``, in the checks' format."""
+    return frame.select(
+        pl.lit(check).alias("check"),
+        (pl.len() - _pair_hash(cols).n_unique()).cast(pl.Int64).alias("count"),
+    )
+
+
+def _duplicate_example(frame: pl.LazyFrame, cols: Columns, check: str) -> pl.LazyFrame:
+    """Count of duplicated ``(query, doc)`` pairs and the first one, in the checks' format."""
+    keys = [cols.query, cols.doc]
+    return (
+        frame.select(keys)
+        .group_by(keys)
+        .len()
+        .filter(pl.col("len") > 1)
+        .select(
+            pl.lit(check).alias("check"),
+            pl.len().cast(pl.Int64).alias("count"),
+            pl.lit(None, pl.Int64).alias("row"),
+            pl.col(cols.query).first().cast(pl.String).alias("query"),
+            pl.col(cols.doc).first().cast(pl.String).alias("doc"),
+        )
+    )
+
+
+def validate(
+    run: pl.LazyFrame, qrels: pl.LazyFrame, options: Options, *, in_memory: bool = False
+) -> None:
+    """Raise :class:`~polars_rank.PolarsRankError` naming the first problem in the inputs.
+
+    Checks null ids, null/NaN scores (or ranks) and relevance, and duplicate ``(query, doc)``
+    pairs (only when ``options.duplicates == "error"``). ``options`` must be resolved.
+    ``in_memory=True`` (inputs that are DataFrames) runs the counting pass on the in-memory
+    engine, about twice as fast as the streaming engine for a hash count; lazy inputs, which
+    may be larger than memory, keep Polars' default engine.
+    """
+    cols, order_column, duplicates = options.columns, options.order_column, options.duplicates
+    run_schema, qrels_schema = run.collect_schema(), qrels.collect_schema()
+    found = pl.collect_all(
+        [
+            _problem_count(run, cols, order_column, run_schema[order_column], duplicates),
+            _problem_count(qrels, cols, cols.relevance, qrels_schema[cols.relevance], duplicates),
+        ],
+        engine="in-memory" if in_memory else "auto",
+    )
+    if not any(frame["problems"][0] for frame in found):
+        return
+    checks = [
+        _first_bad(run, _null_id(cols), cols, "run_null_id"),
+        _first_bad(qrels, _null_id(cols), cols, "qrels_null_id"),
+        _first_bad(run, _is_bad_number(order_column, run_schema[order_column]), cols, "run_bad_by"),
+        _first_bad(
+            qrels,
+            _is_bad_number(cols.relevance, qrels_schema[cols.relevance]),
+            cols,
+            "qrels_bad_rel",
+        ),
+    ]
+    if duplicates == "error":
+        checks += [
+            _pair_hash_collisions(run, cols, "run_duplicate"),
+            _pair_hash_collisions(qrels, cols, "qrels_duplicate"),
+        ]
+    for result in pl.collect_all(checks):
+        if not result.height or (result["count"][0] or 0) == 0:
+            continue
+        if "query" not in result.columns:  # the hash pre-check saw a possible duplicate
+            frame = run if result["check"][0] == "run_duplicate" else qrels
+            result = _duplicate_example(frame, cols, result["check"][0]).collect()
+            if not result.height:
+                continue  # a hash collision, not a duplicate
+        raise messages.input_problem(
+            **result.row(0, named=True), by=order_column, rel=cols.relevance
+        )
