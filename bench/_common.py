@@ -51,9 +51,7 @@ def make_data(
         }
     )
     qrels = pl.concat([judged_run, unretrieved]).unique(subset=["query", "doc"])
-    qrels = qrels.with_columns(
-        relevance=pl.Series(rng.integers(0, 4, qrels.height)).cast(pl.Int64)
-    )
+    qrels = qrels.with_columns(relevance=pl.Series(rng.integers(0, 4, qrels.height)).cast(pl.Int64))
     return run, qrels
 
 

@@ -14,6 +14,7 @@ Example:
 
 from __future__ import annotations
 
+import atexit
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -76,6 +77,7 @@ def _shared_database() -> duckdb.DuckDBPyConnection:
     with _SHARED_LOCK:
         if not _SHARED:
             _SHARED.append(register(duckdb.connect()))
+            atexit.register(_SHARED[0].close)
         return _SHARED[0]
 
 
@@ -89,8 +91,8 @@ def session(con: duckdb.DuckDBPyConnection | None = None) -> Iterator[duckdb.Duc
     the cursor stay private to it.
 
     >>> with session() as con:
-    ...     con.sql("SELECT num_q()").fetchone()
-    (1.0,)
+    ...     con.sql("SELECT num_q()").fetchall()
+    [(1.0,)]
     """
     if con is not None:
         yield register(con)

@@ -72,7 +72,11 @@ def _parse_number(
 def read_trec_run(path: str | Path) -> pl.DataFrame:
     """Read a TREC run file into ``query, doc, rank, score, run_id`` (ids as text).
 
-    >>> # 301 Q0 FR940202-2-00150 1 2.129133 STANDARD
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp(), "run.txt")
+    >>> _ = path.write_text("301 Q0 FR940202-2-00150 1 2.129133 STANDARD\\n")
+    >>> read_trec_run(path).row(0)
+    ('301', 'FR940202-2-00150', 1, 2.129133, 'STANDARD')
     """
     frame = _read_lines(path)
     fields = frame["line"].str.extract_groups(_RUN_PATTERN)
@@ -95,7 +99,11 @@ def read_trec_qrels(path: str | Path) -> pl.DataFrame:
     """Read a TREC qrels file into ``query, doc, relevance`` (ids as text; integer grades, or
     floats when any grade has a fraction).
 
-    >>> # 301 0 CR93E-10279 0
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp(), "qrels.txt")
+    >>> _ = path.write_text("301 0 CR93E-10279 0\\n301 0 FR940202-2-00150 2\\n")
+    >>> read_trec_qrels(path).rows()
+    [('301', 'CR93E-10279', 0), ('301', 'FR940202-2-00150', 2)]
     """
     frame = _read_lines(path)
     fields = frame["line"].str.extract_groups(_QRELS_PATTERN)

@@ -79,7 +79,11 @@ def per_query_differences(
     ``per_query`` is the long frame of :func:`polars_rank.comparison.compare_per_query`
     (``run, query, <metrics>``). Queries present in only one of the two runs are an error.
 
-    >>> per_query_differences(pq, "nDCG@10", "bm25", "dense", "diff.png")  # doctest: +SKIP
+    >>> import tempfile
+    >>> pq = pl.DataFrame({"run": ["bm25"] * 2 + ["dense"] * 2, "query": ["q1", "q2"] * 2,
+    ...                    "AP": [0.2, 0.5, 0.4, 0.3]})
+    >>> per_query_differences(pq, "AP", "bm25", "dense", Path(tempfile.mkdtemp(), "d.png")).name
+    'd.png'
     """
     _require(per_query, [run, query, metric], "per_query_differences")
     a = per_query.filter(pl.col(run) == run_a).select(query, pl.col(metric).alias("_a"))
@@ -123,8 +127,10 @@ def metric_at_k(curves: pl.DataFrame, path: str | PathLike[str], *, metric_name:
 
     ``curves`` has columns ``run, k, value`` (e.g. from :func:`metric_at_k_frame`).
 
-    >>> metric_at_k(metric_at_k_frame(qrels, runs, "nDCG"), "ndcg.png", metric_name="nDCG")
-    ... # doctest: +SKIP
+    >>> import tempfile
+    >>> curves = pl.DataFrame({"run": ["a", "a"], "k": [1, 2], "value": [0.5, 0.6]})
+    >>> metric_at_k(curves, Path(tempfile.mkdtemp(), "ndcg.png"), metric_name="nDCG").suffix
+    '.png'
     """
     _require(curves, ["run", "k", "value"], "metric_at_k")
     fig, ax = _new_figure()
@@ -139,6 +145,29 @@ def metric_at_k(curves: pl.DataFrame, path: str | PathLike[str], *, metric_name:
     return _save(fig, path)
 
 
+def _means_by_run(
+    runs: Mapping[str, Any] | Iterable[tuple[str, Any]],
+    qrels: Any,
+    names: list[str],
+    xs: list[Any],
+    columns: dict[str, pl.DataType],
+    function: str,
+    **evaluate_options: Any,
+) -> pl.DataFrame:
+    """``run, <x>, <value>``: the mean of metric ``names[i]`` of each run at ``xs[i]``, from one
+    :func:`polars_rank.evaluate_runs` call."""
+    from polars_rank.ranking.evaluate import evaluate_runs, runs_first
+
+    runs, qrels = runs_first(runs, qrels, function)
+    means = evaluate_runs(runs, qrels, names, **evaluate_options)
+    rows = [
+        (run, x, value)
+        for run, *values in means.iter_rows()
+        for x, value in zip(xs, values, strict=True)
+    ]
+    return pl.DataFrame(rows, schema={"run": pl.String, **columns}, orient="row")
+
+
 def metric_at_k_frame(
     runs: Mapping[str, Any] | Iterable[tuple[str, Any]],
     qrels: Any,
@@ -146,56 +175,45 @@ def metric_at_k_frame(
     ks: Iterable[int] = range(1, 101),
     **evaluate_options: Any,
 ) -> pl.DataFrame:
-    """Frame ``run, k, value`` of the mean ``{metric}@{k}`` of each run for every ``k``, from
-    one :func:`polars_rank.evaluate_runs` call (``runs`` maps names to frames).
+    """Frame ``run, k, value`` of the mean ``{metric}@{k}`` of each run for every ``k``
+    (``runs`` maps names to frames).
 
-    >>> import polars as pl
     >>> qrels = pl.DataFrame({"query": ["q"], "doc": ["b"], "relevance": [1]})
     >>> run = pl.DataFrame({"query": ["q", "q"], "doc": ["a", "b"], "score": [2.0, 1.0]})
     >>> metric_at_k_frame({"r": run}, qrels, "P", [1, 2]).rows()
     [('r', 1, 0.0), ('r', 2, 0.5)]
     """
-    from polars_rank.ranking.evaluate import evaluate_runs, runs_first
-
-    runs, qrels = runs_first(runs, qrels, "metric_at_k_frame")
     ks = list(ks)
     names = [f"{metric}@{k}" for k in ks]
-    means = evaluate_runs(runs, qrels, names, **evaluate_options)
-    rows = [
-        (run, k, value)
-        for run, *values in means.iter_rows()
-        for k, value in zip(ks, values, strict=True)
-    ]
-    return pl.DataFrame(
-        rows, schema={"run": pl.String, "k": pl.Int64, "value": pl.Float64}, orient="row"
-    )
+    columns = {"k": pl.Int64, "value": pl.Float64}
+    return _means_by_run(runs, qrels, names, ks, columns, "metric_at_k_frame", **evaluate_options)
 
 
 def precision_recall_11pt_frame(
     runs: Mapping[str, Any] | Iterable[tuple[str, Any]], qrels: Any, **evaluate_options: Any
 ) -> pl.DataFrame:
     """Frame ``run, recall, precision`` of the 11-point interpolated precision of each run
-    (the metrics ``IPrec@0.0``, ``IPrec@0.1``, …, ``IPrec@1.0`` from one
-    :func:`polars_rank.evaluate_runs` call)."""
-    from polars_rank.ranking.evaluate import evaluate_runs, runs_first
-
-    runs, qrels = runs_first(runs, qrels, "precision_recall_11pt_frame")
+    (the metrics ``IPrec@0.0``, ``IPrec@0.1``, …, ``IPrec@1.0``)."""
     names = [f"IPrec@{level:.1f}" for level in ELEVEN_POINTS]
-    means = evaluate_runs(runs, qrels, names, **evaluate_options)
-    rows = [
-        (run, level, value)
-        for run, *values in means.iter_rows()
-        for level, value in zip(ELEVEN_POINTS, values, strict=True)
-    ]
-    return pl.DataFrame(
-        rows, schema={"run": pl.String, "recall": pl.Float64, "precision": pl.Float64}, orient="row"
+    columns = {"recall": pl.Float64, "precision": pl.Float64}
+    return _means_by_run(
+        runs,
+        qrels,
+        names,
+        list(ELEVEN_POINTS),
+        columns,
+        "precision_recall_11pt_frame",
+        **evaluate_options,
     )
 
 
 def precision_recall_11pt(curves: pl.DataFrame, path: str | PathLike[str]) -> Path:
     """11-point interpolated precision–recall curves, one per run (``run, recall, precision``).
 
-    >>> precision_recall_11pt(precision_recall_11pt_frame(qrels, runs), "pr.png")  # doctest: +SKIP
+    >>> import tempfile
+    >>> curves = pl.DataFrame({"run": "a", "recall": [0.0, 0.5, 1.0], "precision": [1.0, 0.5, 0.2]})
+    >>> precision_recall_11pt(curves, Path(tempfile.mkdtemp(), "pr.png")).name
+    'pr.png'
     """
     _require(curves, ["run", "recall", "precision"], "precision_recall_11pt")
     fig, ax = _new_figure(6.0, 4.8)
@@ -223,7 +241,10 @@ def roc_curve(curve: pl.DataFrame, path: str | PathLike[str]) -> Path:
     """ROC curve(s) from a frame ``fpr, tpr`` (optional ``run`` or ``group`` column: one line
     each), with the chance diagonal. Points are drawn in increasing ``(fpr, tpr)`` order.
 
-    >>> roc_curve(pl.DataFrame({"fpr": [0, 0, 1], "tpr": [0, 1, 1]}), "roc.png")  # doctest: +SKIP
+    >>> import tempfile
+    >>> curve = pl.DataFrame({"fpr": [0, 0, 1], "tpr": [0, 1, 1]})
+    >>> roc_curve(curve, Path(tempfile.mkdtemp(), "roc.svg")).read_text()[:5]
+    '<?xml'
     """
     _require(curve, ["fpr", "tpr"], "roc_curve")
     fig, ax = _new_figure(5.2, 5.0)
@@ -246,8 +267,10 @@ def precision_recall_curve(curve: pl.DataFrame, path: str | PathLike[str]) -> Pa
     """Precision–recall curve(s) from a frame ``recall, precision`` (optional ``run`` or
     ``group`` column: one line each). Points are drawn in the frame's row order.
 
-    >>> precision_recall_curve(pl.DataFrame({"recall": [0, 1], "precision": [1, 0.5]}), "pr.svg")
-    ... # doctest: +SKIP
+    >>> import tempfile
+    >>> curve = pl.DataFrame({"recall": [0.0, 1.0], "precision": [1.0, 0.5]})
+    >>> precision_recall_curve(curve, Path(tempfile.mkdtemp(), "pr.png")).stat().st_size > 0
+    True
     """
     _require(curve, ["recall", "precision"], "precision_recall_curve")
     fig, ax = _new_figure(5.6, 4.8)

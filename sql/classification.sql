@@ -2,7 +2,8 @@
 -- scikit-learn's numbers.
 --
 -- Load:   DuckDB CLI  .read sql/classification.sql
---         Python      polars_rank.classification.register(con)   (or con.execute(text))
+--         Python      polars_rank.classification.register(con)   (or polars_rank.duckdb.register(con)
+--                     for every macro file)
 -- Needs DuckDB >= 1.3 (lambda syntax). Every macro is CREATE OR REPLACE: reloading is harmless.
 -- Every name starts with cls_ so that it never clashes with the ranking macros.
 --
@@ -20,7 +21,7 @@
 --       SELECT user_id, cls_roc_auc(clicked, p), cls_log_loss(clicked, p)
 --       FROM impressions GROUP BY user_id;
 -- * Table macros take the table (or view) name and column names as strings, and the group
---   columns as a list: FROM cls_roc_curve('impressions', 'clicked', 'p', by := ['user_id']).
+--   columns as a list: FROM cls_roc_curve('impressions', 'clicked', 'p', by_cols := ['user_id']).
 
 -- ------------------------------------------------------------------------------------------
 -- helpers (scalar)
@@ -243,7 +244,7 @@ CREATE OR REPLACE MACRO cls_multiclass_f1(actual, predicted, average := 'macro',
     cls_multiclass_fbeta(actual, predicted, 1.0, average, zero_division);
 
 -- ------------------------------------------------------------------------------------------
--- table macros: tbl is a table or view name; column names are strings; by is a list of
+-- table macros: tbl is a table or view name; column names are strings; by_cols is a list of
 -- group column names (kept under their own names in the output)
 
 -- distinct scores of each group, highest first, with the cumulative counts of positives

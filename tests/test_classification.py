@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import warnings
 
 import duckdb
@@ -563,3 +564,20 @@ def test_weighted_average_when_every_defined_class_has_no_support() -> None:
     con.execute(prd.sql_path("classification.sql").read_text())
     sql = "cls_multiclass_precision(a, p, average := 'weighted', zero_division := 'NaN'::DOUBLE)"
     assert sql_scalar(con, df, sql) == 0.0
+
+
+def test_sql_comments_name_real_parameters() -> None:
+    """Every ``name := value`` written in a comment of classification.sql is a parameter of one
+    of its macros (comments must not teach a parameter that does not exist)."""
+    text = prd.sql_path("classification.sql").read_text()
+    comments = "\n".join(line for line in text.splitlines() if line.lstrip().startswith("--"))
+    named = set(re.findall(r"(\w+) :=", comments))
+    con = prd.register(duckdb.connect())
+    parameters = {
+        p
+        for (params,) in con.sql(
+            "SELECT parameters FROM duckdb_functions() WHERE function_name LIKE 'cls%'"
+        ).fetchall()
+        for p in params
+    }
+    assert named and named <= parameters, named - parameters

@@ -13,9 +13,9 @@ import polars as pl
 import pytest
 
 import polars_rank as pr
+from polars_rank.cli import main
 from polars_rank.cli.evaluate import DEFAULT_METRICS
 from polars_rank.cli.options import split_metrics
-from polars_rank.cli import main
 from polars_rank.demo import demo_data
 from polars_rank.io import write_trec_run
 
@@ -333,7 +333,7 @@ def test_compare_formats(files, data, capsys, fmt):
         got = pl.read_csv(out.encode()) if fmt == "csv" else pl.DataFrame(json.loads(out))
         qrels, runs = data
         expected = pr.compare(
-            qrels, runs, ["nDCG@10", "AP"], permutations=300, bootstrap=300, seed=3
+            runs, qrels, ["nDCG@10", "AP"], permutations=300, bootstrap=300, seed=3
         )
         _assert_same_numbers(got, expected)
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from polars_rank.cli.trec_eval import select_measures, supported_measures
 from polars_rank.cli import main
+from polars_rank.cli.trec_eval import select_measures, supported_measures
 
 
 def _run(capsys, *argv: object) -> tuple[int, str, str]:

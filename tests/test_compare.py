@@ -64,7 +64,9 @@ def test_t_distribution_tail_equals_scipy():
         for t in [0.0, 1e-3, 0.5, 1.0, 1.96, 3.0, 8.0, 40.0]:
             expected = 2 * scipy.stats.t.sf(t, df)
             assert abs(cmp.statistics.t_two_sided_pvalue(t, df) - expected) <= 1e-12, (df, t)
-            assert cmp.statistics.t_two_sided_pvalue(-t, df) == cmp.statistics.t_two_sided_pvalue(t, df)
+            assert cmp.statistics.t_two_sided_pvalue(-t, df) == cmp.statistics.t_two_sided_pvalue(
+                t, df
+            )
 
 
 def test_identical_runs_are_not_different():
@@ -164,7 +166,9 @@ def test_bootstrap_ci_contains_the_difference_and_has_normal_width(random_runs):
 
 def test_holm_by_hand():
     # Sorted: 0.01·3 = 0.03; 0.03·2 = 0.06; max(0.06, 0.04·1) = 0.06 → back in input order.
-    np.testing.assert_allclose(cmp.statistics.holm(np.array([0.01, 0.04, 0.03])), [0.03, 0.06, 0.06])
+    np.testing.assert_allclose(
+        cmp.statistics.holm(np.array([0.01, 0.04, 0.03])), [0.03, 0.06, 0.06]
+    )
     # Sorted: 0.02·4 = 0.08; 0.5·3 = 1.5 → 1; then stays 1 (monotone); NaN is left out of m.
     got = cmp.statistics.holm(np.array([0.5, 0.02, math.nan, 0.9, 0.6]))
     np.testing.assert_allclose(got, [1.0, 0.08, math.nan, 1.0, 1.0])
@@ -332,7 +336,7 @@ def test_compare_evaluates_every_run():
 
     qrels, weak, good = _toy_collection()
     metrics = ["nDCG@10", "AP"]
-    out = compare(qrels, {"weak": weak, "good": good, "same": weak}, metrics, bootstrap=500)
+    out = compare({"weak": weak, "good": good, "same": weak}, qrels, metrics, bootstrap=500)
     assert out.select("run", "baseline", "metric").rows() == [
         ("good", "weak", "nDCG@10"),
         ("good", "weak", "AP"),
@@ -347,7 +351,7 @@ def test_compare_evaluates_every_run():
     pq_weak = evaluate(weak, qrels, metrics, per_query=True)
     expected = scipy.stats.ttest_rel(pq["AP"], pq_weak["AP"]).pvalue
     assert abs(out.filter(run="good", metric="AP")["t_pvalue"][0] - expected) <= 1e-12
-    other = compare(qrels, {"weak": weak, "good": good}, metrics, baseline="good", bootstrap=50)
+    other = compare({"weak": weak, "good": good}, qrels, metrics, baseline="good", bootstrap=50)
     assert other["run"].to_list() == ["weak", "weak"] and (other["diff"] < 0).all()
 
 
@@ -355,15 +359,24 @@ def test_compare_passes_evaluate_options():
     qrels, weak, good = _toy_collection(10)
     rename = {"query": "qid"}
     out = compare(
-        qrels.rename(rename),
         {"weak": weak.rename(rename).lazy(), "good": good.rename(rename).lazy()},
+        qrels.rename(rename),
         ["P@5"],
         query="qid",
         bootstrap=50,
     )
     assert out.height == 1 and out["metric"][0] == "P@5"
     with pytest.raises(ValueError, match="baseline 'x' not among"):
-        compare(qrels, {"weak": weak}, ["AP"], baseline="x")
+        compare({"weak": weak}, qrels, ["AP"], baseline="x")
+
+
+def test_former_argument_order_still_works_with_a_warning():
+    qrels, weak, good = _toy_collection(10)
+    runs = {"weak": weak, "good": good}
+    expected = compare(runs, qrels, ["P@5"], bootstrap=50)
+    with pytest.warns(DeprecationWarning, match=r"compare\(runs, qrels, ...\)"):
+        old = compare(qrels, runs, ["P@5"], bootstrap=50)
+    assert old.equals(expected)
 
 
 def test_non_string_run_and_query_names():
@@ -383,8 +396,8 @@ def test_demo_data_identical_and_reversed_runs():
     rerank = runs["rerank"]
     reversed_run = rerank.with_columns(-pl.col("score"))
     out = compare(
-        qrels,
         {"rerank": rerank, "same": rerank.clone(), "reversed": reversed_run},
+        qrels,
         ["nDCG@10", "AP"],
         permutations=10_000,
     )

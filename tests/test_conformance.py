@@ -16,8 +16,8 @@ import pytest
 from conftest import read_trec_eval_output
 
 import polars_rank as pr
-from polars_rank.ranking.names import parse_metric
 from polars_rank.io import read_trec_qrels, read_trec_run
+from polars_rank.ranking.names import parse_metric
 
 #: trec_eval measures polars_rank does not implement (their lines are not compared).
 NOT_IMPLEMENTED = {

@@ -5,7 +5,6 @@ queries without judgments, and string or integer ids."""
 
 from __future__ import annotations
 
-import math
 import warnings
 from unittest import mock
 
@@ -14,123 +13,17 @@ import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import (
+    CASED_DOCS,
+    CASED_QUERIES,
+    assert_same,
+    registry_metric_names,
+    runs_and_qrels,
+)
 
 import polars_rank as pr
 
-#: every measure, with and without cutoffs and parameters
-METRICS = [
-    "P@1",
-    "P@5",
-    "P(rel=2)@3",
-    "R",
-    "R@5",
-    "R(rel=2)@3",
-    "R_cap@3",
-    "R_cap(rel=2)@2",
-    "Success@1",
-    "Success",
-    "HR(rel=2)@3",
-    "Hits",
-    "Hits@3",
-    "RR",
-    "RR@3",
-    "RR(rel=2)",
-    "AP",
-    "AP@3",
-    "AP(denominator=min)@3",
-    "AP(rel=2)",
-    "gm_map",
-    "gm_map@5",
-    "nDCG",
-    "nDCG@3",
-    "nDCG(gain=exp)@5",
-    "nDCG(gain=exp)",
-    "DCG",
-    "DCG@2",
-    "dcg_burges@3",
-    "Rprec",
-    "Rprec(rel=2)",
-    "bpref",
-    "bpref(rel=2)",
-    "F1",
-    "F1@3",
-    "F1(rel=2)@2",
-    "Judged",
-    "Judged@3",
-    "unj@3",
-    "NumRet",
-    "NumRel",
-    "NumRel(rel=2)",
-    "NumRelRet",
-    "num_nonrel_judged_ret",
-    "num_nonrel_judged_ret(rel=2)",
-    "NumQ",
-    "SetP",
-    "SetR",
-    "SetF",
-    "SetF(beta=0.5)",
-    "SetP(rel=2)",
-    "IPrec@0",
-    "IPrec@0.1",
-    "IPrec@0.25",
-    "IPrec@1",
-    "IPrec(rel=2)@0.5",
-    "11pt_avg",
-    "11pt_avg(rel=2)",
-    "ndcg_cut.10",
-    "map_cut_100",
-]
-
-TOLERANCE = 1e-12
-
-QUERIES = ["q1", "q2", "q3", "q4", "q10"]
-DOCS = ["a", "b", "c", "d", "e", "f", "g", "9", "10", "é"]
-
-
-@st.composite
-def runs_and_qrels(draw, duplicates: bool = False):
-    """(run, qrels) frames; ``duplicates=True`` repeats some (query, doc) pairs."""
-    integer_ids = draw(st.booleans())
-    pair = st.tuples(st.sampled_from(QUERIES), st.sampled_from(DOCS))
-    run_pairs = draw(st.lists(pair, max_size=30, unique=not duplicates))
-    qrels_pairs = draw(st.lists(pair, max_size=20, unique=not duplicates))
-    scores = draw(
-        st.lists(
-            st.sampled_from([0.0, -0.0, 0.5, 1.0, 2.0, 0.25]),
-            min_size=len(run_pairs),
-            max_size=len(run_pairs),
-        )
-    )
-    ranks = draw(st.lists(st.integers(1, 6), min_size=len(run_pairs), max_size=len(run_pairs)))
-    grades = draw(
-        st.lists(
-            st.sampled_from([-1, 0, 0, 1, 1, 2, 3]),
-            min_size=len(qrels_pairs),
-            max_size=len(qrels_pairs),
-        )
-    )
-
-    def ids(values: list[str], table: list[str]) -> pl.Series:
-        if integer_ids:
-            return pl.Series([table.index(v) * 7 + 3 for v in values], dtype=pl.Int64)
-        return pl.Series(values, dtype=pl.String)
-
-    run = pl.DataFrame(
-        {
-            "query": ids([q for q, _ in run_pairs], QUERIES),
-            "doc": ids([d for _, d in run_pairs], DOCS),
-            "score": pl.Series(scores, dtype=pl.Float64),
-            "rank": pl.Series(ranks, dtype=pl.Int64),
-        }
-    )
-    qrels = pl.DataFrame(
-        {
-            "query": ids([q for q, _ in qrels_pairs], QUERIES),
-            "doc": ids([d for _, d in qrels_pairs], DOCS),
-            "relevance": pl.Series(grades, dtype=pl.Int64),
-        }
-    )
-    return run, qrels
+METRICS = registry_metric_names()
 
 
 def _evaluate(run, qrels, engine: str, **options):
@@ -138,23 +31,6 @@ def _evaluate(run, qrels, engine: str, **options):
         warnings.simplefilter("always")
         result = pr.evaluate(run, qrels, METRICS, engine=engine, **options)
     return result, [str(w.message) for w in caught]
-
-
-def assert_same(left: pl.DataFrame, right: pl.DataFrame) -> None:
-    """Same columns, dtypes and rows; floats equal within 1e-12 (relative above 1)."""
-    assert left.columns == right.columns
-    assert left.schema == right.schema
-    assert left.height == right.height
-    for name in left.columns:
-        a, b = left[name].to_list(), right[name].to_list()
-        if left.schema[name] == pl.Float64:
-            for x, y in zip(a, b, strict=True):
-                if x is None or y is None:
-                    assert x is None and y is None, (name, a, b)
-                else:
-                    assert math.isclose(x, y, rel_tol=TOLERANCE, abs_tol=TOLERANCE), (name, x, y)
-        else:
-            assert a == b, name
 
 
 def assert_engines_agree(run, qrels, **options) -> None:
@@ -300,3 +176,66 @@ def test_other_column_names() -> None:
         a = pr.evaluate(run, qrels, ["RR", "nDCG"], per_query=per_query, **options)
         b = pr.evaluate(run, qrels, ["RR", "nDCG"], per_query=per_query, engine="duckdb", **options)
         assert_same(a, b)
+
+
+#: DuckDB collations that would change how text ids compare if the engine did not fix bytes
+COLLATIONS = ["nocase", "noaccent", "nocase.noaccent", "nfc"]
+
+
+@pytest.mark.parametrize("collation", COLLATIONS)
+def test_tie_break_is_bytewise_under_any_default_collation(collation) -> None:
+    """Docs 'B' and 'a' tie, 'B' is relevant. As bytes 'a' (0x61) > 'B' (0x42), so trec_eval's
+    descending doc order ranks 'a' first and 'B' second: RR = 1/2 — in the Polars engine, the
+    DuckDB engine and the judge macro, whatever the connection's default collation."""
+    run = pl.DataFrame({"query": ["q", "q"], "doc": ["B", "a"], "score": [1.0, 1.0]})
+    qrels = pl.DataFrame({"query": ["q"], "doc": ["B"], "relevance": [1]})
+    con = duckdb.connect()
+    con.execute(f"SET default_collation = '{collation}'")
+    assert pr.evaluate(run, qrels, ["RR"])["RR"][0] == 0.5
+    assert pr.evaluate(run, qrels, ["RR"], engine="duckdb", con=con)["RR"][0] == 0.5
+    pr.duckdb.register(con)
+    con.register("run_t", run)
+    con.register("qrels_t", qrels)
+    judged = con.sql("SELECT doc, rank FROM judge('run_t', 'qrels_t') ORDER BY rank").fetchall()
+    assert judged == [("a", 1), ("B", 2)]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=runs_and_qrels(queries=CASED_QUERIES, docs=CASED_DOCS),
+    collation=st.sampled_from(COLLATIONS),
+)
+def test_engines_agree_under_any_default_collation(data, collation) -> None:
+    """Ids that differ only in case or accents stay distinct, and sort as bytes, on a DuckDB
+    connection whose default collation would merge or reorder them."""
+    run, qrels = data
+    con = duckdb.connect()
+    con.execute(f"SET default_collation = '{collation}'")
+    for per_query in (True, False):
+        expected, expected_warnings = _evaluate(run, qrels, "polars", per_query=per_query)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            got = pr.evaluate(run, qrels, METRICS, engine="duckdb", con=con, per_query=per_query)
+        assert_same(expected, got)
+        assert expected_warnings == [str(w.message) for w in caught]
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_summary_is_repeatable_to_the_last_bit(engine) -> None:
+    """Per-query values are added in query order, whatever order the engine produced the
+    queries in: shuffled inputs give the same summary bits, and the summary equals the
+    sequential sum over queries sorted by id."""
+    from polars_rank.demo import demo_data
+
+    qrels, runs = demo_data()
+    run = runs["bm25"]
+    metrics = ["AP", "nDCG@10", "gm_map", "NumRel"]
+    expected = pr.evaluate(run, qrels, metrics, engine=engine).row(0)
+    for seed in range(8):
+        shuffled = run.sample(fraction=1.0, shuffle=True, seed=seed)
+        assert pr.evaluate(shuffled, qrels, metrics, engine=engine).row(0) == expected
+    per_query = pr.evaluate(run, qrels, ["AP"], per_query=True).sort("query")
+    total = 0.0
+    for value in per_query["AP"]:
+        total += value
+    assert pr.evaluate(run, qrels, ["AP"], engine="polars")["AP"][0] == total / per_query.height

@@ -12,7 +12,7 @@ import duckdb
 import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
-from test_duckdb_parity import assert_same, runs_and_qrels
+from strategies import assert_same, runs_and_qrels
 
 import polars_rank as pr
 import polars_rank.duckdb as prd

@@ -12,8 +12,7 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from polars_rank import plot  # noqa: E402
-from polars_rank import evaluate  # noqa: E402
+from polars_rank import evaluate, plot  # noqa: E402
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -87,7 +86,7 @@ def test_per_query_differences_errors(tmp_path):
 def test_metric_at_k_frame_and_plot(tmp_path):
     qrels, runs = _collection()
     ks = [1, 2, 3, 5, 10, 20]
-    curves = plot.metric_at_k_frame(qrels, runs, "nDCG", ks)
+    curves = plot.metric_at_k_frame(runs, qrels, "nDCG", ks)
     assert curves.columns == ["run", "k", "value"]
     assert curves.height == 2 * len(ks)
     direct = evaluate(runs["dense"], qrels, ["nDCG@5"])["nDCG@5"][0]
@@ -110,7 +109,7 @@ def test_metric_at_k_svg(tmp_path):
 
 def test_precision_recall_11pt_frame_and_plot(tmp_path):
     qrels, runs = _collection()
-    curves = plot.precision_recall_11pt_frame(qrels, runs)
+    curves = plot.precision_recall_11pt_frame(runs, qrels)
     assert curves.columns == ["run", "recall", "precision"]
     assert curves.filter(run="bm25")["recall"].to_list() == pytest.approx(
         [i / 10 for i in range(11)]

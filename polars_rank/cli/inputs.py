@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import polars as pl
 
 from polars_rank._errors import PolarsRankError
 from polars_rank.cli.progress import Progress
+from polars_rank.ranking.conventions import Columns
 
 #: Input formats the command line reads.
 FORMATS = ("trec", "parquet", "csv", "tsv", "ndjson")
@@ -26,19 +27,13 @@ _SUFFIXES = {
     ".jsonl": "ndjson",
 }
 
-#: Canonical column names and the command line flag that renames each.
-CANONICAL = ("query", "doc", "score", "rank", "relevance")
+#: Canonical column names; ``--NAME-col`` renames each.
+CANONICAL = tuple(field.name for field in fields(Columns))
 
 
 @dataclass(frozen=True)
-class ColumnMap:
+class ColumnMap(Columns):
     """Column names of tabular inputs (CSV, Parquet, ...), mapped to the canonical names."""
-
-    query: str = "query"
-    doc: str = "doc"
-    score: str = "score"
-    rank: str = "rank"
-    relevance: str = "relevance"
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> ColumnMap:
@@ -124,30 +119,29 @@ def read_table(path: str | Path, fmt: str, *, text_ids: tuple[str, ...] = ()) ->
     raise PolarsRankError(f"{p}: unknown table format {fmt!r}")
 
 
-def read_run(path: str | Path, fmt: str | None = None, columns: ColumnMap | None = None):
-    """Read a run as ``query, doc, score`` (and ``rank``; ``run_id`` for TREC files)."""
-    from polars_rank.io import read_trec_run
-
+def _read(path: str | Path, fmt: str | None, columns: ColumnMap | None, trec_reader):
+    """A TREC file through ``trec_reader``, or a table with its columns renamed."""
     fmt = detect_format(path, fmt)
     columns = columns or ColumnMap()
     if fmt == "trec":
         _check_exists(Path(path))
-        return read_trec_run(path)
+        return trec_reader(path)
     frame = read_table(path, fmt, text_ids=(columns.query, columns.doc))
     return frame.rename(columns.renames(frame.columns))
+
+
+def read_run(path: str | Path, fmt: str | None = None, columns: ColumnMap | None = None):
+    """Read a run as ``query, doc, score`` (and ``rank``; ``run_id`` for TREC files)."""
+    from polars_rank.io import read_trec_run
+
+    return _read(path, fmt, columns, read_trec_run)
 
 
 def read_qrels(path: str | Path, fmt: str | None = None, columns: ColumnMap | None = None):
     """Read judgments as ``query, doc, relevance``."""
     from polars_rank.io import read_trec_qrels
 
-    fmt = detect_format(path, fmt)
-    columns = columns or ColumnMap()
-    if fmt == "trec":
-        _check_exists(Path(path))
-        return read_trec_qrels(path)
-    frame = read_table(path, fmt, text_ids=(columns.query, columns.doc))
-    return frame.rename(columns.renames(frame.columns))
+    return _read(path, fmt, columns, read_trec_qrels)
 
 
 def estimated_rows(path: str | Path, fmt: str) -> int:

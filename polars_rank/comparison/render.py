@@ -53,14 +53,16 @@ def to_markdown(
     A mean is marked ``†▲`` (better) or ``†▼`` (worse) when the ``pvalue`` column (default the
     Holm-adjusted t-test) is below ``alpha``; a footnote line explains the marks.
 
-    >>> print(to_markdown(result))  # doctest: +SKIP
+    >>> result = pl.DataFrame({"run": ["dense"], "baseline": ["bm25"], "metric": ["nDCG@10"],
+    ...     "mean": [0.4935], "baseline_mean": [0.421], "diff": [0.0725], "t_pvalue_holm": [0.01]})
+    >>> print(to_markdown(result), end="")
     | Run | nDCG@10 |
     |:---|---:|
     | bm25 | 0.4210 |
     | dense | 0.4935†▲ |
     <BLANKLINE>
-    † significantly different from the baseline bm25 (paired t-test, ...); ▲ better, ▼ worse ...
-    """
+    † significantly different from the baseline bm25 (paired t-test, Holm–Bonferroni adjusted over 1 comparison, p < 0.05); ▲ better, ▼ worse than the baseline.
+    """  # noqa: E501
     runs, metrics, cells = _marked_table(result, digits, alpha, pvalue, "†▲", "†▼")
 
     def esc(text: object) -> str:

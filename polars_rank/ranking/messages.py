@@ -31,14 +31,15 @@ def missing_column(what: str, name: str, columns: list[str]) -> PolarsRankError:
 
 
 #: Input problems found by the checks, keyed by check; formatted with the check's count, first
-#: row (0-based) and its query and doc, plus ``by`` (the ordering column) and ``rel``.
+#: row (0-based) and its query and doc, plus ``order_column`` (the score or rank column) and
+#: ``rel`` (the relevance column).
 INPUT_PROBLEMS = {
     "run_null_id": "run has {count} row(s) with a null query or doc id; first at row {row} "
     "(query {query!r}, doc {doc!r})",
     "qrels_null_id": "qrels has {count} row(s) with a null query or doc id; first at row {row} "
     "(query {query!r}, doc {doc!r})",
-    "run_bad_by": "run column {by!r} has {count} null or NaN value(s); first at row {row} "
-    "(query {query!r}, doc {doc!r})",
+    "run_bad_order_value": "run column {order_column!r} has {count} null or NaN value(s); "
+    "first at row {row} (query {query!r}, doc {doc!r})",
     "qrels_bad_rel": "qrels column {rel!r} has {count} null or NaN value(s); first at row {row} "
     "(query {query!r}, doc {doc!r})",
     "run_duplicate": "run has {count} duplicate (query, doc) pair(s), e.g. query {query!r} doc "
@@ -48,9 +49,11 @@ INPUT_PROBLEMS = {
 }
 
 
-def input_problem(check: str, *, by: str, rel: str, **found: Any) -> PolarsRankError:
+def input_problem(check: str, *, order_column: str, rel: str, **found: Any) -> PolarsRankError:
     """The error for one failed input check (see :data:`INPUT_PROBLEMS`)."""
-    return PolarsRankError(INPUT_PROBLEMS[check].format(by=by, rel=rel, **found))
+    return PolarsRankError(
+        INPUT_PROBLEMS[check].format(order_column=order_column, rel=rel, **found)
+    )
 
 
 def left_out_message(count: int) -> str:

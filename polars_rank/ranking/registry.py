@@ -10,8 +10,8 @@ check that each entry agrees with its Polars function's signature and its macro'
 Adding a metric = one entry here, a Polars function in :mod:`.metrics`, and a macro in
 ``sql/ranking.sql``.
 
->>> REGISTRY["average_precision"].sql_signature()
-'rank, relevance, k := NULL, denominator := \\'R\\', relevance_level := 1'
+>>> print(REGISTRY["average_precision"].sql_signature())
+rank, relevance, k := NULL, denominator := 'R', relevance_level := 1
 >>> [a.name for a in REGISTRY["reciprocal_rank"].aliases]
 ['RR', 'recip_rank', 'mrr', 'MRR', 'reciprocal_rank']
 """
@@ -127,10 +127,14 @@ class Metric:
 
     def sql_signature(self) -> str:
         """The macro's parameter list as written in ``sql/ranking.sql``."""
-        from polars_rank._sql import literal
+
+        def shown(value: Any) -> str:
+            if value is None:
+                return "NULL"
+            return f"'{value}'" if isinstance(value, str) else repr(value)
 
         return ", ".join(
-            name if default is REQUIRED else f"{name} := {literal(default)}"
+            name if default is REQUIRED else f"{name} := {shown(default)}"
             for name, default in self.parameters()
         )
 
@@ -224,6 +228,7 @@ _ENTRIES: tuple[Metric, ...] = (
         m.reciprocal_rank,
         "1 / rank of the first relevant document within k, else 0; MRR is its mean",
         cutoff="optional",
+        title="reciprocal rank",
         aliases=(
             _a("RR", "ir_measures"),
             _a("recip_rank", "trec_eval"),
@@ -239,6 +244,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "Σ P@rank over the relevant documents in the top k / R (or / min(k, R))",
         cutoff="optional",
         params=(_AP_DENOMINATOR,),
+        title="average precision",
         aliases=(
             _a("AP", "ir_measures"),
             _a("map", "trec_eval", "ranx"),
@@ -474,28 +480,36 @@ def trec_eval_names() -> dict[str, tuple[Metric, TrecEval]]:
 # summary rules
 
 
-def summary_expr(rule: Summary, column: str) -> pl.Expr:
+def summary_expr(rule: Summary, column: str, query: str = "query") -> pl.Expr:
     """How the per-query values in ``column`` become the summary value: their mean, their sum
-    (counts), or trec_eval's geometric mean exp(mean(ln(max(x, 1e-5))))."""
-    values = pl.col(column)
-    if rule == "sum":
-        return values.sum().cast(pl.Float64)
+    (counts), or trec_eval's geometric mean exp(mean(ln(max(x, 1e-5)))).
+
+    The values are added one after the other in query order, as trec_eval adds them, so the
+    result does not depend on the order in which an engine produced the queries: repeatable to
+    the last bit. (A running sum keeps the order: Polars may drop a sort before a plain sum.)
+    """
+    values = pl.col(column).sort_by(query)
     if rule == "gmean":
-        return values.clip(lower_bound=GM_FLOOR).log().mean().exp()
-    return values.mean()
+        values = values.clip(lower_bound=GM_FLOOR).log()
+    total = values.cum_sum().last()
+    if rule == "sum":
+        return total.fill_null(0.0).cast(pl.Float64).alias(column)
+    mean = total / values.count()
+    return (mean.exp() if rule == "gmean" else mean).alias(column)
 
 
-def summary_sql(rule: Summary, column: str, where: str = "true") -> str:
-    """The SQL aggregate of :func:`summary_expr` over the rows where ``where`` holds (a sum over
-    no row is 0, as Polars' sum)."""
+def summary_sql(rule: Summary, column: str, where: str = "true", query: str = "query") -> str:
+    """The SQL aggregate of :func:`summary_expr` over the rows where ``where`` holds, in query
+    order (a sum over no row is 0, as Polars' sum)."""
     from polars_rank._sql import ident, literal
 
-    quoted = ident(column)
+    quoted, order = ident(column), f"ORDER BY {ident(query)}"
     if rule == "sum":
-        return f"CAST(coalesce(sum({quoted}) FILTER (WHERE {where}), 0) AS DOUBLE)"
+        return f"CAST(coalesce(sum({quoted} {order}) FILTER (WHERE {where}), 0) AS DOUBLE)"
     if rule == "gmean":
-        return f"exp(avg(ln(greatest({quoted}, {literal(GM_FLOOR)}))) FILTER (WHERE {where}))"
-    return f"avg({quoted}) FILTER (WHERE {where})"
+        floor = literal(GM_FLOOR)
+        return f"exp(avg(ln(greatest({quoted}, {floor})) {order}) FILTER (WHERE {where}))"
+    return f"avg({quoted} {order}) FILTER (WHERE {where})"
 
 
 # ------------------------------------------------------------------------------------------
@@ -506,48 +520,54 @@ def _code(text: str) -> str:
     return f"`{text}`"
 
 
+def _spelled(entry: Metric, alias: Alias, tool: str) -> str:
+    """How a name is written with its cutoff: ``P@k``, ``RR``/``RR@k``, ``IPrec@x``; in
+    trec_eval's column ``P.k`` (a measure with cutoffs) or ``map``."""
+    fixed = ", ".join(f"{k}={v}" for k, v in alias.fixed)
+    note = f" ({fixed})" if fixed else ""
+    if tool == "trec_eval":
+        trec = {t.name: t for t in entry.trec_eval}.get(alias.name)
+        if trec is not None and trec.cutoffs:
+            return _code(alias.name + (".x" if entry.cutoff == "recall" else ".k")) + note
+        return _code(alias.name) + note
+    if entry.cutoff == "optional":
+        return f"{_code(alias.name)}, {_code(alias.name + '@k')}{note}"
+    suffix = {"required": "@k", "recall": "@x"}.get(entry.cutoff, "")
+    return _code(alias.name + suffix) + note
+
+
 def markdown_metric_table() -> str:
-    """The README's metric table: names, parameters, definition and summary of each metric."""
+    """The README's metric table: function, parameters, definition and summary of each metric."""
     lines = [
-        "| metric | function | names (case-insensitive) | parameters | definition | summary |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "| metric | function | parameters | definition | summary over queries |",
+        "| --- | --- | --- | --- | --- |",
     ]
     for e in _ENTRIES:
-        suffix = {"required": "@k", "optional": "@k", "recall": "@level", "none": ""}[e.cutoff]
-        shown = ", ".join(_code(a.name + suffix) for a in e.aliases)
-        params = [
-            f"`{p.name}={p.default}`: {p.doc}" if p.doc else f"`{p.name}={p.default}`"
-            for p in e.params
-        ]
+        params = {"required": ["`k`"], "optional": ["`k` (optional)"], "recall": ["`x` in [0, 1]"]}
+        shown = list(params.get(e.cutoff, []))
+        shown += [f"`{p.name}`: {p.doc}" if p.doc else f"`{p.name}`" for p in e.params]
         if e.relevance_level:
-            params.append("`rel`")
-        if e.cutoff == "optional":
-            shown += " (k optional)"
+            shown.append("`rel`")
         summary = {"mean": "mean", "sum": "sum", "gmean": "geometric mean"}[e.summary]
         lines.append(
-            f"| {e.title or e.name} | `{e.python_signature()}` | {shown} | "
-            f"{'; '.join(params) or '—'} | {e.formula} | {summary} |"
+            f"| {e.title or e.name} | `{e.python_signature()}` | {'; '.join(shown) or '—'} | "
+            f"{e.formula} | {summary} |"
         )
     return "\n".join(lines) + "\n"
 
 
 def markdown_names_table() -> str:
-    """The README's table of the names other tools use for each metric."""
-
-    def shown(alias: Alias) -> str:
-        fixed = ", ".join(f"{k}={v}" for k, v in alias.fixed)
-        return _code(alias.name) + (f" ({fixed})" if fixed else "")
-
+    """The README's table of the names each tool uses for each metric (all accepted here)."""
     lines = [
         "| polars_rank | trec_eval (`-m`) | ir_measures | ranx | also accepted |",
         "| --- | --- | --- | --- | --- |",
     ]
     for e in _ENTRIES:
         cells = [
-            ", ".join(shown(a) for a in e.aliases if tool in a.tools) or "—"
+            ", ".join(_spelled(e, a, tool) for a in e.aliases if tool in a.tools) or "—"
             for tool in ("trec_eval", "ir_measures", "ranx")
         ]
-        cells.append(", ".join(shown(a) for a in e.aliases if not a.tools) or "—")
+        cells.append(", ".join(_spelled(e, a, "other") for a in e.aliases if not a.tools) or "—")
         lines.append(f"| `{e.python_signature()}` | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -560,5 +580,6 @@ def markdown_macro_table() -> str:
         if e.sql_macro in seen:
             continue
         seen.add(e.sql_macro)
-        lines.append(f"| `{e.sql_macro}` | `{e.sql_signature()}` | {e.formula} |")
+        signature = f"`{e.sql_signature()}`" if e.parameters() else "—"
+        lines.append(f"| `{e.sql_macro}` | {signature} | {e.formula} |")
     return "\n".join(lines) + "\n"

@@ -118,7 +118,9 @@ def validate(
     checks = [
         _first_bad(run, _null_id(cols), cols, "run_null_id"),
         _first_bad(qrels, _null_id(cols), cols, "qrels_null_id"),
-        _first_bad(run, _is_bad_number(order_column, run_schema[order_column]), cols, "run_bad_by"),
+        _first_bad(
+            run, _is_bad_number(order_column, run_schema[order_column]), cols, "run_bad_order_value"
+        ),
         _first_bad(
             qrels,
             _is_bad_number(cols.relevance, qrels_schema[cols.relevance]),
@@ -140,5 +142,5 @@ def validate(
             if not result.height:
                 continue  # a hash collision, not a duplicate
         raise messages.input_problem(
-            **result.row(0, named=True), by=order_column, rel=cols.relevance
+            **result.row(0, named=True), order_column=order_column, rel=cols.relevance
         )

@@ -32,7 +32,7 @@ from polars_rank.duckdb import session
 from polars_rank.ranking import messages
 from polars_rank.ranking.engines import LEFT_OUT
 from polars_rank.ranking.engines.duckdb_checks import check_sql
-from polars_rank.ranking.engines.duckdb_sql import ROW, query_sql
+from polars_rank.ranking.engines.duckdb_sql import ROW, id_sql, query_sql
 from polars_rank.ranking.names import MetricSpec
 from polars_rank.ranking.options import Options
 from polars_rank.ranking.validation import validate
@@ -79,7 +79,7 @@ def _source(con: duckdb.DuckDBPyConnection, obj: Any, what: str, *, row_index: b
 
 def _left_out_fallback(con, run: _Source, qrels: _Source, query: str) -> int:
     """Run queries without judgments, counted apart (only needed when no row came back)."""
-    q = ident(query)
+    q = id_sql(query, run.schema[query])
     rows = con.sql(
         f"SELECT count(DISTINCT {q}) FROM {run.sql} WHERE {q} NOT IN (SELECT {q} FROM {qrels.sql})"
     ).fetchall()

@@ -91,14 +91,15 @@ def check_sql(
 ) -> None:
     """The checks of :func:`polars_rank.ranking.validation.validate` on SQL sources (``FROM``
     texts), with the same messages, raised in the same order. ``options`` must be resolved."""
-    cols, by = options.columns, options.order_column
+    cols, order_column = options.columns, options.order_column
     q, d = ident(cols.query), ident(cols.doc)
     null_id = f"{q} IS NULL OR {d} IS NULL"
-    bad_by = _bad_value_sql(by, run_schema[by])
+    bad_order_value = _bad_value_sql(order_column, run_schema[order_column])
     bad_rel = _bad_value_sql(cols.relevance, qrels_schema[cols.relevance])
     run_null, run_bad = _one(
         con,
-        f"SELECT count(*) FILTER (WHERE {null_id}), count(*) FILTER (WHERE {bad_by}) FROM {run}",
+        f"SELECT count(*) FILTER (WHERE {null_id}), "
+        f"count(*) FILTER (WHERE {bad_order_value}) FROM {run}",
     )
     qrels_null, qrels_bad = _one(
         con,
@@ -107,13 +108,15 @@ def check_sql(
     checks = [
         ("run_null_id", run_null, run, null_id),
         ("qrels_null_id", qrels_null, qrels, null_id),
-        ("run_bad_by", run_bad, run, bad_by),
+        ("run_bad_order_value", run_bad, run, bad_order_value),
         ("qrels_bad_rel", qrels_bad, qrels, bad_rel),
     ]
     for check, count, source, bad in checks:
         if count:
             found = _first_bad(con, source, bad, cols.query, cols.doc)
-            raise messages.input_problem(check, by=by, rel=cols.relevance, **found)
+            raise messages.input_problem(
+                check, order_column=order_column, rel=cols.relevance, **found
+            )
     if options.duplicates != "error":
         return
     keys = _pairs(cols.query, cols.doc, (run_schema[cols.query], run_schema[cols.doc]))
@@ -121,4 +124,6 @@ def check_sql(
         if _duplicate_count_fast(con, source, *keys):
             found = _duplicate_example(con, source, *keys)
             if found is not None:
-                raise messages.input_problem(check, by=by, rel=cols.relevance, **found)
+                raise messages.input_problem(
+                    check, order_column=order_column, rel=cols.relevance, **found
+                )

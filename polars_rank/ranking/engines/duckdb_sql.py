@@ -42,7 +42,7 @@ def metric_sql(spec: MetricSpec, relevance_level: float) -> str:
     return f"{entry.sql_macro}({', '.join(parts)})"
 
 
-def _id_sql(column: str, dtype: pl.DataType) -> str:
+def id_sql(column: str, dtype: pl.DataType) -> str:
     """An id column as the engine reads it: text ids as bytes (``_pr_id_bytes``), so that
     joins and groups do not depend on the connection's collation; other ids as they are."""
     return f"_pr_id_bytes({ident(column)})" if dtype == pl.String else ident(column)
@@ -71,8 +71,8 @@ def judged_sql(run: str, qrels: str, schema: pl.Schema, options: Options) -> str
     """
     cols, order_column, duplicates = options.columns, options.order_column, options.duplicates
     row = f", {ROW}" if duplicates == "first" else ""
-    query_id = _id_sql(cols.query, schema[cols.query])
-    doc_id = _id_sql(cols.doc, schema[cols.doc])
+    query_id = id_sql(cols.query, schema[cols.query])
+    doc_id = id_sql(cols.doc, schema[cols.doc])
     run_in = (
         f"SELECT {query_id} AS query, {doc_id} AS doc, {ident(order_column)} AS by_value{row} "
         f"FROM {run}"

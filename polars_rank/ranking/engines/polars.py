@@ -74,5 +74,7 @@ def evaluate_polars(
     )
     result = per_query_values(table, specs, options)
     if not per_query:
-        result = result.select(summary_expr(s.summary, s.label) for s in specs)
+        result = result.select(
+            summary_expr(s.summary, s.label, options.columns.query) for s in specs
+        )
     return like(result, run)

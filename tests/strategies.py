@@ -1,0 +1,110 @@
+"""Hypothesis strategies and assertions the tests share: generated runs and judgments, metric
+names read from the registry, and frame comparison within a tolerance."""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+from hypothesis import strategies as st
+
+from polars_rank.ranking.registry import metrics
+
+TOLERANCE = 1e-12
+
+QUERIES = ["q1", "q2", "q3", "q4", "q10"]
+DOCS = ["a", "b", "c", "d", "e", "f", "g", "9", "10", "é"]
+#: ids that a case- or accent-insensitive collation would take for equal, or sort otherwise
+CASED_QUERIES = ["q1", "Q1", "q2", "Ö", "o"]
+CASED_DOCS = ["a", "A", "B", "b", "e", "é", "E", "É", "ß", "ss", "10", "9"]
+
+
+@st.composite
+def runs_and_qrels(
+    draw, duplicates: bool = False, queries: list[str] = QUERIES, docs: list[str] = DOCS
+):
+    """(run, qrels) frames; ``duplicates=True`` repeats some (query, doc) pairs."""
+    integer_ids = draw(st.booleans())
+    pair = st.tuples(st.sampled_from(queries), st.sampled_from(docs))
+    run_pairs = draw(st.lists(pair, max_size=30, unique=not duplicates))
+    qrels_pairs = draw(st.lists(pair, max_size=20, unique=not duplicates))
+    scores = draw(
+        st.lists(
+            st.sampled_from([0.0, -0.0, 0.5, 1.0, 2.0, 0.25]),
+            min_size=len(run_pairs),
+            max_size=len(run_pairs),
+        )
+    )
+    ranks = draw(st.lists(st.integers(1, 6), min_size=len(run_pairs), max_size=len(run_pairs)))
+    grades = draw(
+        st.lists(
+            st.sampled_from([-1, 0, 0, 1, 1, 2, 3]),
+            min_size=len(qrels_pairs),
+            max_size=len(qrels_pairs),
+        )
+    )
+
+    def ids(values: list[str], table: list[str]) -> pl.Series:
+        if integer_ids:
+            return pl.Series([table.index(v) * 7 + 3 for v in values], dtype=pl.Int64)
+        return pl.Series(values, dtype=pl.String)
+
+    run = pl.DataFrame(
+        {
+            "query": ids([q for q, _ in run_pairs], queries),
+            "doc": ids([d for _, d in run_pairs], docs),
+            "score": pl.Series(scores, dtype=pl.Float64),
+            "rank": pl.Series(ranks, dtype=pl.Int64),
+        }
+    )
+    qrels = pl.DataFrame(
+        {
+            "query": ids([q for q, _ in qrels_pairs], queries),
+            "doc": ids([d for _, d in qrels_pairs], docs),
+            "relevance": pl.Series(grades, dtype=pl.Int64),
+        }
+    )
+    return run, qrels
+
+
+def registry_metric_names() -> list[str]:
+    """Names that exercise every registered metric: each without and with cutoffs, with
+    ``rel=2`` where the relevance level applies, with every value of each parameter, and each
+    trec_eval name with its first default cutoff."""
+    names: list[str] = []
+    for entry in metrics():
+        base = entry.aliases[0].name
+        cuts = {"none": [""], "optional": ["", "@3"], "required": ["@1", "@5"]}.get(
+            entry.cutoff, ["@0", "@0.25", "@1"]
+        )
+        names += [base + cut for cut in cuts]
+        if entry.relevance_level:
+            names.append(f"{base}(rel=2){cuts[-1]}")
+        for param in entry.params:
+            if param.spellings:  # one plain spelling of each value
+                spelled = {v: k for k, v in sorted(param.spellings.items(), reverse=True)}
+                values = sorted(k for k in spelled.values() if k.isidentifier())
+            else:
+                values = ["0.5", "2"]
+            names += [f"{base}({param.name}={value}){cuts[-1]}" for value in values]
+        for trec in entry.trec_eval:
+            if trec.cutoffs and entry.cutoff != "recall":
+                names.append(f"{trec.name}.{int(trec.cutoffs[0])}")
+    return list(dict.fromkeys(names))
+
+
+def assert_same(left: pl.DataFrame, right: pl.DataFrame) -> None:
+    """Same columns, dtypes and rows; floats equal within 1e-12 (relative above 1)."""
+    assert left.columns == right.columns
+    assert left.schema == right.schema
+    assert left.height == right.height
+    for name in left.columns:
+        a, b = left[name].to_list(), right[name].to_list()
+        if left.schema[name] == pl.Float64:
+            for x, y in zip(a, b, strict=True):
+                if x is None or y is None:
+                    assert x is None and y is None, (name, a, b)
+                else:
+                    assert math.isclose(x, y, rel_tol=TOLERANCE, abs_tol=TOLERANCE), (name, x, y)
+        else:
+            assert a == b, name

@@ -1,0 +1,115 @@
+"""The metric registry against what it describes: each entry's Polars function signature
+(``inspect.signature``), its SQL macro's parameters (``duckdb_functions()`` and the macro's
+header in ``sql/ranking.sql``), the name parser, and the README's generated tables."""
+
+from __future__ import annotations
+
+import inspect
+import os
+import re
+from pathlib import Path
+
+import duckdb
+import pytest
+
+import polars_rank as pr
+from polars_rank._sql import literal
+from polars_rank.ranking import registry
+from polars_rank.ranking.names import parse_metric
+from polars_rank.ranking.registry import REGISTRY, REQUIRED
+
+ROOT = Path(__file__).resolve().parents[1]
+SQL_TEXT = (ROOT / "sql" / "ranking.sql").read_text(encoding="utf-8")
+ENTRIES = list(registry.metrics())
+
+
+def _macro_headers() -> dict[str, str]:
+    """Macro name → the parameter list written in its CREATE MACRO header."""
+    found = re.findall(r"CREATE OR REPLACE MACRO (\"?\w+\"?)\((.*?)\) AS", SQL_TEXT, re.S)
+    return {name.strip('"'): " ".join(params.split()) for name, params in found}
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.name)
+def test_polars_signature_matches_the_registry(entry) -> None:
+    """Parameter names and defaults of the Polars function are the registry's (columns take
+    their own name as default)."""
+    signature = inspect.signature(entry.polars)
+    got = {
+        name: (REQUIRED if p.default is inspect.Parameter.empty else p.default)
+        for name, p in signature.parameters.items()
+    }
+    expected = {
+        name: (name if name in entry.columns else default) for name, default in entry.parameters()
+    }
+    assert got == expected
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.name)
+def test_sql_macro_parameters_match_the_registry(entry) -> None:
+    """The macro, as DuckDB registers it, takes the registry's parameters in its order, and the
+    header in sql/ranking.sql gives the registry's defaults."""
+    con = pr.duckdb.register(duckdb.connect())
+    name = entry.sql_macro.strip('"')
+    rows = con.sql(
+        "SELECT parameters FROM duckdb_functions() "
+        f"WHERE function_name = {literal(name)} AND function_type = 'macro'"
+    ).fetchall()
+    assert rows, f"no macro {name}"
+    assert rows[0][0] == [n for n, _ in entry.parameters()]
+    assert _macro_headers()[name] == entry.sql_signature()
+
+
+def test_every_alias_parses_to_its_metric() -> None:
+    for entry in ENTRIES:
+        for alias in entry.aliases:
+            cut = {"required": "@5", "recall": "@0.5"}.get(entry.cutoff, "")
+            spec = parse_metric(alias.name + cut)
+            assert spec.metric == entry.name
+            assert set(alias.fixed) <= set(spec.params)
+
+
+def test_trec_eval_names_parse_with_their_cutoffs() -> None:
+    for name, (entry, trec) in registry.trec_eval_names().items():
+        if trec.cutoffs and entry.cutoff != "recall":
+            assert parse_metric(f"{name}_{int(trec.cutoffs[0])}").metric == entry.name
+        elif not trec.cutoffs:
+            assert parse_metric(name).metric == entry.name
+
+
+def test_public_functions_are_registered() -> None:
+    """Every ranking metric exported at the top level has a registry entry (or is a helper
+    listed here), so no metric is left out of the parser and the SQL."""
+    helpers = {"ideal_dcg", "judged"}  # IDCG is nDCG's denominator; judged the former name
+    registered = {e.polars.__name__ for e in ENTRIES}
+    for name in pr.ranking.metrics.__all__:
+        if name.isupper() or name in helpers:
+            continue
+        assert name in registered, name
+    assert REGISTRY["gm_map"].polars is pr.average_precision
+
+
+README = ROOT / "README.md"
+TABLES = {
+    "metrics": registry.markdown_metric_table,
+    "names": registry.markdown_names_table,
+    "macros": registry.markdown_macro_table,
+}
+
+
+def _block(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(<!-- registry:{name} -->\n)(.*?)(<!-- /registry:{name} -->)", re.S)
+
+
+@pytest.mark.parametrize("name", sorted(TABLES))
+def test_readme_tables_are_the_registry(name) -> None:
+    """The README's metric tables are generated from the registry. To refresh them after a
+    registry change: ``UPDATE_README=1 uv run pytest tests/test_registry.py``."""
+    text = README.read_text(encoding="utf-8")
+    match = _block(name).search(text)
+    assert match, f"README has no <!-- registry:{name} --> block"
+    expected = TABLES[name]()
+    if os.environ.get("UPDATE_README") and match.group(2) != expected:
+        updated = _block(name).sub(lambda m: m.group(1) + expected + m.group(3), text)
+        README.write_text(updated, encoding="utf-8")
+        return
+    assert match.group(2) == expected
