@@ -188,9 +188,10 @@ CREATE OR REPLACE MACRO unjudged(rank, relevance, k) AS
 -- ------------------------------------------------------------------------------------------
 -- graded
 
--- DCG@k = sum over retrieved documents at rank i <= k of gain / log2(i + 1)
+-- DCG@k = sum over retrieved documents at rank i <= k of gain / log2(i + 1), added in rank
+-- order (repeatable to the last bit, whatever order the rows arrive in)
 CREATE OR REPLACE MACRO dcg(rank, relevance, k := NULL, gain := 'linear') AS
-    coalesce(sum(_pr_gain(relevance, gain) / log2(CAST(rank AS DOUBLE) + 1))
+    coalesce(sum(_pr_gain(relevance, gain) / log2(CAST(rank AS DOUBLE) + 1) ORDER BY rank)
                  FILTER (WHERE _pr_within(rank, k)),
              CAST(0 AS DOUBLE));
 
