@@ -74,9 +74,12 @@ CREATE OR REPLACE MACRO _pr_iprec(rel_ranks, big_r, recall_level) AS
 -- ------------------------------------------------------------------------------------------
 -- counts
 
--- NumRet: documents retrieved, max(rank); 0 for a query missing from the run
-CREATE OR REPLACE MACRO num_ret(rank) AS
-    CAST(coalesce(max(rank), 0) AS DOUBLE);
+-- NumRet: documents retrieved, max(rank); 0 for a query missing from the run. With a
+-- relevance_level (ir_measures' NumRet(rel=N)): retrieved documents with relevance >= level.
+CREATE OR REPLACE MACRO num_ret(rank, relevance := NULL, relevance_level := NULL) AS
+    CASE WHEN relevance_level IS NULL THEN CAST(coalesce(max(rank), 0) AS DOUBLE)
+         ELSE CAST(count(*) FILTER (WHERE _pr_rel(relevance, relevance_level)
+                                    AND rank IS NOT NULL) AS DOUBLE) END;
 
 -- NumRel: R, judged documents with relevance >= relevance_level
 CREATE OR REPLACE MACRO num_rel(relevance, relevance_level := 1) AS
@@ -102,13 +105,15 @@ CREATE OR REPLACE MACRO num_q() AS CAST(1 AS DOUBLE);
 -- ------------------------------------------------------------------------------------------
 -- cutoff metrics
 
--- P@k = hits@k / k (trec_eval P_k). PRECISION is an SQL keyword: call it quoted,
--- "precision"(rank, relevance, 10), or by its other name precision_at_k(rank, relevance, 10).
-CREATE OR REPLACE MACRO "precision"(rank, relevance, k, relevance_level := 1) AS
-    hits(rank, relevance, k := k, relevance_level := relevance_level) / CAST(k AS DOUBLE);
+-- P@k = hits@k / k (trec_eval P_k); without k, relevant retrieved / retrieved (ranx).
+-- PRECISION is an SQL keyword: call it quoted, "precision"(rank, relevance, 10), or by its
+-- other name precision_at_k(rank, relevance, 10).
+CREATE OR REPLACE MACRO "precision"(rank, relevance, k := NULL, relevance_level := 1) AS
+    _pr_div(hits(rank, relevance, k := k, relevance_level := relevance_level),
+            coalesce(CAST(k AS DOUBLE), num_ret(rank)));
 
-CREATE OR REPLACE MACRO precision_at_k(rank, relevance, k, relevance_level := 1) AS
-    "precision"(rank, relevance, k, relevance_level := relevance_level);
+CREATE OR REPLACE MACRO precision_at_k(rank, relevance, k := NULL, relevance_level := 1) AS
+    "precision"(rank, relevance, k := k, relevance_level := relevance_level);
 
 -- R@k = hits@k / R, 0 when R = 0 (trec_eval recall_k)
 CREATE OR REPLACE MACRO recall(rank, relevance, k := NULL, relevance_level := 1) AS

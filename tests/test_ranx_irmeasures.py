@@ -1,8 +1,9 @@
 """Property tests against ranx and ir_measures for metrics pytrec_eval does not have.
 
-* ranx: ``f1@k`` / ``f1``, ``hit_rate@k``, ``hits@k`` / ``hits``, ``mrr@k`` (RR with a cutoff),
-  ``map@k`` (AP@k over R), ``ndcg_burges@k`` (exponential gain 2^rel − 1).
-* ir_measures' own ``Judged@k`` provider.
+* ranx: ``f1@k`` / ``f1``, ``precision`` / ``P`` without a cutoff, ``hit_rate@k``,
+  ``hits@k`` / ``hits``, ``mrr@k`` (RR with a cutoff), ``map@k`` (AP@k over R),
+  ``ndcg_burges@k`` (exponential gain 2^rel − 1).
+* ir_measures' own ``Judged@k`` provider, and its ``NumRet(rel=N)``.
 * AP@k over min(k, R) and R_cap@k (ranx has neither) against a plain Python reference.
 
 ranx sorts with an unstable argsort and ir_measures' Judged sorts by (-score, doc id ascending),
@@ -17,7 +18,7 @@ import ir_measures
 import polars as pl
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from ir_measures import Judged
+from ir_measures import Judged, NumRelRet, NumRet
 
 import polars_rank as pr
 
@@ -107,6 +108,8 @@ def test_binary_metrics_match_ranx(data, relevance_level):
         pairs[f"RR@{k}"] = f"mrr@{k}"
         pairs[f"AP@{k}"] = f"map@{k}"
     pairs["f1"] = "f1"
+    pairs["precision"] = "precision"  # no cutoff: relevant retrieved / retrieved
+    pairs["P"] = "precision"
     pairs["hits"] = "hits"
     pairs["MRR"] = "mrr"
     pairs["AP"] = "map"
@@ -139,6 +142,32 @@ def test_exponential_gain_ndcg_matches_ranx_ndcg_burges(data):
             expected = theirs[ranx_name][qid]
             got = mine[qid][our_name]
             assert abs(got - expected) <= TOL, (qid, our_name, got, expected)
+
+
+@SETTINGS
+@given(data=datasets())
+def test_numret_with_rel_matches_ir_measures(data):
+    """ir_measures' NumRet(rel=N) counts the retrieved documents with grade >= N (its
+    NumRelRet is NumRet(rel=1)); NumRet without rel counts every retrieved document, whatever
+    the evaluation's relevance level. Its provider (pytrec_eval) gives 0 for every measure of a
+    query without a relevant judgment (trec_eval leaves such queries out), so those queries are
+    not compared."""
+    run, qrels = data
+    compared = [q for q in run if any(g >= 1 for g in qrels[q].values())]
+    measures = [NumRet, NumRet(rel=1), NumRet(rel=2), NumRet(rel=3), NumRelRet]
+    theirs = {
+        (m.query_id, str(m.measure)): m.value for m in ir_measures.iter_calc(measures, qrels, run)
+    }
+    names = ["NumRet", "NumRet(rel=1)", "NumRet(rel=2)", "NumRet(rel=3)", "NumRelRet"]
+    for level in (1, 2):
+        mine = ours(run, qrels, names, relevance_level=level)
+        for qid in compared:
+            for name, measure in zip(names, measures, strict=True):
+                expected = theirs[(qid, str(measure))]
+                got = mine[qid][name]
+                if name == "NumRelRet" and level == 2:  # NumRelRet follows the level
+                    expected = theirs[(qid, str(NumRet(rel=2)))]
+                assert got == expected, (qid, name, level, got, expected)
 
 
 @SETTINGS

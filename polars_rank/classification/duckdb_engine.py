@@ -8,6 +8,7 @@ import uuid
 import duckdb
 import polars as pl
 
+from polars_rank._arrow import register_frame, to_polars
 from polars_rank._sql import literal
 from polars_rank.duckdb import session, sql_path
 
@@ -29,10 +30,10 @@ def run_table_macro(
     ``con`` or the package's in-memory database (see :func:`polars_rank.duckdb.session`)."""
     name = f"__cls_input_{uuid.uuid4().hex}"
     with session(con) as connection:
-        connection.register(name, frame)
+        register_frame(connection, name, frame)
         try:
             parts = [literal(name), *(literal(a) for a in args)]
             parts += [f"{key} := {literal(value)}" for key, value in named.items()]
-            return connection.sql(f"SELECT * FROM {macro}({', '.join(parts)})").pl()
+            return to_polars(connection.sql(f"SELECT * FROM {macro}({', '.join(parts)})"))
         finally:
             connection.unregister(name)

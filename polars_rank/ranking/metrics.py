@@ -95,9 +95,26 @@ def _is_rel(relevance: ColumnOrExpr, relevance_level: float) -> pl.Expr:
 # counts
 
 
-def num_ret(*, rank: ColumnOrExpr = "rank") -> pl.Expr:
-    """NumRet: number of documents retrieved (the largest rank; 0 for a query not in the run)."""
-    return _col(rank).max().fill_null(0).cast(_F64).alias("num_ret")
+def num_ret(
+    *,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+    relevance_level: float | None = None,
+) -> pl.Expr:
+    """NumRet: number of documents retrieved (the largest rank; 0 for a query not in the run).
+
+    With ``relevance_level`` (ir_measures' ``NumRet(rel=N)``): the retrieved documents with
+    ``relevance >= relevance_level``, i.e. NumRelRet at that level.
+
+    >>> judged = pl.DataFrame({"query": "q", "rank": [1, 2, 3], "relevance": [2, 1, None]})
+    >>> judged.group_by("query").agg(num_ret(), num_ret(relevance_level=2).alias("rel2")).row(0)
+    ('q', 3.0, 1.0)
+    """
+    if relevance_level is None:
+        return _col(rank).max().fill_null(0).cast(_F64).alias("num_ret")
+    return num_rel_ret(rank=rank, relevance=relevance, relevance_level=relevance_level).alias(
+        "num_ret"
+    )
 
 
 def num_rel(*, relevance: ColumnOrExpr = "relevance", relevance_level: float = 1) -> pl.Expr:
@@ -151,7 +168,7 @@ def num_q() -> pl.Expr:
 
 
 def precision(
-    k: int,
+    k: int | None = None,
     *,
     rank: ColumnOrExpr = "rank",
     relevance: ColumnOrExpr = "relevance",
@@ -159,12 +176,19 @@ def precision(
 ) -> pl.Expr:
     """P@k = relevant in the top k / k (k even when fewer were retrieved; trec_eval ``P_k``).
 
+    Without k: relevant retrieved / retrieved, 0 when nothing was retrieved (ranx's
+    ``precision``; trec_eval's ``set_P``).
+
     >>> judged = pl.DataFrame({"query": ["q"], "rank": [1], "relevance": [1]})
     >>> judged.group_by("query").agg(precision(10)).item(0, 1)  # 1 relevant in the top 10
     0.1
+    >>> judged.group_by("query").agg(precision()).item(0, 1)  # 1 relevant of 1 retrieved
+    1.0
     """
-    _check_k(k, "precision", required=True)
+    _check_k(k, "precision")
     h = hits(k, rank=rank, relevance=relevance, relevance_level=relevance_level)
+    if k is None:
+        return _div(h, num_ret(rank=rank)).alias("precision")
     return (h / group_constant(k)).alias("precision")
 
 

@@ -59,7 +59,9 @@ class MetricSpec:
             out["k"] = self.k
         elif entry.cutoff == "recall":
             out["recall_level"] = self.recall_level
-        if entry.relevance_level:
+        if entry.explicit_level:
+            out["relevance_level"] = self.relevance_level
+        elif entry.relevance_level:
             out["relevance_level"] = self.level(relevance_level)
         return out
 

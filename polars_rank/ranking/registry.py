@@ -99,6 +99,10 @@ class Metric:
     aliases: tuple[Alias, ...] = ()
     trec_eval: tuple[TrecEval, ...] = ()
     title: str = ""
+    #: The relevance level applies only when the name gives one, ``(rel=N)``; without it the
+    #: metric counts every document (evaluate's ``relevance_level`` does not apply) and its
+    #: ``relevance`` column may be left out in SQL.
+    explicit_level: bool = False
 
     @property
     def sql_macro(self) -> str:
@@ -113,7 +117,10 @@ class Metric:
     def parameters(self) -> list[tuple[str, Any]]:
         """``(name, default)`` of every parameter the implementations take, in SQL order:
         columns, required arguments, then optional ones; ``REQUIRED`` marks no default."""
-        out: list[tuple[str, Any]] = [(c, REQUIRED) for c in self.columns]
+        optional = ("relevance",) if self.explicit_level else ()
+        out: list[tuple[str, Any]] = [
+            (c, None if c in optional else REQUIRED) for c in self.columns
+        ]
         if self.cutoff == "required":
             out.append(("k", REQUIRED))
         elif self.cutoff == "recall":
@@ -122,7 +129,7 @@ class Metric:
             out.append(("k", None))
         out += [(p.name, p.default) for p in self.params]
         if self.relevance_level:
-            out.append(("relevance_level", 1))
+            out.append(("relevance_level", None if self.explicit_level else 1))
         return out
 
     def sql_signature(self) -> str:
@@ -178,8 +185,9 @@ _ENTRIES: tuple[Metric, ...] = (
     Metric(
         "precision",
         m.precision,
-        "relevant in the top k / k (k even when fewer were retrieved)",
-        cutoff="required",
+        "relevant in the top k / k (k even when fewer were retrieved); without k, relevant "
+        "retrieved / retrieved (ranx)",
+        cutoff="optional",
         macro='"precision"',
         aliases=(_a("P", "ir_measures", "trec_eval"), _a("precision", "ranx"), _a("prec")),
         trec_eval=(TrecEval("P", TREC_CUTOFFS),),
@@ -349,11 +357,11 @@ _ENTRIES: tuple[Metric, ...] = (
     Metric(
         "num_ret",
         m.num_ret,
-        "documents retrieved (summed over queries)",
-        relevance_level=False,
+        "documents retrieved (summed over queries); with `(rel=N)`, retrieved documents with "
+        "grade ≥ N (ir_measures)",
         summary="sum",
-        columns=("rank",),
         title="retrieved",
+        explicit_level=True,
         aliases=(_a("NumRet", "ir_measures"), _a("num_ret", "trec_eval")),
         trec_eval=(TrecEval("num_ret"),),
     ),
@@ -547,7 +555,7 @@ def markdown_metric_table() -> str:
         shown = list(params.get(e.cutoff, []))
         shown += [f"`{p.name}`: {p.doc}" if p.doc else f"`{p.name}`" for p in e.params]
         if e.relevance_level:
-            shown.append("`rel`")
+            shown.append("`rel` (only when given)" if e.explicit_level else "`rel`")
         summary = {"mean": "mean", "sum": "sum", "gmean": "geometric mean"}[e.summary]
         lines.append(
             f"| {e.title or e.name} | `{e.python_signature()}` | {'; '.join(shown) or '—'} | "

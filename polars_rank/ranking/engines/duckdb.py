@@ -5,9 +5,9 @@ own ranks with ``order_by="rank"``), joins the judgments, and aggregates each qu
 macros of ``sql/ranking.sql`` (text in :mod:`.duckdb_sql`); the result matches the Polars
 engine's column for column.
 
-Inputs may be Polars frames (registered on the connection through Arrow), DuckDB relations,
-table or view names on ``con``, or Parquet paths (strings ending in ``.parquet``, read with
-``read_parquet``).
+Inputs may be Polars frames (registered on the connection as Arrow streams, without a copy),
+DuckDB relations, table or view names on ``con``, or Parquet paths (strings ending in
+``.parquet``, read with ``read_parquet``).
 
 Example:
     >>> import polars as pl, polars_rank as pr
@@ -26,6 +26,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from polars_rank._arrow import register_frame, to_polars
 from polars_rank._errors import PolarsRankError
 from polars_rank._sql import ident, literal, table_name
 from polars_rank.duckdb import session
@@ -55,17 +56,17 @@ def _is_parquet(obj: Any) -> bool:
 def _source(con: duckdb.DuckDBPyConnection, obj: Any, what: str, *, row_index: bool) -> _Source:
     """Make ``obj`` readable by ``con``; register Polars data under a unique name."""
     if isinstance(obj, duckdb.DuckDBPyRelation):
-        obj = obj.pl()
+        obj = to_polars(obj)
     if isinstance(obj, pl.LazyFrame):
         obj = obj.collect()
     if isinstance(obj, pl.DataFrame):
         name = f"__pr_{what}_{uuid.uuid4().hex}"
-        con.register(name, obj.with_row_index(ROW) if row_index else obj)
+        register_frame(con, name, obj.with_row_index(ROW) if row_index else obj)
         return _Source(ident(name), obj.schema, frame=obj, views=[name])
     if isinstance(obj, str):
         sql = f"read_parquet({literal(obj)})" if _is_parquet(obj) else table_name(obj)
         try:
-            schema = con.sql(f"SELECT * FROM {sql} LIMIT 0").pl().schema
+            schema = to_polars(con.sql(f"SELECT * FROM {sql} LIMIT 0")).schema
         except duckdb.Error as error:
             raise PolarsRankError(f"{what} {obj!r} cannot be read by DuckDB: {error}") from None
         if row_index:
@@ -122,7 +123,7 @@ def evaluate_duckdb(
             sql = query_sql(
                 run_src.sql, qrels_src.sql, run_src.schema, specs, options, per_query=per_query
             )
-            result = con.sql(sql).pl()
+            result = to_polars(con.sql(sql))
             if result.height:
                 left_out = int(result[LEFT_OUT][0] or 0)
             else:

@@ -5,7 +5,7 @@ aggregates each query with the macros of ``sql/ranking.sql`` (calls built from t
 >>> metric_sql(parse_metric("nDCG@10"), 1)
 "ndcg(rank, relevance, k := 10, gain := 'linear')"
 >>> metric_sql(parse_metric("P(rel=2)@5"), 1)
-'"precision"(rank, relevance, 5, relevance_level := 2)'
+'"precision"(rank, relevance, k := 5, relevance_level := 2)'
 """
 
 from __future__ import annotations

@@ -1,0 +1,46 @@
+"""Moving frames between Polars and DuckDB through the Arrow PyCapsule interface.
+
+DuckDB reads any object with an ``__arrow_c_stream__`` method, and a DuckDB relation has one
+that Polars reads: the data crosses as Arrow C streams, without a copy and without pyarrow.
+(DuckDB's own ``con.register(name, polars_frame)`` and ``relation.pl()`` convert through
+pyarrow, which polars_rank does not need.)
+
+>>> import duckdb
+>>> con = duckdb.connect()
+>>> register_frame(con, "t", pl.DataFrame({"x": [1, 2]}))
+>>> to_polars(con.sql("SELECT max(x) + 1 AS y FROM t")).rows()
+[(3,)]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+
+class _ArrowStream:
+    """A Polars DataFrame seen only through its Arrow C stream (DuckDB then reads the stream
+    instead of converting the frame with pyarrow)."""
+
+    __slots__ = ("_frame",)
+
+    def __init__(self, frame: pl.DataFrame) -> None:
+        # A column of dtype Null is exported without a validity bitmap, which DuckDB refuses;
+        # all-null booleans carry the same values.
+        nulls = [name for name, dtype in frame.schema.items() if dtype == pl.Null]
+        self._frame = frame.with_columns(pl.col(nulls).cast(pl.Boolean)) if nulls else frame
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        return self._frame.__arrow_c_stream__(requested_schema)
+
+
+def register_frame(con: Any, name: str, frame: pl.DataFrame) -> None:
+    """Make ``frame`` readable as the view ``name`` on the DuckDB connection ``con``."""
+    con.register(name, _ArrowStream(frame))
+
+
+def to_polars(relation: Any) -> pl.DataFrame:
+    """The result of a DuckDB relation as a Polars DataFrame (what ``relation.pl()`` gives,
+    without pyarrow)."""
+    return pl.DataFrame(relation)

@@ -1,0 +1,133 @@
+"""The package as a user installs it: the wheel built from this checkout, installed into a
+fresh virtual environment with its runtime dependencies only (no dev group, no pyarrow), run
+from outside the repository: the demo, ``evaluate`` with both engines (command line and
+Python), the classification DuckDB engine and ``polars_rank.duckdb.register``.
+
+Needs ``uv`` (the README's test command runs under it) and the package registry or uv's cache.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CHECK = textwrap.dedent(
+    """
+    import importlib.util, sys
+    import duckdb, polars as pl
+    import polars_rank as pr
+    import polars_rank.classification as cls
+    import polars_rank.duckdb
+
+    assert importlib.util.find_spec("pyarrow") is None, "pyarrow is installed"
+    assert "site-packages" in pr.__file__, pr.__file__
+
+    qrels = pr.read_trec_qrels(sys.argv[1])
+    run = pr.read_trec_run(sys.argv[2])
+    metrics = ["nDCG@10", "AP", "NumRet"]
+    by_polars = pr.evaluate(run, qrels, metrics)
+    by_duckdb = pr.evaluate(run, qrels, metrics, engine="duckdb")
+    lazy = pr.evaluate(run.lazy(), qrels.lazy(), metrics, engine="duckdb").collect()
+    for a, b in zip(by_polars.row(0), by_duckdb.row(0), strict=True):
+        assert abs(a - b) < 1e-12, (by_polars, by_duckdb)
+    assert lazy.equals(by_duckdb)
+    relation = duckdb.sql("SELECT * FROM read_parquet('" + sys.argv[3] + "')")
+    assert pr.evaluate(relation, qrels, metrics, engine="duckdb").equals(by_duckdb)
+
+    con = polars_rank.duckdb.register(duckdb.connect())
+    rr = con.sql("SELECT reciprocal_rank(r, g) FROM (VALUES (1, 0), (2, 1)) t(r, g)")
+    assert rr.fetchall() == [(0.5,)]
+    assert polars_rank.duckdb.sql_path().is_file()
+
+    clicks = pl.DataFrame({"y": [1, 0, 1, 0], "p": [0.9, 0.2, 0.4, 0.5]})
+    curve = cls.roc_curve(clicks, "y", "p", engine="duckdb")
+    assert curve.equals(cls.roc_curve(clicks, "y", "p")), curve
+    print("ok", round(by_duckdb["nDCG@10"][0], 4))
+    """
+)
+
+
+def _uv() -> list[str]:
+    found = os.environ.get("UV") or shutil.which("uv")
+    if found:
+        return [found]
+    return [sys.executable, "-m", "uv"]  # .ci/run installs uv this way when it is missing
+
+
+def _clean_env() -> dict[str, str]:
+    """The environment without this checkout's virtual environment or import path."""
+    drop = ("VIRTUAL_ENV", "PYTHONPATH", "UV_PROJECT_ENVIRONMENT", "PYTHONHOME")
+    return {k: v for k, v in os.environ.items() if k not in drop}
+
+
+def _run(argv: list[object], cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
+    done = subprocess.run(
+        [str(a) for a in argv],
+        cwd=cwd,
+        env=_clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert done.returncode == 0, f"{argv}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}"
+    return done
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Path:
+    """A fresh virtual environment holding the wheel built from this checkout."""
+    base = tmp_path_factory.mktemp("install")
+    dist = base / "dist"
+    _run([*_uv(), "build", "--wheel", "--out-dir", dist, ROOT], cwd=base)
+    wheels = list(dist.glob("polars_rank-*.whl"))
+    assert len(wheels) == 1, wheels
+    venv = base / "venv"
+    _run([*_uv(), "venv", "--python", sys.executable, venv], cwd=base)
+    python = venv / "bin" / "python"
+    _run([*_uv(), "pip", "install", "--python", python, wheels[0]], cwd=base)
+    return venv
+
+
+def test_demo_runs_from_the_wheel(installed, tmp_path):
+    done = _run([installed / "bin" / "polars-rank", "demo", "--permutations", "200"], cwd=tmp_path)
+    assert "DuckDB's mean nDCG@10 for rerank" in done.stdout
+    assert done.stderr == ""
+
+
+def test_evaluate_with_both_engines_from_the_wheel(installed, tmp_path):
+    from polars_rank.demo import demo_data
+    from polars_rank.io import write_trec_run
+
+    qrels, runs = demo_data()
+    qrels_path, run_path = tmp_path / "qrels.txt", tmp_path / "bm25.run"
+    qrels_path.write_text(
+        "".join(f"{q} 0 {d} {r}\n" for q, d, r in qrels.iter_rows()), encoding="utf-8"
+    )
+    write_trec_run(runs["bm25"], run_path, run_id="bm25")
+    parquet = tmp_path / "bm25.parquet"
+    runs["bm25"].write_parquet(parquet)
+
+    command = installed / "bin" / "polars-rank"
+    outputs = {
+        engine: _run(
+            [command, "evaluate", qrels_path, run_path, "-m", "nDCG@10,AP", "--engine", engine],
+            cwd=tmp_path,
+        ).stdout
+        for engine in ("polars", "duckdb")
+    }
+    assert outputs["polars"] == outputs["duckdb"]
+    assert "nDCG@10" in outputs["duckdb"]
+
+    script = tmp_path / "check.py"
+    script.write_text(CHECK, encoding="utf-8")
+    done = _run([installed / "bin" / "python", script, qrels_path, run_path, parquet], tmp_path)
+    assert done.stdout.startswith("ok ")
+    assert done.stdout.split()[1] in outputs["duckdb"]
