@@ -9,6 +9,7 @@ parameters come from :mod:`.registry`).
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -16,10 +17,10 @@ from typing import Any
 import polars as pl
 
 from polars_rank._errors import PolarsRankError
-from polars_rank.ranking.registry import ALIASES, REGISTRY, Metric, Summary, names
+from polars_rank.ranking.registry import ALIASES, REGISTRY, Metric, Summary, metrics, names
 
 _GRAMMAR = re.compile(
-    r"^(?P<name>[A-Za-z0-9_\-]+?)(?:\((?P<params>[^()]*)\))?(?:@(?P<cut>[0-9]*\.?[0-9]+))?$"
+    r"^(?P<name>[A-Za-z0-9_\-]+?)(?:\((?P<params>[^()]*)\))?(?:@(?P<cut>[^@()]*))?$"
 )
 _TREC_SUFFIX = re.compile(r"^(?P<name>[A-Za-z0-9_\-]+?)[_.](?P<cut>[0-9]*\.?[0-9]+)$")
 
@@ -76,15 +77,80 @@ class MetricSpec:
 
 
 def valid_names() -> str:
-    """The accepted metric names, comma-separated, for error messages and ``--help``."""
+    """The accepted metric names, comma-separated (``polars-rank metrics`` lists them with
+    their definitions)."""
     return ", ".join(names())
 
 
-def _unknown(label: str, why: str) -> PolarsRankError:
+#: Where a user finds every name (said at the end of a name error).
+_EVERY_NAME = "every name: polars_rank.valid_names() or `polars-rank metrics`"
+
+
+def _spellings() -> dict[str, str]:
+    """Lower-case name → the spelling shown in suggestions (the first the registry lists)."""
+    out: dict[str, str] = {}
+    for entry in metrics():
+        for alias in entry.aliases:
+            out.setdefault(alias.name.lower(), alias.name)
+    return out
+
+
+def _with_cutoff(spelled: str, cut: str | None) -> str:
+    """A suggested name with the user's cutoff, when the suggested metric takes one."""
+    entry = ALIASES[spelled.lower()][0]
+    if cut is not None and entry.cutoff != "none":
+        return f"{spelled}@{cut}"
+    return spelled
+
+
+def suggestions(name: str, cut: str | None = None, n: int = 3) -> list[str]:
+    """The registered names closest to ``name`` (difflib's ratio, at least 0.6; best first,
+    ties in name order), each with the cutoff ``cut`` when its metric takes one.
+
+    >>> suggestions("nDGC", "10"), suggestions("NumRett")
+    (['nDCG@10'], ['NumRet', 'NumRel', 'NumRelRet'])
+    """
+    spelled = _spellings()
+    scored = []
+    for key in spelled:
+        matcher = difflib.SequenceMatcher(None, name.lower(), key)
+        if matcher.real_quick_ratio() >= 0.6 and matcher.quick_ratio() >= 0.6:
+            ratio = matcher.ratio()
+            if ratio >= 0.6:
+                scored.append((-ratio, key))
+    best: dict[tuple[str, tuple], str] = {}  # one name per metric (and fixed parameters)
+    for _, key in sorted(scored):
+        entry, fixed = ALIASES[key]
+        best.setdefault((entry.name, tuple(sorted(fixed.items()))), spelled[key])
+    return [_with_cutoff(b, cut) for b in list(best.values())[:n]]
+
+
+def _or(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} or {items[-1]}"
+
+
+def _unknown(
+    label: str, why: str, *, suggest: list[str] | None = None, every: bool = False
+) -> PolarsRankError:
+    hint = f"; did you mean {_or(suggest)}?" if suggest else ""
     return PolarsRankError(
-        f"{why} in metric {label!r}. Valid names (case-insensitive; add @k for a cutoff, "
-        f"(rel=2) for a relevance level, (gain=exp) for exponential gain): {valid_names()}"
+        f"metric {label!r}: {why}{hint}" + (f" ({_EVERY_NAME})" if every else "")
     )
+
+
+def _unknown_name(label: str, name: str, cut: str | None) -> PolarsRankError:
+    """An unknown name: a glued cutoff (``ndcg10``) or the closest registered names."""
+    glued = re.fullmatch(r"(?P<name>.*?)[_\-.]?(?P<cut>[0-9]+)", name)
+    if glued and cut is None and glued.group("name").lower() in ALIASES:
+        entry = ALIASES[glued.group("name").lower()][0]
+        if entry.cutoff in ("required", "optional"):
+            spelled = _spellings()[glued.group("name").lower()]
+            return _unknown(
+                label,
+                f"unknown name {name!r} (a cutoff follows '@')",
+                suggest=[f"{spelled}@{glued.group('cut')}"],
+            )
+    return _unknown(label, f"unknown name {name!r}", suggest=suggestions(name, cut), every=True)
 
 
 def _number(raw: str, key: str, label: str) -> float:
@@ -103,7 +169,12 @@ def _split(text: str) -> tuple[str, str | None, str | None]:
     if trec and trec.group("name").lower() in ALIASES:
         return trec.group("name"), None, trec.group("cut")
     if match is None:
-        raise _unknown(text, "cannot parse")
+        raise _unknown(
+            text,
+            "cannot parse the name (expected Name, Name@k or Name(param=value)@k)",
+            suggest=suggestions(re.split(r"[@(]", text, maxsplit=1)[0]),
+            every=True,
+        )
     return match.group("name"), match.group("params"), match.group("cut")
 
 
@@ -125,7 +196,7 @@ def parse_metric(label: str) -> MetricSpec:
     name, params_text, cut = _split(label.strip())
     found = ALIASES.get(name.lower())
     if found is None:
-        raise _unknown(label, f"unknown name {name!r}")
+        raise _unknown_name(label, name, cut)
     entry, fixed = found
     params: dict[str, Any] = dict(fixed)
     relevance_level: float | None = None
@@ -159,14 +230,21 @@ def parse_metric(label: str) -> MetricSpec:
     if entry.cutoff == "recall":
         if cut is None:
             raise _unknown(label, f"{name} needs a recall level, e.g. {name}@0.5")
-        recall_level = float(cut)
+        try:
+            recall_level = float(cut)
+        except ValueError:
+            raise _unknown(label, f"recall level {cut!r} is not a number") from None
         if not 0.0 <= recall_level <= 1.0:
             raise _unknown(label, f"recall level {cut} is outside [0, 1]")
     elif cut is not None:
         if entry.cutoff == "none":
             raise _unknown(label, f"{name} takes no cutoff")
+        if not cut.strip():
+            raise _unknown(label, f"no cutoff after '@' (e.g. {name}@10)")
         if not re.fullmatch(r"[0-9]+", str(cut).strip()) or int(cut) < 1:
-            raise _unknown(label, f"cutoff {cut!r} is not a positive integer")
+            raise _unknown(
+                label, f"cutoff {cut!r} is not a positive integer (k counts ranks from 1)"
+            )
         k = int(cut)
     elif entry.cutoff == "required":
         raise _unknown(label, f"{name} needs a cutoff, e.g. {name}@10")
@@ -186,7 +264,7 @@ def parse_metrics(labels: list[str] | tuple[str, ...] | str) -> list[MetricSpec]
         labels = [labels]
     labels = list(labels)
     if not labels:
-        raise PolarsRankError(f"no metrics given; choose from: {valid_names()}")
+        raise PolarsRankError(f"no metrics given, e.g. ['nDCG@10', 'AP'] ({_EVERY_NAME})")
     seen: set[str] = set()
     specs = []
     for label in labels:
