@@ -1,27 +1,61 @@
-"""Accepting a DataFrame or a LazyFrame and giving back the same kind."""
+"""Accepting a DataFrame or a LazyFrame (or a pandas DataFrame, a pyarrow Table) and giving
+back the same kind."""
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import polars as pl
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 
+#: What the functions taking frames accept, for messages.
+ACCEPTED = "a polars DataFrame or LazyFrame, a pandas DataFrame or a pyarrow Table"
 
-def to_lazy(frame: pl.DataFrame | pl.LazyFrame, what: str) -> pl.LazyFrame:
-    """``frame`` as a LazyFrame; a clear error for anything that is not a Polars frame."""
+
+def as_polars(obj: Any) -> Any:
+    """A pandas DataFrame or a pyarrow Table (or RecordBatch) as a Polars DataFrame; anything
+    else unchanged.
+
+    ``pl.from_pandas`` and ``pl.from_arrow`` convert without a copy where the column types
+    allow it (numbers, Arrow-backed columns); neither pandas nor pyarrow is imported here.
+
+    >>> import pyarrow as pa
+    >>> as_polars(pa.table({"query": ["q1"], "score": [0.5]})).schema
+    Schema([('query', String), ('score', Float64)])
+    """
+    kind = type(obj)
+    package = kind.__module__.partition(".")[0]
+    if package == "pandas" and kind.__name__ == "DataFrame":
+        return pl.from_pandas(obj)
+    if package == "pyarrow" and kind.__name__ in ("Table", "RecordBatch"):
+        return pl.from_arrow(obj)
+    return obj
+
+
+def to_lazy(frame: Any, what: str) -> pl.LazyFrame:
+    """``frame`` as a LazyFrame; a clear error for anything that is not a frame."""
+    frame = as_polars(frame)
     if isinstance(frame, pl.LazyFrame):
         return frame
     if isinstance(frame, pl.DataFrame):
         return frame.lazy()
-    raise TypeError(f"{what} must be a polars DataFrame or LazyFrame, got {type(frame).__name__}")
+    raise TypeError(f"{what} must be {ACCEPTED}, got {type(frame).__name__}")
 
 
-def like(
-    result: pl.DataFrame | pl.LazyFrame, template: pl.DataFrame | pl.LazyFrame
-) -> pl.DataFrame | pl.LazyFrame:
-    """``result`` as the kind of ``template``: collected when it is eager, lazy otherwise.
+def to_frame(frame: Any, what: str) -> pl.DataFrame:
+    """``frame`` as a DataFrame (a LazyFrame is collected); a clear error otherwise."""
+    frame = as_polars(frame)
+    if isinstance(frame, pl.LazyFrame):
+        return frame.collect()
+    if isinstance(frame, pl.DataFrame):
+        return frame
+    raise TypeError(f"{what} must be {ACCEPTED}, got {type(frame).__name__}")
+
+
+def like(result: pl.DataFrame | pl.LazyFrame, template: Any) -> pl.DataFrame | pl.LazyFrame:
+    """``result`` as the kind of ``template``: lazy for a LazyFrame, a collected DataFrame for
+    anything else (a DataFrame, pandas, pyarrow).
 
     >>> like(pl.LazyFrame({"a": [1]}), pl.DataFrame()).shape
     (1, 1)

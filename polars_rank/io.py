@@ -22,6 +22,7 @@ from pathlib import Path
 import polars as pl
 
 from polars_rank._errors import PolarsRankError
+from polars_rank._frames import to_frame
 
 _FIELD = r"(\S+)"
 _SEP = r"\s+"
@@ -120,8 +121,9 @@ def read_trec_qrels(path: str | Path) -> pl.DataFrame:
 
 
 def write_trec_run(run: pl.DataFrame, path: str | Path, *, run_id: str = "polars_rank") -> None:
-    """Write ``query, doc, score`` (and ``rank`` if present) as a TREC run file."""
-    frame = run
+    """Write ``query, doc, score`` (and ``rank`` if present) as a TREC run file (``run`` may
+    also be a LazyFrame, a pandas DataFrame or a pyarrow Table)."""
+    frame = to_frame(run, "run")
     if "rank" not in frame.columns:
         frame = frame.with_columns(
             pl.col("score").rank("ordinal", descending=True).over("query").alias("rank")

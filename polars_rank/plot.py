@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from polars_rank._frames import to_frame
 from polars_rank.ranking.metrics import ELEVEN_POINTS
 
 if TYPE_CHECKING:
@@ -40,10 +41,13 @@ def _save(fig: Figure, path: str | PathLike[str]) -> Path:
     return out
 
 
-def _require(frame: pl.DataFrame, columns: Iterable[str], what: str) -> None:
+def _require(frame: Any, columns: Iterable[str], what: str) -> pl.DataFrame:
+    """``frame`` as a Polars DataFrame, after checking it has ``columns``."""
+    frame = to_frame(frame, f"plot.{what}: the frame")
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise ValueError(f"plot.{what}: column(s) {missing} missing; got {frame.columns}")
+    return frame
 
 
 def _series_column(frame: pl.DataFrame) -> str | None:
@@ -85,7 +89,7 @@ def per_query_differences(
     >>> per_query_differences(pq, "AP", "bm25", "dense", Path(tempfile.mkdtemp(), "d.png")).name
     'd.png'
     """
-    _require(per_query, [run, query, metric], "per_query_differences")
+    per_query = _require(per_query, [run, query, metric], "per_query_differences")
     a = per_query.filter(pl.col(run) == run_a).select(query, pl.col(metric).alias("_a"))
     b = per_query.filter(pl.col(run) == run_b).select(query, pl.col(metric).alias("_b"))
     for name, part in ((run_a, a), (run_b, b)):
@@ -132,7 +136,7 @@ def metric_at_k(curves: pl.DataFrame, path: str | PathLike[str], *, metric_name:
     >>> metric_at_k(curves, Path(tempfile.mkdtemp(), "ndcg.png"), metric_name="nDCG").suffix
     '.png'
     """
-    _require(curves, ["run", "k", "value"], "metric_at_k")
+    curves = _require(curves, ["run", "k", "value"], "metric_at_k")
     fig, ax = _new_figure()
     for name, part in _groups(curves, "run"):
         part = part.sort("k")
@@ -215,7 +219,7 @@ def precision_recall_11pt(curves: pl.DataFrame, path: str | PathLike[str]) -> Pa
     >>> precision_recall_11pt(curves, Path(tempfile.mkdtemp(), "pr.png")).name
     'pr.png'
     """
-    _require(curves, ["run", "recall", "precision"], "precision_recall_11pt")
+    curves = _require(curves, ["run", "recall", "precision"], "precision_recall_11pt")
     fig, ax = _new_figure(6.0, 4.8)
     for name, part in _groups(curves, "run"):
         part = part.sort("recall")
@@ -246,7 +250,7 @@ def roc_curve(curve: pl.DataFrame, path: str | PathLike[str]) -> Path:
     >>> roc_curve(curve, Path(tempfile.mkdtemp(), "roc.svg")).read_text()[:5]
     '<?xml'
     """
-    _require(curve, ["fpr", "tpr"], "roc_curve")
+    curve = _require(curve, ["fpr", "tpr"], "roc_curve")
     fig, ax = _new_figure(5.2, 5.0)
     ax.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=0.8, label="chance")
     for name, part in _groups(curve, _series_column(curve)):
@@ -272,7 +276,7 @@ def precision_recall_curve(curve: pl.DataFrame, path: str | PathLike[str]) -> Pa
     >>> precision_recall_curve(curve, Path(tempfile.mkdtemp(), "pr.png")).stat().st_size > 0
     True
     """
-    _require(curve, ["recall", "precision"], "precision_recall_curve")
+    curve = _require(curve, ["recall", "precision"], "precision_recall_curve")
     fig, ax = _new_figure(5.6, 4.8)
     for name, part in _groups(curve, _series_column(curve)):
         ax.plot(part["recall"].to_list(), part["precision"].to_list(), linewidth=1.6, label=name)

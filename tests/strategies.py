@@ -23,11 +23,12 @@ CASED_DOCS = ["a", "A", "B", "b", "e", "é", "E", "É", "ß", "ss", "10", "9"]
 def runs_and_qrels(
     draw, duplicates: bool = False, queries: list[str] = QUERIES, docs: list[str] = DOCS
 ):
-    """(run, qrels) frames; ``duplicates=True`` repeats some (query, doc) pairs."""
+    """(run, qrels) frames, each with at least one row (an empty input is an error, tested
+    apart); ``duplicates=True`` repeats some (query, doc) pairs."""
     integer_ids = draw(st.booleans())
     pair = st.tuples(st.sampled_from(queries), st.sampled_from(docs))
-    run_pairs = draw(st.lists(pair, max_size=30, unique=not duplicates))
-    qrels_pairs = draw(st.lists(pair, max_size=20, unique=not duplicates))
+    run_pairs = draw(st.lists(pair, min_size=1, max_size=30, unique=not duplicates))
+    qrels_pairs = draw(st.lists(pair, min_size=1, max_size=20, unique=not duplicates))
     scores = draw(
         st.lists(
             st.sampled_from([0.0, -0.0, 0.5, 1.0, 2.0, 0.25]),

@@ -128,6 +128,27 @@ def test_markdown_and_table_show_counts_as_integers(files, capsys):
     assert "." in lines[2].split("|")[2]
 
 
+@pytest.mark.parametrize("per_query", [False, True])
+def test_counts_stay_integers_in_csv_json_and_parquet(files, capsys, tmp_path, per_query):
+    """The registry's summary rule "sum" marks counts: whole numbers in every format."""
+    counts = ["NumRet", "NumRel", "NumRelRet", "num_nonrel_judged_ret", "NumRet(rel=2)"]
+    args = ["evaluate", files["qrels"], files["bm25"], "-m", ",".join(["AP", *counts])]
+    args += ["--per-query"] if per_query else []
+    code, out, err = _run(capsys, *args, "-o", "csv")
+    assert code == 0, err
+    header, first = out.splitlines()[:2]
+    cells = dict(zip(header.split(","), first.split(","), strict=True))
+    for name in counts:
+        assert cells[name].isdigit(), (name, cells[name])
+    assert "." in cells["AP"]
+    code, out, _ = _run(capsys, *args, "-o", "json")
+    row = json.loads(out)[0]
+    assert all(type(row[name]) is int for name in counts) and type(row["AP"]) is float
+    _run(capsys, *args, "-o", "parquet", "--out", tmp_path / "out.parquet")
+    schema = pl.read_parquet_schema(tmp_path / "out.parquet")
+    assert all(schema[name] == pl.Int64 for name in counts) and schema["AP"] == pl.Float64
+
+
 def test_trec_output(files, data, capsys):
     code, out, _ = _run(
         capsys, "evaluate", files["qrels"], files["bm25"], files["rerank"], "-m", "AP,NumRet",
@@ -206,7 +227,8 @@ def test_unjudged_queries_warn_on_one_line(files, data, tmp_path, capsys):
     code, _, err = _run(capsys, "evaluate", files["qrels"], tmp_path / "extra.parquet", "-m", "AP")
     assert code == 0
     assert err.splitlines() == [
-        "polars-rank: warning: 1 query in the run has no judgments and was not evaluated"
+        "polars-rank: warning: run 'extra': 1 query in the run has no judgments and was not "
+        "evaluated"
     ]
 
 
@@ -315,6 +337,19 @@ def test_compare_table_lists_every_run_and_metric(files, capsys, tmp_path):
     ]
     data = plot_file.read_bytes()
     assert data[:8] == PNG_SIGNATURE and len(data) > 5_000
+    header = out.splitlines()[1].split()
+    assert header[-1] == "sig"  # the significance column has a header
+    assert "sig: * when p (t, Holm) < 0.05" in out.splitlines()[0]
+    assert all(line.endswith("*") for line in out.splitlines()[3:] if "rerank" in line)
+
+
+def test_compare_significance_follows_the_confidence(files, capsys):
+    code, out, _ = _run(
+        capsys, "compare", files["qrels"], files["bm25"], files["dense"], "-m", "AP",
+        "--permutations", "200", "--bootstrap", "200", "--confidence", "0.9",
+    )  # fmt: skip
+    assert code == 0
+    assert out.splitlines()[0].endswith("sig: * when p (t, Holm) < 0.1")
 
 
 @pytest.mark.parametrize("fmt", ["markdown", "latex", "csv", "json"])
@@ -428,3 +463,35 @@ def test_plot_classification_unknown_column(capsys, tmp_path, monkeypatch):
         capsys, "plot", "roc", tmp_path / "d.csv", "--label", "clicked", "--score", "s"
     )
     _assert_one_line_error(code, err, "clicked")
+
+
+# ---------------------------------------------------------------- metrics
+
+
+def test_metrics_command_lists_every_name(capsys):
+    from polars_rank.ranking.registry import metrics
+
+    code, out, err = _run(capsys, "metrics", "-o", "json")
+    assert code == 0, err
+    rows = {row["metric"]: row for row in json.loads(out)}
+    for entry in metrics():
+        names = rows[entry.name]["names"].split(", ")
+        spelled = [name.split("[@")[0].split("@")[0].split(" (")[0] for name in names]
+        assert spelled == [alias.name for alias in entry.aliases]
+        for name in names:  # each listed name parses to its metric
+            plain = name.replace("[@k]", "").replace("@k", "@5").replace("@x", "@0.5")
+            assert pr.parse_metric(plain.split(" (")[0]).metric == entry.name
+    code, out, _ = _run(capsys, "metrics", "--definitions")
+    assert code == 0 and "definition" in out.splitlines()[0]
+    assert "relevant retrieved / retrieved (ranx)" in out
+
+
+def test_missing_matplotlib_names_a_command_that_works(capsys, monkeypatch, files, tmp_path):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib fails
+    code, _, err = _run(
+        capsys, "plot", "pr", files["qrels"], files["bm25"], "--out", tmp_path / "pr.png"
+    )
+    assert code == 2
+    assert "plots need matplotlib (pip install 'matplotlib>=3.8', or in a clone of" in err
+    assert "pip install '.[plot]')" in err
+    assert "pip install 'polars-rank[plot]'" not in err  # not published: that fails

@@ -40,6 +40,9 @@ BAD_INPUTS = {
     "id dtypes differ": (RUN, QRELS.with_columns(pl.col("doc").cast(pl.Categorical))),
     "score not numeric": (RUN.with_columns(pl.col("score").cast(pl.String)), QRELS),
     "missing column": (RUN.rename({"doc": "docno"}), QRELS),
+    "run empty": (RUN.clear(), QRELS),
+    "qrels empty": (RUN, QRELS.clear()),
+    "swapped": (QRELS, RUN),
 }
 
 
@@ -69,6 +72,8 @@ def test_bad_polars_input(case: str) -> None:
         "run null score",
         "qrels null relevance",
         "qrels NaN relevance",
+        "run empty",
+        "qrels empty",
     ],
 )
 @pytest.mark.parametrize("kind", ["table", "parquet"])
@@ -93,7 +98,7 @@ def test_bad_sql_input(case: str, kind: str, tmp_path) -> None:
     "metrics, options",
     [
         ("nDCG@ten", {}),
-        ("precision", {}),
+        ("Rcap", {}),
         (["AP", "AP"], {}),
         ("query", {}),
         ("nDCG@10", {"duplicates": "last"}),

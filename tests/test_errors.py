@@ -436,21 +436,16 @@ def test_validate_false_skips_checks(run, qrels):
     "bad", [{"query": ["q"], "doc": ["a"], "score": [1.0]}, None, "run.tsv", [("q", "a", 1.0)]]
 )
 def test_non_frame_run(qrels, bad):
-    with pytest.raises(TypeError, match=r"run must be a polars DataFrame or LazyFrame, got"):
+    accepted = "a polars DataFrame or LazyFrame, a pandas DataFrame or a pyarrow Table"
+    with pytest.raises(TypeError, match=rf"run must be {accepted}, got"):
         pr.evaluate(bad, qrels, ["AP"])
     with pytest.raises(TypeError, match=r"run must be a polars DataFrame or LazyFrame"):
         pr.judge(bad, qrels)
 
 
 def test_non_frame_qrels(run):
-    with pytest.raises(TypeError, match=r"qrels must be a polars DataFrame or LazyFrame, got dict"):
+    with pytest.raises(TypeError, match=r"qrels must be a polars DataFrame or .* got dict"):
         pr.evaluate(run, {"q1": {"a": 1}}, ["AP"])
-
-
-def test_pandas_frame_is_rejected(run, qrels):
-    pd = pytest.importorskip("pandas")
-    with pytest.raises(TypeError, match=r"got DataFrame"):
-        pr.evaluate(pd.DataFrame(run.to_dict(as_series=False)), qrels, ["AP"])
 
 
 # ------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The ``polars-rank`` command: evaluate, trec_eval, compare, plot and demo.
+"""The ``polars-rank`` command: evaluate, trec_eval, compare, classify, plot, metrics and demo.
 
 Errors are one line on stderr (``polars-rank: error: ...``) with exit code 2; ``--debug``
 shows the traceback instead.
@@ -13,6 +13,9 @@ from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 PROG = "polars-rank"
+
+#: How to install the plotting extra: a command that works before the package is published.
+PLOT_INSTALL = "pip install 'matplotlib>=3.8', or in a clone of polars_rank: pip install '.[plot]'"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -40,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     from polars_rank.cli.compare import build_compare_parser
     from polars_rank.cli.demo import build_demo_parser
     from polars_rank.cli.evaluate import build_evaluate_parser
+    from polars_rank.cli.metrics import build_metrics_parser
     from polars_rank.cli.plot import build_plot_parser
     from polars_rank.cli.trec_eval import build_parser as build_trec_eval_parser
 
@@ -57,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("trec_eval", "drop-in for trec_eval (same flags and output)", build_trec_eval_parser),
         ("compare", "compare runs with a baseline: significance tests", build_compare_parser),
         ("plot", "plots: per-query differences, metric@k, precision-recall, ROC", None),
+        ("metrics", "every metric and the names it is known by", build_metrics_parser),
         ("demo", "a built-in example: evaluation, comparison, code", build_demo_parser),
     ]
     for name, help_text, build in specs:
@@ -92,6 +97,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from polars_rank.cli.plot import run_plot
 
         return run_plot(args)
+    if args.command == "metrics":
+        from polars_rank.cli.metrics import run_metrics
+
+        return run_metrics(args)
     if args.command == "demo":
         from polars_rank.cli.demo import run_demo
 
@@ -103,8 +112,10 @@ def _one_line(err: BaseException) -> str:
     text = " ".join(str(err).split())
     if isinstance(err, FileNotFoundError) and err.filename:
         return f"{err.filename}: no such file"
+    if isinstance(err, ModuleNotFoundError) and err.name and err.name.startswith("matplotlib"):
+        return f"{text}: plots need matplotlib ({PLOT_INSTALL})"
     if isinstance(err, ModuleNotFoundError):
-        return f"{text} (install the missing package, e.g. pip install 'polars-rank[plot]')"
+        return f"{text} (install the missing package {err.name!r})"
     return text or type(err).__name__
 
 
@@ -128,8 +139,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     debug = bool(getattr(args, "debug", False))
+    from polars_rank._errors import worded
+    from polars_rank.cli.wording import CLI
+
     try:
-        return _dispatch(args)
+        with worded(CLI):
+            return _dispatch(args)
     except KeyboardInterrupt:
         sys.stderr.write(f"{PROG}: interrupted\n")
         return 130

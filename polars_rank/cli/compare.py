@@ -31,8 +31,10 @@ def _p_text(p: float | None) -> str:
     return "<0.0001" if p < 1e-4 else f"{p:.4f}"
 
 
-def compare_table(result: pl.DataFrame, digits: int = 4) -> str:
-    """The terminal view of a comparison: one line per run and metric."""
+def compare_table(result: pl.DataFrame, digits: int = 4, alpha: float = 0.05) -> str:
+    """The terminal view of a comparison: one line per run and metric; the ``sig`` column
+    holds ``*`` where the Holm-adjusted t-test p-value is below ``alpha`` (the result's
+    ``significant`` column, computed at 1 − confidence)."""
 
     def num(v: float, sign: bool = False) -> str:
         return f"{v:+.{digits}f}" if sign else f"{v:.{digits}f}"
@@ -50,18 +52,18 @@ def compare_table(result: pl.DataFrame, digits: int = 4) -> str:
             "p (t, Holm)": _p_text(r["t_pvalue_holm"]),
             "p (perm, Holm)": _p_text(r["perm_pvalue_holm"]),
             "W/T/L": f"{r['wins']}/{r['ties']}/{r['losses']}",
-            "": "*" if r["significant"] else "",
+            "sig": "*" if r["significant"] else "",
         }
         for r in result.iter_rows(named=True)
     ]
     frame = pl.DataFrame(rows)
-    right = [c for c in frame.columns if c not in ("run", "metric", "")]
+    right = [c for c in frame.columns if c not in ("run", "metric", "sig")]
     baseline = result["baseline"][0]
     n = result.height
     head = (
         f"baseline: {baseline}; diff = run − baseline; 95% CI: bootstrap; "
         f"W/T/L: queries better/equal/worse; Holm-adjusted over {n} comparison"
-        f"{'s' if n != 1 else ''}; * p (t, Holm) < 0.05\n"
+        f"{'s' if n != 1 else ''}; sig: * when p (t, Holm) < {alpha:g}\n"
     )
     return head + terminal_table(frame, right=right)
 
@@ -89,7 +91,7 @@ def run_compare(args: argparse.Namespace) -> int:
             seed=args.seed,
         )
     renderers: dict[str, Callable[[], str]] = {
-        "table": lambda: compare_table(result, args.digits),
+        "table": lambda: compare_table(result, args.digits, 1 - args.confidence),
         "markdown": lambda: to_markdown(result, digits=args.digits, alpha=1 - args.confidence),
         "latex": lambda: to_latex(result, digits=args.digits, alpha=1 - args.confidence),
         "csv": lambda: result.write_csv(),

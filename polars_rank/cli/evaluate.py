@@ -39,6 +39,16 @@ def count_columns(metrics: list[str]) -> list[str]:
     return [s.label for s in parse_metrics(metrics) if s.summary == "sum"]
 
 
+def integer_counts(values: pl.DataFrame, counts: list[str]) -> pl.DataFrame:
+    """The count columns (NumRet, ...: sums of whole numbers) as Int64, so that every output
+    format (CSV, JSON, Parquet too) keeps them integers.
+
+    >>> integer_counts(pl.DataFrame({"AP": [0.5], "NumRet": [12.0]}), ["NumRet"]).dtypes
+    [Float64, Int64]
+    """
+    return values.with_columns(pl.col(counts).round().cast(pl.Int64))
+
+
 def _trec_text(values: pl.DataFrame, metrics: list[str], per_query: bool) -> str:
     """trec_eval-style lines per run: ``runid``, per-query lines if any, then ``all``."""
     specs = parse_metrics(metrics)
@@ -69,6 +79,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     inputs = Inputs(args, args.qrels, args.runs)
     with reported_warnings():
         values = inputs.evaluate(metrics, options, per_query=args.per_query)
+    values = integer_counts(values, count_columns(metrics))
     if args.output_format == "trec":
         text: str | None = _trec_text(values, metrics, args.per_query)
     else:

@@ -4,6 +4,7 @@ judgments, with column names mapped to ``query, doc, score, rank, relevance``.""
 from __future__ import annotations
 
 import argparse
+import gzip
 from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -119,29 +120,106 @@ def read_table(path: str | Path, fmt: str, *, text_ids: tuple[str, ...] = ()) ->
     raise PolarsRankError(f"{p}: unknown table format {fmt!r}")
 
 
-def _read(path: str | Path, fmt: str | None, columns: ColumnMap | None, trec_reader):
-    """A TREC file through ``trec_reader``, or a table with its columns renamed."""
+#: Fields of a TREC line: a run's (``query Q0 doc rank score run``), judgments'
+#: (``query iteration doc grade``).
+_TREC_FIELDS = {"run": 6, "qrels": 4}
+
+
+def _first_line(path: Path) -> str | None:
+    """The first line of a TREC file that is neither blank nor a ``#`` comment."""
+    with path.open("rb") as raw:
+        compressed = raw.read(2) == b"\x1f\x8b"
+    opener = gzip.open if compressed else open
+    try:
+        with opener(path, "rt", encoding="utf-8", errors="replace") as lines:
+            for line in lines:
+                if line.strip() and not line.lstrip().startswith("#"):
+                    return line
+    except OSError:
+        return None  # the reader names the problem
+    return None
+
+
+def check_trec_kind(path: str | Path, what: str) -> None:
+    """Raise when a TREC file looks like the other kind (a run given as judgments, or
+    judgments given as a run): its first line has the other kind's number of fields, or a
+    run's ``Q0``. Judgments come first on the command line."""
+    line = _first_line(Path(path))
+    if line is None:
+        return
+    fields = line.split()
+    other = "run" if what == "qrels" else "qrels"
+    looks_other = len(fields) == _TREC_FIELDS[other] or (
+        what == "qrels" and len(fields) > 1 and fields[1] == "Q0"
+    )
+    if looks_other and len(fields) != _TREC_FIELDS[what]:
+        shape = {"run": "'query Q0 doc rank score run'", "qrels": "'query 0 doc grade'"}[other]
+        raise PolarsRankError(
+            f"{path}: given as {'judgments' if what == 'qrels' else 'a run'} but its first line "
+            f"looks like {'a run' if other == 'run' else 'judgments'} ({len(fields)} fields, "
+            f"{shape}): are QRELS and RUN swapped? Judgments come first: QRELS RUN [RUN ...]"
+        )
+
+
+def _read(
+    path: str | Path,
+    fmt: str | None,
+    columns: ColumnMap | None,
+    what: str,
+    ids_as_text: bool,
+    checked: bool = False,
+) -> pl.DataFrame:
+    """A TREC file (judgments or run, ``what``), or a table with its columns renamed; ids as
+    text with ``ids_as_text``. ``checked``: a TREC file that looks like the other kind, or an
+    empty input, is an error naming the file."""
     fmt = detect_format(path, fmt)
     columns = columns or ColumnMap()
     if fmt == "trec":
+        from polars_rank.io import read_trec_qrels, read_trec_run
+
         _check_exists(Path(path))
-        return trec_reader(path)
-    frame = read_table(path, fmt, text_ids=(columns.query, columns.doc))
-    return frame.rename(columns.renames(frame.columns))
+        if checked:
+            check_trec_kind(path, what)
+        frame = read_trec_qrels(path) if what == "qrels" else read_trec_run(path)
+    else:
+        frame = read_table(path, fmt, text_ids=(columns.query, columns.doc))
+        frame = frame.rename(columns.renames(frame.columns))
+    if checked and frame.height == 0:
+        lines = "lines (besides blank lines and comments)" if fmt == "trec" else "rows"
+        raise PolarsRankError(
+            f"{path}: {'no judgments' if what == 'qrels' else 'the run is empty'}: the file has "
+            f"no {lines}"
+        )
+    if ids_as_text:
+        ids = [c for c in ("query", "doc") if c in frame.columns]
+        frame = frame.with_columns(pl.col(ids).cast(pl.String))
+    return frame
 
 
-def read_run(path: str | Path, fmt: str | None = None, columns: ColumnMap | None = None):
-    """Read a run as ``query, doc, score`` (and ``rank``; ``run_id`` for TREC files)."""
-    from polars_rank.io import read_trec_run
+def read_run(
+    path: str | Path,
+    fmt: str | None = None,
+    columns: ColumnMap | None = None,
+    *,
+    ids_as_text: bool = False,
+    checked: bool = False,
+) -> pl.DataFrame:
+    """Read a run as ``query, doc, score`` (and ``rank``; ``run_id`` for TREC files);
+    ``checked``: refuse an empty run and a TREC file that looks like judgments."""
+    return _read(path, fmt, columns, "run", ids_as_text, checked)
 
-    return _read(path, fmt, columns, read_trec_run)
 
-
-def read_qrels(path: str | Path, fmt: str | None = None, columns: ColumnMap | None = None):
-    """Read judgments as ``query, doc, relevance``."""
-    from polars_rank.io import read_trec_qrels
-
-    return _read(path, fmt, columns, read_trec_qrels)
+def read_qrels(
+    path: str | Path,
+    fmt: str | None = None,
+    columns: ColumnMap | None = None,
+    *,
+    ids_as_text: bool = False,
+    checked: bool = False,
+) -> pl.DataFrame:
+    """Read judgments as ``query, doc, relevance``; ``checked``: refuse empty judgments and
+    a TREC file that looks like a run."""
+    return _read(path, fmt, columns, "qrels", ids_as_text, checked)
 
 
 def estimated_rows(path: str | Path, fmt: str) -> int:
@@ -169,6 +247,12 @@ def add_input_options(parser: argparse.ArgumentParser, *, qrels: bool = True) ->
     group.add_argument("--run-format", choices=FORMATS, help="format of the run file(s)")
     if qrels:
         group.add_argument("--qrels-format", choices=FORMATS, help="format of the judgments")
+    group.add_argument(
+        "--ids-as-text",
+        action="store_true",
+        help="read query and document ids as text in every input (e.g. integer ids in a "
+        "Parquet file against a TREC file's text ids)",
+    )
     for name, what in (
         ("query", "query id"),
         ("doc", "document id"),
@@ -190,6 +274,7 @@ class Inputs:
         self.columns = ColumnMap.from_args(args)
         self.run_format = getattr(args, "run_format", None) or args.format
         self.qrels_format = getattr(args, "qrels_format", None) or args.format
+        self.ids_as_text = bool(getattr(args, "ids_as_text", False))
         self.qrels_path = qrels
         self.run_paths = list(runs)
         self.names = unique_run_names(self.run_paths)
@@ -199,14 +284,22 @@ class Inputs:
     def qrels(self) -> pl.DataFrame:
         """The judgments (``query, doc, relevance``)."""
         with self.progress.stage(f"reading judgments {self.qrels_path}"):
-            return read_qrels(self.qrels_path, self.qrels_format, self.columns)
+            return read_qrels(
+                self.qrels_path,
+                self.qrels_format,
+                self.columns,
+                ids_as_text=self.ids_as_text,
+                checked=True,
+            )
 
     def runs(self) -> Iterator[tuple[str, pl.DataFrame]]:
         """``(name, run)`` for every run, read when needed; the time until the next one is
         asked for is shown as the stage "evaluating NAME"."""
         for name, path in zip(self.names, self.run_paths, strict=True):
             with self.progress.stage(f"reading run {name}"):
-                frame = read_run(path, self.run_format, self.columns)
+                frame = read_run(
+                    path, self.run_format, self.columns, ids_as_text=self.ids_as_text, checked=True
+                )
             with self.progress.stage(f"evaluating {name}"):
                 yield name, frame
             del frame

@@ -17,6 +17,7 @@ import numpy as np
 import polars as pl
 
 from polars_rank._errors import PolarsRankError
+from polars_rank._frames import to_frame
 from polars_rank.comparison import statistics
 from polars_rank.comparison.render import to_latex, to_markdown
 
@@ -155,6 +156,7 @@ def compare_per_query(
     >>> out.select("run", "metric", "wins", "ties", "losses").row(0), round(out["diff"][0], 6)
     (('b', 'AP', 2, 1, 0), 0.1)
     """
+    per_query = to_frame(per_query, "per_query")
     if permutations < 1 or bootstrap < 1:
         raise PolarsRankError("compare: permutations and bootstrap must be positive")
     if not 0.0 < confidence < 1.0:

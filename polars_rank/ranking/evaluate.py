@@ -3,13 +3,16 @@ several runs into one frame with a ``run`` column."""
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from collections.abc import Iterable, Mapping
+from functools import partial
 from typing import Any, Literal, get_args
 
 import polars as pl
 
-from polars_rank._errors import PolarsRankError
+from polars_rank._errors import CallSite, PolarsRankError
+from polars_rank._frames import as_polars
 from polars_rank.ranking import messages
 from polars_rank.ranking.conventions import OrderBy
 from polars_rank.ranking.engines import RESERVED
@@ -42,8 +45,9 @@ def evaluate(
     """Evaluate a run against judgments.
 
     Args:
-        run: ``query, doc, score`` (and/or ``rank``), a DataFrame or LazyFrame (the DuckDB
-            engine also takes relations, table names and Parquet paths).
+        run: ``query, doc, score`` (and/or ``rank``): a DataFrame or LazyFrame, or a pandas
+            DataFrame or pyarrow Table (converted with ``pl.from_pandas`` / ``pl.from_arrow``;
+            the DuckDB engine also takes relations, table names and Parquet paths).
         qrels: ``query, doc, relevance``.
         metrics: names such as ``["nDCG@10", "RR@10", "AP", "P(rel=2)@5", "ndcg_cut.10"]``
             (see the README's metric table).
@@ -72,19 +76,50 @@ def evaluate(
         >>> pr.evaluate(run, qrels, ["RR", "P@1"]).rows()
         [(0.5, 0.0)]
     """
-    specs = parse_metrics(metrics)
-    options = Options.from_arguments(
+    return _evaluate(
+        run,
+        qrels,
+        metrics,
+        per_query=per_query,
+        engine=engine,
+        queries=queries,
+        relevance_level=relevance_level,
         query=query,
         doc=doc,
         score=score,
         rank=rank,
         relevance=relevance,
-        queries=queries,
-        relevance_level=relevance_level,
         order_by=order_by,
         max_rank=max_rank,
         duplicates=duplicates,
         validate=validate,
+        con=con,
+    )
+
+
+def _evaluate(
+    run: Any,
+    qrels: Any,
+    metrics: list[str] | tuple[str, ...] | str,
+    *,
+    per_query: bool,
+    engine: Engine,
+    query: str,
+    doc: str,
+    score: str,
+    rank: str,
+    relevance: str,
+    con: Any,
+    run_name: str | None = None,
+    **settings: Any,
+) -> pl.DataFrame | pl.LazyFrame:
+    """:func:`evaluate`, with the run's name for the warning about left-out queries (which
+    points at the user's call, found here, whenever the evaluation runs)."""
+    warn = partial(messages.warn_left_out, where=CallSite.here(), run=run_name)
+    run, qrels = as_polars(run), as_polars(qrels)
+    specs = parse_metrics(metrics)
+    options = Options.from_arguments(
+        query=query, doc=doc, score=score, rank=rank, relevance=relevance, **settings
     )
     if engine not in get_args(Engine):
         raise messages.bad_choice("engine", engine, get_args(Engine))
@@ -94,10 +129,10 @@ def evaluate(
     if engine == "duckdb":
         from polars_rank.ranking.engines.duckdb import evaluate_duckdb
 
-        return evaluate_duckdb(run, qrels, specs, options, per_query=per_query, con=con)
+        return evaluate_duckdb(run, qrels, specs, options, per_query=per_query, con=con, warn=warn)
     from polars_rank.ranking.engines.polars import evaluate_polars
 
-    return evaluate_polars(run, qrels, specs, options, per_query=per_query)
+    return evaluate_polars(run, qrels, specs, options, per_query=per_query, warn=warn)
 
 
 def evaluate_runs(
@@ -113,7 +148,8 @@ def evaluate_runs(
 
     ``runs`` maps a run name to its frame (or is an iterable of ``(name, frame)`` pairs, read
     one at a time). Each run goes through :func:`evaluate` with ``options``; the rows are
-    stacked in the order of ``runs`` (per query: sorted by query within each run).
+    stacked in the order of ``runs`` (per query: sorted by query within each run). Errors and
+    the warning about queries without judgments name the run.
 
     >>> import polars as pl, polars_rank as pr
     >>> qrels = pl.DataFrame({"query": ["q"], "doc": ["b"], "relevance": [1]})
@@ -123,15 +159,33 @@ def evaluate_runs(
     [('good', 1.0), ('bad', 0.5)]
     """
     pairs = runs.items() if isinstance(runs, Mapping) else runs
+    arguments = dict(_EVALUATE_DEFAULTS, **options)
+    unknown = set(arguments) - set(_EVALUATE_DEFAULTS)
+    if unknown:
+        raise TypeError(f"evaluate_runs() got unexpected keyword argument(s) {sorted(unknown)}")
     frames = []
     for name, frame in pairs:
-        result = evaluate(frame, qrels, metrics, per_query=per_query, **options)
-        if isinstance(result, pl.LazyFrame):
-            result = result.collect()
+        try:
+            result = _evaluate(
+                frame, qrels, metrics, per_query=per_query, run_name=str(name), **arguments
+            )
+            if isinstance(result, pl.LazyFrame):
+                result = result.collect()
+        except PolarsRankError as err:
+            raise PolarsRankError(f"evaluating run {str(name)!r}: {err}") from None
         frames.append(result.select(pl.lit(name).alias(run_column), pl.all()))
     if not frames:
         raise PolarsRankError("no runs given")
     return pl.concat(frames, how="vertical_relaxed")
+
+
+#: The options of :func:`evaluate` besides its inputs, metrics and ``per_query``, with their
+#: defaults (what :func:`evaluate_runs` passes on).
+_EVALUATE_DEFAULTS: dict[str, Any] = {
+    name: parameter.default
+    for name, parameter in inspect.signature(evaluate).parameters.items()
+    if parameter.kind is inspect.Parameter.KEYWORD_ONLY and name != "per_query"
+}
 
 
 def runs_first(runs: Any, qrels: Any, function: str) -> tuple[Any, Any]:

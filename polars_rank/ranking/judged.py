@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from polars_rank._frames import like, to_lazy
+from polars_rank._frames import as_polars, like, to_lazy
 from polars_rank.ranking.conventions import Columns, OrderBy, rank_expr
 from polars_rank.ranking.options import Duplicates, Options
 from polars_rank.ranking.validation import validate
@@ -139,6 +139,7 @@ def judge(
         duplicates=duplicates,
         validate=validate,
     )
+    run, qrels = as_polars(run), as_polars(qrels)
     table = judged_table(
         to_lazy(run, "run"),
         to_lazy(qrels, "qrels"),

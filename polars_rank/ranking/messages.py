@@ -2,37 +2,81 @@
 
 >>> left_out_message(2)
 '2 queries in the run have no judgments and were not evaluated'
+>>> left_out_message(1, "bm25")
+"run 'bm25': 1 query in the run has no judgments and was not evaluated"
 """
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
-from polars_rank._errors import PolarsRankError, bad_choice, not_positive_integer
+from polars_rank._errors import (
+    CallSite,
+    PolarsRankError,
+    bad_choice,
+    not_positive_integer,
+    option,
+    wording,
+)
 
 __all__ = [
     "INPUT_PROBLEMS",
     "bad_choice",
+    "empty_input",
     "input_problem",
     "left_out_message",
     "missing_column",
     "not_positive_integer",
+    "option",
+    "swapped_hint",
     "warn_left_out",
+    "warn_left_out_here",
+    "wording",
 ]
 
 
-def missing_column(what: str, name: str, columns: list[str]) -> PolarsRankError:
-    """A required column is absent."""
+#: An example source column name for each role, for the hints of :func:`missing_column`.
+_EXAMPLE_NAMES = {
+    "query": "qid",
+    "doc": "docno",
+    "score": "sim",
+    "rank": "pos",
+    "relevance": "grade",
+}
+
+
+def missing_column(
+    what: str, name: str, columns: list[str], role: str | None = None, swapped: bool = False
+) -> PolarsRankError:
+    """A required column is absent; ``role`` is the column's part (``query``, ``doc``, ...)
+    and names the option that maps it; ``swapped`` adds the hint that run and judgments look
+    exchanged."""
+    hint = ""
+    if role is not None:
+        hint = f" (name the {role} column with {option(role, _EXAMPLE_NAMES[role])})"
     return PolarsRankError(
-        f"{what} has no column {name!r}; its columns are {columns}"
-        " (pass the column names as parameters, e.g. query='qid', doc='docno')"
+        f"{what} has no column {name!r}; its columns are {columns}{hint}"
+        + (swapped_hint(what) if swapped else "")
+    )
+
+
+def swapped_hint(what: str) -> str:
+    """The hint for a run given as judgments or judgments given as a run."""
+    other = "a run" if what == "qrels" else "judgments"
+    return f"; {what} looks like {other}: are run and qrels swapped?"
+
+
+def empty_input(what: str) -> PolarsRankError:
+    """The run or the judgments have no rows."""
+    return PolarsRankError(
+        f"{what} is empty (no rows): nothing to evaluate"
+        + (" (every judged query would score 0)" if what == "run" else "")
     )
 
 
 #: Input problems found by the checks, keyed by check; formatted with the check's count, first
-#: row (0-based) and its query and doc, plus ``order_column`` (the score or rank column) and
-#: ``rel`` (the relevance column).
+#: row (0-based) and its query and doc, plus ``order_column`` (the score or rank column),
+#: ``rel`` (the relevance column) and the options that keep one of duplicates.
 INPUT_PROBLEMS = {
     "run_null_id": "run has {count} row(s) with a null query or doc id; first at row {row} "
     "(query {query!r}, doc {doc!r})",
@@ -43,29 +87,44 @@ INPUT_PROBLEMS = {
     "qrels_bad_rel": "qrels column {rel!r} has {count} null or NaN value(s); first at row {row} "
     "(query {query!r}, doc {doc!r})",
     "run_duplicate": "run has {count} duplicate (query, doc) pair(s), e.g. query {query!r} doc "
-    "{doc!r}; pass duplicates='first' or duplicates='max' to keep one row per pair",
+    "{doc!r}; pass {keep_first} or {keep_max} to keep one row per pair",
     "qrels_duplicate": "qrels has {count} duplicate (query, doc) pair(s), e.g. query {query!r} "
-    "doc {doc!r}; pass duplicates='first' or duplicates='max' to keep one judgment per pair",
+    "doc {doc!r}; pass {keep_first} or {keep_max} to keep one judgment per pair",
 }
 
 
 def input_problem(check: str, *, order_column: str, rel: str, **found: Any) -> PolarsRankError:
     """The error for one failed input check (see :data:`INPUT_PROBLEMS`)."""
     return PolarsRankError(
-        INPUT_PROBLEMS[check].format(order_column=order_column, rel=rel, **found)
+        INPUT_PROBLEMS[check].format(
+            order_column=order_column,
+            rel=rel,
+            keep_first=option("duplicates", "first"),
+            keep_max=option("duplicates", "max"),
+            **found,
+        )
     )
 
 
-def left_out_message(count: int) -> str:
-    """How many run queries had no judgments and were left out."""
+def left_out_message(count: int, run: str | None = None) -> str:
+    """How many queries of a run (named ``run``, when it has a name) had no judgments and
+    were left out."""
     return (
-        f"{count} quer{'y' if count == 1 else 'ies'} in the run "
+        (f"run {run!r}: " if run is not None else "")
+        + f"{count} quer{'y' if count == 1 else 'ies'} in the run "
         f"{'has' if count == 1 else 'have'} no judgments and "
         f"{'was' if count == 1 else 'were'} not evaluated"
     )
 
 
-def warn_left_out(count: int, stacklevel: int = 2) -> None:
-    """Warn that ``count`` run queries without judgments were left out (nothing when 0)."""
+def warn_left_out(count: int, where: CallSite, run: str | None = None) -> None:
+    """Warn, at the user's call ``where`` and every time, that ``count`` run queries without
+    judgments were left out (nothing when 0)."""
     if count:
-        warnings.warn(left_out_message(count), UserWarning, stacklevel=stacklevel + 1)
+        where.warn(left_out_message(count, run))
+
+
+def warn_left_out_here(count: int) -> None:
+    """:func:`warn_left_out` at the caller of polars_rank, found now (for direct engine calls;
+    :func:`polars_rank.evaluate` finds the call site before the plan runs)."""
+    warn_left_out(count, CallSite.here())

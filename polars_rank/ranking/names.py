@@ -16,7 +16,7 @@ from typing import Any
 
 import polars as pl
 
-from polars_rank._errors import PolarsRankError
+from polars_rank._errors import PolarsRankError, wording
 from polars_rank.ranking.registry import ALIASES, REGISTRY, Metric, Summary, metrics, names
 
 _GRAMMAR = re.compile(
@@ -82,8 +82,9 @@ def valid_names() -> str:
     return ", ".join(names())
 
 
-#: Where a user finds every name (said at the end of a name error).
-_EVERY_NAME = "every name: polars_rank.valid_names() or `polars-rank metrics`"
+def _every_name() -> str:
+    """Where a user finds every name (said at the end of a name error)."""
+    return f"every name: {wording().metric_names}"
 
 
 def _spellings() -> dict[str, str]:
@@ -134,7 +135,7 @@ def _unknown(
 ) -> PolarsRankError:
     hint = f"; did you mean {_or(suggest)}?" if suggest else ""
     return PolarsRankError(
-        f"metric {label!r}: {why}{hint}" + (f" ({_EVERY_NAME})" if every else "")
+        f"metric {label!r}: {why}{hint}" + (f" ({_every_name()})" if every else "")
     )
 
 
@@ -264,7 +265,7 @@ def parse_metrics(labels: list[str] | tuple[str, ...] | str) -> list[MetricSpec]
         labels = [labels]
     labels = list(labels)
     if not labels:
-        raise PolarsRankError(f"no metrics given, e.g. ['nDCG@10', 'AP'] ({_EVERY_NAME})")
+        raise PolarsRankError(f"no metrics given, e.g. ['nDCG@10', 'AP'] ({_every_name()})")
     seen: set[str] = set()
     specs = []
     for label in labels:

@@ -62,7 +62,9 @@ class Options:
             raise messages.bad_choice("order_by", self.order_by, get_args(OrderBy))
         if self.order_by == "rank" and self.duplicates == "max":
             raise PolarsRankError(
-                "duplicates='max' is not defined with order_by='rank'; use 'first'"
+                f"{messages.option('duplicates', 'max')} is not defined with "
+                f"{messages.option('order_by', 'rank')}; use "
+                f"{messages.option('duplicates', 'first')}"
             )
         if self.max_rank is not None and (
             isinstance(self.max_rank, bool)
@@ -105,6 +107,20 @@ class Options:
             raise AssertionError("Options.resolve() settles order_by first")
         return self.columns.order_column(self.order_by)
 
+    def looks_swapped(self, run_schema: pl.Schema, qrels_schema: pl.Schema) -> bool:
+        """Whether the judgments look like a run and the run like judgments: judgments with a
+        score or rank column (or a ``Q0`` column: a TREC run read as a table), a run with a
+        relevance column and neither score nor rank."""
+        cols = self.columns
+        run_like = {cols.score, cols.rank, "run_id", "Q0", "q0"}
+        qrels_is_run = cols.relevance not in qrels_schema and bool(
+            run_like & set(qrels_schema.names())
+        )
+        run_is_qrels = cols.relevance in run_schema and not (
+            {cols.score, cols.rank} & set(run_schema.names())
+        )
+        return qrels_is_run or run_is_qrels
+
     def resolve(self, run_schema: pl.Schema, qrels_schema: pl.Schema) -> Options:
         """These options with ``order_by`` settled, after checking both inputs' columns.
 
@@ -112,6 +128,7 @@ class Options:
         dtypes differ between run and qrels, or a non-numeric score, rank or relevance.
         """
         cols = self.columns
+        swapped = self.looks_swapped(run_schema, qrels_schema)
         order_by = self.order_by
         if order_by is None:
             if cols.score in run_schema:
@@ -121,23 +138,28 @@ class Options:
             else:
                 raise PolarsRankError(
                     f"run has neither a score column {cols.score!r} nor a rank column "
-                    f"{cols.rank!r}; its columns are {list(run_schema.names())}"
+                    f"{cols.rank!r}; its columns are {list(run_schema.names())} (name one with "
+                    f"{messages.option('score', 'sim')} or {messages.option('rank', 'pos')})"
+                    + (messages.swapped_hint("run") if swapped else "")
                 )
         resolved = dataclasses.replace(self, order_by=order_by)
         order_column = resolved.order_column
-        for what, schema, names in (
-            ("run", run_schema, [cols.query, cols.doc, order_column]),
-            ("qrels", qrels_schema, [cols.query, cols.doc, cols.relevance]),
+        for what, schema, roles in (
+            ("run", run_schema, ["query", "doc", order_by]),
+            ("qrels", qrels_schema, ["query", "doc", "relevance"]),
         ):
-            for name in names:
+            for role in roles:
+                name = getattr(cols, role)
                 if name not in schema:
-                    raise messages.missing_column(what, name, list(schema.names()))
+                    raise messages.missing_column(
+                        what, name, list(schema.names()), role=role, swapped=swapped
+                    )
         for name in (cols.query, cols.doc):
             a, b = run_schema[name], qrels_schema[name]
             if a != b:
                 raise PolarsRankError(
                     f"run column {name!r} is {a} but qrels column {name!r} is {b}; "
-                    "ids must have the same dtype in both (cast one of them)"
+                    f"ids must have the same dtype in both ({messages.wording().cast_ids})"
                 )
         if not run_schema[order_column].is_numeric():
             raise PolarsRankError(

@@ -42,10 +42,11 @@ def _pair_hash(cols: Columns) -> pl.Expr:
 def _problem_count(
     frame: pl.LazyFrame, cols: Columns, value: str, dtype: pl.DataType, duplicates: str
 ) -> pl.LazyFrame:
-    """The fast pre-check, one pass: null ids + null/NaN values + (rows − distinct pair hashes).
+    """The fast pre-check, one pass: null ids + null/NaN values + (rows − distinct pair hashes),
+    and the number of rows.
 
-    0 proves the table is clean; anything else sends it to the exact checks, which find the
-    first problem and tell a real duplicate from a hash collision.
+    0 problems proves the table is clean; anything else sends it to the exact checks, which
+    find the first problem and tell a real duplicate from a hash collision.
     """
     counts = [
         _null_id(cols).sum().cast(pl.Int64),
@@ -53,7 +54,7 @@ def _problem_count(
     ]
     if duplicates == "error":
         counts.append((pl.len() - _pair_hash(cols).n_unique()).cast(pl.Int64))
-    return frame.select(pl.sum_horizontal(counts).alias("problems"))
+    return frame.select(pl.sum_horizontal(counts).alias("problems"), pl.len().alias("rows"))
 
 
 def _first_bad(frame: pl.LazyFrame, bad: pl.Expr, cols: Columns, check: str) -> pl.LazyFrame:
@@ -98,8 +99,9 @@ def validate(
 ) -> None:
     """Raise :class:`~polars_rank.PolarsRankError` naming the first problem in the inputs.
 
-    Checks null ids, null/NaN scores (or ranks) and relevance, and duplicate ``(query, doc)``
-    pairs (only when ``options.duplicates == "error"``). ``options`` must be resolved.
+    Checks that neither input is empty, null ids, null/NaN scores (or ranks) and relevance,
+    and duplicate ``(query, doc)`` pairs (only when ``options.duplicates == "error"``).
+    ``options`` must be resolved.
     ``in_memory=True`` (inputs that are DataFrames) runs the counting pass on the in-memory
     engine, about twice as fast as the streaming engine for a hash count; lazy inputs, which
     may be larger than memory, keep Polars' default engine.
@@ -113,6 +115,9 @@ def validate(
         ],
         engine="in-memory" if in_memory else "auto",
     )
+    for what, frame in zip(("run", "qrels"), found, strict=True):
+        if frame["rows"][0] == 0:
+            raise messages.empty_input(what)
     if not any(frame["problems"][0] for frame in found):
         return
     checks = [

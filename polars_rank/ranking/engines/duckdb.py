@@ -20,6 +20,7 @@ Example:
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +29,7 @@ import polars as pl
 
 from polars_rank._arrow import register_frame, to_polars
 from polars_rank._errors import PolarsRankError
+from polars_rank._frames import ACCEPTED
 from polars_rank._sql import ident, literal, table_name
 from polars_rank.duckdb import session
 from polars_rank.ranking import messages
@@ -73,8 +75,8 @@ def _source(con: duckdb.DuckDBPyConnection, obj: Any, what: str, *, row_index: b
             sql = f"(SELECT *, row_number() OVER () - 1 AS {ROW} FROM {sql})"
         return _Source(sql, schema)
     raise TypeError(
-        f"{what} must be a polars DataFrame or LazyFrame, a DuckDB relation, a table name or "
-        f"a .parquet path, got {type(obj).__name__}"
+        f"{what} must be {ACCEPTED}, a DuckDB relation, a table name or a .parquet path, "
+        f"got {type(obj).__name__}"
     )
 
 
@@ -95,13 +97,15 @@ def evaluate_duckdb(
     *,
     per_query: bool,
     con: duckdb.DuckDBPyConnection | None = None,
+    warn: Callable[[int], None] = messages.warn_left_out_here,
 ) -> pl.DataFrame | pl.LazyFrame:
     """Evaluate in DuckDB; the same result as the Polars engine (see :func:`evaluate`).
 
     Returns a DataFrame, or a LazyFrame over the computed result when ``run`` is a LazyFrame
-    (as the Polars engine does). Warns, as the Polars engine does, how many run queries have
-    no judgments. ``con`` gets the macros defined on it; without it a cursor of the package's
-    in-memory database is used (table names then cannot be resolved: pass ``con`` with them).
+    (as the Polars engine does). Gives ``warn`` the number of run queries without judgments,
+    as the Polars engine does. ``con`` gets the macros defined on it; without it a cursor of
+    the package's in-memory database is used (table names then cannot be resolved: pass
+    ``con`` with them).
     """
     lazy_out = isinstance(run, pl.LazyFrame)
     row_index = options.duplicates == "first"  # only needed to know which row came first
@@ -132,7 +136,7 @@ def evaluate_duckdb(
             for source in sources:
                 for view in source.views:
                     con.unregister(view)
-    messages.warn_left_out(left_out, stacklevel=3)
+    warn(left_out)
     result = result.drop(LEFT_OUT)
     if per_query:
         query = options.columns.query

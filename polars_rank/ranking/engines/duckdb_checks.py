@@ -1,7 +1,7 @@
 """Input checks for the DuckDB engine, raising exactly the Polars engine's errors.
 
-The checks are those of :func:`polars_rank.ranking.validation.validate`: null ids, null or NaN
-scores (or ranks) and grades, and duplicate ``(query, doc)`` pairs when
+The checks are those of :func:`polars_rank.ranking.validation.validate`: empty inputs, null
+ids, null or NaN scores (or ranks) and grades, and duplicate ``(query, doc)`` pairs when
 ``duplicates="error"``. A fast pass decides whether anything is wrong; only then is the
 message built, the same way and in the same order as the Polars engine builds it.
 
@@ -96,15 +96,19 @@ def check_sql(
     null_id = f"{q} IS NULL OR {d} IS NULL"
     bad_order_value = _bad_value_sql(order_column, run_schema[order_column])
     bad_rel = _bad_value_sql(cols.relevance, qrels_schema[cols.relevance])
-    run_null, run_bad = _one(
+    run_null, run_bad, run_rows = _one(
         con,
         f"SELECT count(*) FILTER (WHERE {null_id}), "
-        f"count(*) FILTER (WHERE {bad_order_value}) FROM {run}",
+        f"count(*) FILTER (WHERE {bad_order_value}), count(*) FROM {run}",
     )
-    qrels_null, qrels_bad = _one(
+    qrels_null, qrels_bad, qrels_rows = _one(
         con,
-        f"SELECT count(*) FILTER (WHERE {null_id}), count(*) FILTER (WHERE {bad_rel}) FROM {qrels}",
+        f"SELECT count(*) FILTER (WHERE {null_id}), count(*) FILTER (WHERE {bad_rel}), "
+        f"count(*) FROM {qrels}",
     )
+    for what, rows in (("run", run_rows), ("qrels", qrels_rows)):
+        if rows == 0:
+            raise messages.empty_input(what)
     checks = [
         ("run_null_id", run_null, run, null_id),
         ("qrels_null_id", qrels_null, qrels, null_id),

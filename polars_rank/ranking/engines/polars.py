@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import polars as pl
 
 from polars_rank._frames import like, to_lazy
@@ -22,17 +24,24 @@ from polars_rank.ranking.options import Options
 from polars_rank.ranking.registry import summary_expr
 
 
-def _warn_left_out(count: pl.Series) -> pl.Series:
-    messages.warn_left_out(int(count.sum() or 0))
-    return count
+def _reporting(warn: Callable[[int], None]) -> Callable[[pl.Series], pl.Series]:
+    def report(count: pl.Series) -> pl.Series:
+        warn(int(count.sum() or 0))
+        return count
+
+    return report
 
 
 def per_query_values(
-    table: pl.LazyFrame, specs: list[MetricSpec], options: Options
+    table: pl.LazyFrame,
+    specs: list[MetricSpec],
+    options: Options,
+    warn: Callable[[int], None] = messages.warn_left_out_here,
 ) -> pl.LazyFrame:
     """Per-query metric values from a judged table, for the queries that count.
 
-    Warns (when the plan runs) how many run queries have no judgments and were left out.
+    When the plan runs, ``warn`` gets the number of run queries without judgments, which are
+    left out (it may run on a Polars thread: it must not depend on the calling stack).
     """
     cols = options.columns
     exprs = [
@@ -46,7 +55,7 @@ def per_query_values(
     )
     left_out = (pl.col(IN_RUN) & ~pl.col(JUDGED)).sum()
     grouped = grouped.with_columns(
-        left_out.map_batches(_warn_left_out, return_dtype=pl.UInt32, returns_scalar=True).alias(
+        left_out.map_batches(_reporting(warn), return_dtype=pl.UInt32, returns_scalar=True).alias(
             LEFT_OUT
         )
     )
@@ -63,8 +72,10 @@ def evaluate_polars(
     options: Options,
     *,
     per_query: bool,
+    warn: Callable[[int], None] = messages.warn_left_out_here,
 ) -> pl.DataFrame | pl.LazyFrame:
-    """Evaluate with Polars: LazyFrame in, LazyFrame out; DataFrame in, DataFrame out."""
+    """Evaluate with Polars: LazyFrame in, LazyFrame out; DataFrame in, DataFrame out.
+    ``warn`` reports the run queries left out (see :func:`per_query_values`)."""
     table = judged_table(
         to_lazy(run, "run"),
         to_lazy(qrels, "qrels"),
@@ -72,7 +83,7 @@ def evaluate_polars(
         compact=True,
         in_memory=isinstance(run, pl.DataFrame) and isinstance(qrels, pl.DataFrame),
     )
-    result = per_query_values(table, specs, options)
+    result = per_query_values(table, specs, options, warn)
     if not per_query:
         result = result.select(
             summary_expr(s.summary, s.label, options.columns.query) for s in specs

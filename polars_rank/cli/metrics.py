@@ -1,0 +1,73 @@
+"""``polars-rank metrics``: every ranking metric with the names it is known by, read from the
+registry."""
+
+from __future__ import annotations
+
+import argparse
+
+import polars as pl
+
+from polars_rank.cli.output import render, write_output
+
+#: Output formats of ``polars-rank metrics``.
+METRICS_FORMATS = ("table", "markdown", "csv", "json")
+
+
+def _spelled(name: str, cutoff: str) -> str:
+    """A name with its cutoff: ``Rcap@k`` (required), ``nDCG[@k]`` (optional), ``IPrec@x``
+    (a recall level)."""
+    return name + {"required": "@k", "optional": "[@k]", "recall": "@x"}.get(cutoff, "")
+
+
+def metrics_frame() -> pl.DataFrame:
+    """One row per registered metric: ``metric`` (the Python function), ``names`` (every name
+    the parser accepts, case-insensitive; ``[@k]`` an optional cutoff), ``parameters``
+    (written ``Name(param=value)``), ``summary`` (over queries) and ``definition``.
+
+    >>> metrics_frame().filter(pl.col("metric") == "r_precision")["names"].item()
+    'Rprec, r-precision, r_precision, R-Prec, RPrec'
+    """
+    from polars_rank.ranking.registry import metrics
+
+    rows = []
+    for entry in metrics():
+        names = []
+        for alias in entry.aliases:
+            fixed = ", ".join(f"{k}={v}" for k, v in alias.fixed)
+            names.append(_spelled(alias.name, entry.cutoff) + (f" ({fixed})" if fixed else ""))
+        parameters = [p.name for p in entry.params]
+        if entry.relevance_level:
+            parameters.append("rel")
+        rows.append(
+            {
+                "metric": entry.name,
+                "names": ", ".join(names),
+                "parameters": ", ".join(parameters),
+                "summary": entry.summary,
+                "definition": entry.formula.replace("**", "").replace("`", ""),
+            }
+        )
+    return pl.DataFrame(rows)
+
+
+def run_metrics(args: argparse.Namespace) -> int:
+    """``polars-rank metrics``."""
+    frame = metrics_frame()
+    if not args.definitions:
+        frame = frame.drop("definition")
+    write_output(render(frame, args.output_format), None)
+    return 0
+
+
+def build_metrics_parser(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``polars-rank metrics``."""
+    parser.add_argument(
+        "-o",
+        "--output-format",
+        choices=METRICS_FORMATS,
+        default="table",
+        help="table (default), markdown, csv or json",
+    )
+    parser.add_argument(
+        "--definitions", action="store_true", help="also print each metric's definition"
+    )
