@@ -40,6 +40,7 @@ def _debug_parent() -> argparse.ArgumentParser:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``polars-rank`` and its subcommands."""
     from polars_rank import __version__
+    from polars_rank.cli.classify import build_classify_parser
     from polars_rank.cli.compare import build_compare_parser
     from polars_rank.cli.demo import build_demo_parser
     from polars_rank.cli.evaluate import build_evaluate_parser
@@ -60,6 +61,11 @@ def build_parser() -> argparse.ArgumentParser:
         ("evaluate", "evaluate runs against judgments", build_evaluate_parser),
         ("trec_eval", "drop-in for trec_eval (same flags and output)", build_trec_eval_parser),
         ("compare", "compare runs with a baseline: significance tests", build_compare_parser),
+        (
+            "classify",
+            "scores against 0/1 labels: AUC, group AUC, log loss, AP, P/R/F1",
+            build_classify_parser,
+        ),
         ("plot", "plots: per-query differences, metric@k, precision-recall, ROC", None),
         ("metrics", "every metric and the names it is known by", build_metrics_parser),
         ("demo", "a built-in example: evaluation, comparison, code", build_demo_parser),
@@ -83,6 +89,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from polars_rank.cli.evaluate import run_evaluate
 
         return run_evaluate(args)
+    if args.command == "classify":
+        from polars_rank.cli.classify import run_classify
+
+        return run_classify(args)
     if args.command == "compare":
         from polars_rank.cli.compare import run_compare
 
