@@ -8,13 +8,15 @@ functions, so ``import polars_rank`` does not need it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from polars_rank._errors import PolarsRankError
 from polars_rank._frames import to_frame
 from polars_rank.ranking.metrics import ELEVEN_POINTS
 
@@ -23,6 +25,9 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 _DPI = 150
+#: Colours of a better and a worse query; up to _MAX_BARS queries are drawn as separate bars.
+_BETTER, _WORSE = "#2a9d4b", "#c8423b"
+_MAX_BARS = 200
 
 
 def _new_figure(width: float = 7.0, height: float = 4.5) -> tuple[Figure, Axes]:
@@ -50,14 +55,6 @@ def _require(frame: Any, columns: Iterable[str], what: str) -> pl.DataFrame:
     return frame
 
 
-def _series_column(frame: pl.DataFrame) -> str | None:
-    """Column naming the curves of a multi-line frame: ``run``, else ``group``, else none."""
-    for name in ("run", "group"):
-        if name in frame.columns:
-            return name
-    return None
-
-
 def _groups(frame: pl.DataFrame, column: str | None) -> list[tuple[str | None, pl.DataFrame]]:
     if column is None:
         return [(None, frame)]
@@ -78,7 +75,9 @@ def per_query_differences(
     query: str = "query",
 ) -> Path:
     """Bar chart of ``metric(run_b) − metric(run_a)`` per query, sorted from largest gain to
-    largest loss (green: ``run_b`` better, red: worse).
+    largest loss (green: ``run_b`` better, red: worse). Beyond 200 queries the bars are drawn
+    as one filled step outline per sign, which stays solid at any width (single-pixel bars
+    would alias into stripes).
 
     ``per_query`` is the long frame of :func:`polars_rank.comparison.compare_per_query`
     (``run, query, <metrics>``). Queries present in only one of the two runs are an error.
@@ -103,10 +102,18 @@ def per_query_differences(
     )
     values = diffs["diff"].to_list()
     n = len(values)
-    colors = ["#2a9d4b" if v > 0 else "#c8423b" if v < 0 else "#888888" for v in values]
 
     fig, ax = _new_figure(max(6.0, min(14.0, 0.18 * n + 3.0)), 4.5)
-    ax.bar(range(n), values, color=colors, width=0.85)
+    if n <= _MAX_BARS:
+        colors = [_BETTER if v > 0 else _WORSE if v < 0 else "#888888" for v in values]
+        ax.bar(range(n), values, color=colors, width=0.85)
+    else:  # bars thinner than a pixel alias into stripes: one filled outline per sign
+        edges = [i - 0.5 for i in range(n + 1)]
+        for color, part in (
+            (_BETTER, [max(v, 0.0) for v in values]),
+            (_WORSE, [min(v, 0.0) for v in values]),
+        ):
+            ax.stairs(part, edges, baseline=0.0, fill=True, color=color, linewidth=0)
     ax.axhline(0.0, color="black", linewidth=0.8)
     wins, losses = sum(v > 0 for v in values), sum(v < 0 for v in values)
     ax.set_title(
@@ -127,7 +134,7 @@ def per_query_differences(
 
 
 def metric_at_k(curves: pl.DataFrame, path: str | PathLike[str], *, metric_name: str) -> Path:
-    """Line plot of a metric against the cutoff ``k``, one line per run.
+    """Line plot of a metric against the cutoff ``k``, one line per run, integer ticks on k.
 
     ``curves`` has columns ``run, k, value`` (e.g. from :func:`metric_at_k_frame`).
 
@@ -136,11 +143,14 @@ def metric_at_k(curves: pl.DataFrame, path: str | PathLike[str], *, metric_name:
     >>> metric_at_k(curves, Path(tempfile.mkdtemp(), "ndcg.png"), metric_name="nDCG").suffix
     '.png'
     """
+    from matplotlib.ticker import MaxNLocator
+
     curves = _require(curves, ["run", "k", "value"], "metric_at_k")
     fig, ax = _new_figure()
     for name, part in _groups(curves, "run"):
         part = part.sort("k")
         ax.plot(part["k"].to_list(), part["value"].to_list(), label=name, linewidth=1.6)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # k is a whole number
     ax.set_xlabel("k (cutoff)")
     ax.set_ylabel(f"{metric_name}@k")
     ax.set_title(f"{metric_name}@k")
@@ -172,23 +182,58 @@ def _means_by_run(
     return pl.DataFrame(rows, schema={"run": pl.String, **columns}, orient="row")
 
 
+def _without_cutoff(metric: str) -> tuple[str, int | None]:
+    """``(name without its cutoff, the cutoff)`` of a metric with a cutoff (``"nDCG@20"`` →
+    ``("nDCG", 20)``, ``"P(rel=2)@5"``, ``"ndcg_cut.10"``), ``(metric, None)`` without one;
+    an error for a metric that takes no cutoff."""
+    from polars_rank.ranking.names import parse_metric
+
+    spec = parse_metric(metric)
+    if spec.entry.cutoff not in ("required", "optional"):
+        raise PolarsRankError(f"metric {metric!r} takes no cutoff k: it has no curve over k")
+    if spec.k is None:
+        return metric, None
+    base = re.sub(r"(?:@|[._])\s*[0-9]+\s*$", "", metric.strip())
+    again = parse_metric(f"{base}@{spec.k}")
+    if (again.metric, again.params, again.relevance_level) != (
+        spec.metric,
+        spec.params,
+        spec.relevance_level,
+    ):
+        raise PolarsRankError(f"metric {metric!r}: write its cutoff as @k, e.g. {base}@{spec.k}")
+    return base, spec.k
+
+
 def metric_at_k_frame(
     runs: Mapping[str, Any] | Iterable[tuple[str, Any]],
     qrels: Any,
     metric: str = "nDCG",
-    ks: Iterable[int] = range(1, 101),
+    ks: Iterable[int] | None = None,
     **evaluate_options: Any,
 ) -> pl.DataFrame:
     """Frame ``run, k, value`` of the mean ``{metric}@{k}`` of each run for every ``k``
     (``runs`` maps names to frames).
 
+    ``ks`` defaults to 1..100, or to 1..K for a metric given with its own cutoff K
+    (``"nDCG@20"``: 1..20); a metric with a cutoff and ``ks`` together are an error.
+
     >>> qrels = pl.DataFrame({"query": ["q"], "doc": ["b"], "relevance": [1]})
     >>> run = pl.DataFrame({"query": ["q", "q"], "doc": ["a", "b"], "score": [2.0, 1.0]})
     >>> metric_at_k_frame({"r": run}, qrels, "P", [1, 2]).rows()
     [('r', 1, 0.0), ('r', 2, 0.5)]
+    >>> metric_at_k_frame({"r": run}, qrels, "P(rel=1)@3")["k"].to_list()
+    [1, 2, 3]
     """
+    base, cutoff = _without_cutoff(metric)
+    if ks is None:
+        ks = range(1, (cutoff or 100) + 1)
+    elif cutoff is not None:
+        raise PolarsRankError(
+            f"metric {metric!r} has its own cutoff {cutoff}: pass ks or the metric without it "
+            f"({base!r}), not both"
+        )
     ks = list(ks)
-    names = [f"{metric}@{k}" for k in ks]
+    names = [f"{base}@{k}" for k in ks]
     columns = {"k": pl.Int64, "value": pl.Float64}
     return _means_by_run(runs, qrels, names, ks, columns, "metric_at_k_frame", **evaluate_options)
 
@@ -241,9 +286,115 @@ def precision_recall_11pt(curves: pl.DataFrame, path: str | PathLike[str]) -> Pa
     return _save(fig, path)
 
 
-def roc_curve(curve: pl.DataFrame, path: str | PathLike[str]) -> Path:
-    """ROC curve(s) from a frame ``fpr, tpr`` (optional ``run`` or ``group`` column: one line
-    each), with the chance diagonal. Points are drawn in increasing ``(fpr, tpr)`` order.
+def _curve_keys(curve: pl.DataFrame, by: str | Sequence[str] | None, own: tuple[str, ...]):
+    """The group key columns of a curve frame: ``by``, else every column that is not one of
+    the curve's own (a frame computed ``by="user"`` has ``user``; ``run``/``group`` too)."""
+    if by is None:
+        return [c for c in curve.columns if c not in own]
+    keys = [by] if isinstance(by, str) else list(by)
+    missing = [k for k in keys if k not in curve.columns]
+    if missing:
+        raise ValueError(f"plot: group column(s) {missing} missing; got {curve.columns}")
+    return keys
+
+
+def _label(keys: list[str], values: tuple) -> str:
+    """A group's legend label: the value of a ``run``/``group`` column as is, otherwise
+    ``column value`` (``user 17``)."""
+    if keys in (["run"], ["group"]):
+        return str(values[0])
+    return ", ".join(f"{k} {v}" for k, v in zip(keys, values, strict=True))
+
+
+def _classification_curve(
+    curve: pl.DataFrame,
+    path: str | PathLike[str],
+    *,
+    kind: str,
+    keys: list[str],
+    max_lines: int,
+) -> Path:
+    """ROC (``kind="roc"``) or precision–recall curves: one line per group with its area in
+    the legend, or, beyond ``max_lines`` groups, their mean with a 10th–90th percentile band."""
+    from polars_rank import _curves
+
+    roc = kind == "roc"
+    x, y, area = ("fpr", "tpr", "AUC") if roc else ("recall", "precision", "AP")
+    fig, ax = _new_figure(5.6, 5.0) if roc else _new_figure(5.8, 4.8)
+    if roc:
+        ax.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=0.8, label="chance")
+    areas = (_curves.roc_areas if roc else _curves.pr_areas)(curve, keys)
+    drawn = _curves.defined(curve, keys, x, y)
+    groups = curve.select(keys).unique().height if keys else 1
+    not_drawn = groups - (areas.height if keys else int(drawn.height > 0))
+    note = f"{not_drawn} group(s) with one class only: no curve" if not_drawn and keys else ""
+    if keys and areas.height > max_lines:
+        mean = (_curves.mean_roc if roc else _curves.mean_pr)(curve, keys)
+        values = areas[area.lower()]
+        ax.fill_between(
+            mean[x].to_list(),
+            mean["low"].to_list(),
+            mean["high"].to_list(),
+            color="C0",
+            alpha=0.25,
+            linewidth=0,
+            label="10th–90th percentile of groups",
+        )
+        ax.plot(
+            mean[x].to_list(),
+            mean["mean"].to_list(),
+            color="C0",
+            linewidth=1.8,
+            label=f"mean of {areas.height} groups ({area} mean {values.mean():.3f}, "
+            f"median {values.median():.3f})",
+        )
+    elif keys:
+        order = [*keys, x, y] if roc else keys
+        by_group = drawn.sort(order, maintain_order=True).partition_by(
+            keys, as_dict=True, maintain_order=True
+        )
+        for key, value in zip(areas.select(keys).iter_rows(), areas[area.lower()], strict=True):
+            part = by_group[key]
+            ax.plot(
+                part[x].to_list(),
+                part[y].to_list(),
+                linewidth=1.4,
+                label=f"{_label(keys, key)} ({area} {value:.3f})",
+            )
+    elif drawn.height:
+        part = drawn.sort(x, y, maintain_order=True) if roc else drawn
+        ax.plot(
+            part[x].to_list(), part[y].to_list(), linewidth=1.6, label=f"{area} {areas.item():.3f}"
+        )
+    ax.set_xlim(-0.01, 1.01)
+    ax.set_ylim(-0.01, 1.01)
+    if roc:
+        ax.set_aspect("equal")
+    ax.set_xlabel("false positive rate" if roc else "recall")
+    ax.set_ylabel("true positive rate" if roc else "precision")
+    title = "ROC curve" if roc else "Precision–recall curve"
+    ax.set_title(title + (f"\n{note}" if note else ""), fontsize=10 if note else None)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right" if roc else "lower left", fontsize="small")
+    return _save(fig, path)
+
+
+def roc_curve(
+    curve: Any,
+    path: str | PathLike[str],
+    *,
+    by: str | Sequence[str] | None = None,
+    max_lines: int = 20,
+) -> Path:
+    """ROC curves from a frame ``fpr, tpr`` (e.g. :func:`polars_rank.classification.roc_curve`)
+    with the chance diagonal.
+
+    Group columns (``by``; by default every column besides ``threshold, fpr, tpr``, so a frame
+    computed ``by="user"`` or with a ``run`` column works as is) give one line per group, its
+    AUC in the legend (the trapezoidal area under its points: the AUC). Beyond ``max_lines``
+    groups, their mean curve and the band between the 10th and 90th percentile of the groups'
+    true positive rates are drawn instead, with the mean and median AUC. A group with one
+    class has no curve; the title says how many.
 
     >>> import tempfile
     >>> curve = pl.DataFrame({"fpr": [0, 0, 1], "tpr": [0, 1, 1]})
@@ -251,25 +402,24 @@ def roc_curve(curve: pl.DataFrame, path: str | PathLike[str]) -> Path:
     '<?xml'
     """
     curve = _require(curve, ["fpr", "tpr"], "roc_curve")
-    fig, ax = _new_figure(5.2, 5.0)
-    ax.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=0.8, label="chance")
-    for name, part in _groups(curve, _series_column(curve)):
-        part = part.sort("fpr", "tpr", maintain_order=True)
-        ax.plot(part["fpr"].to_list(), part["tpr"].to_list(), linewidth=1.6, label=name)
-    ax.set_xlim(-0.01, 1.01)
-    ax.set_ylim(-0.01, 1.01)
-    ax.set_aspect("equal")
-    ax.set_xlabel("false positive rate")
-    ax.set_ylabel("true positive rate")
-    ax.set_title("ROC curve")
-    ax.grid(alpha=0.3)
-    ax.legend(loc="lower right")
-    return _save(fig, path)
+    keys = _curve_keys(curve, by, ("threshold", "fpr", "tpr"))
+    return _classification_curve(curve, path, kind="roc", keys=keys, max_lines=max_lines)
 
 
-def precision_recall_curve(curve: pl.DataFrame, path: str | PathLike[str]) -> Path:
-    """Precision–recall curve(s) from a frame ``recall, precision`` (optional ``run`` or
-    ``group`` column: one line each). Points are drawn in the frame's row order.
+def precision_recall_curve(
+    curve: Any,
+    path: str | PathLike[str],
+    *,
+    by: str | Sequence[str] | None = None,
+    max_lines: int = 20,
+) -> Path:
+    """Precision–recall curves from a frame ``recall, precision`` (e.g.
+    :func:`polars_rank.classification.precision_recall_curve`), drawn in the frame's row order.
+
+    Groups as in :func:`roc_curve` (by default every column besides ``threshold, precision,
+    recall``), each with its average precision in the legend (Σ (r_j − r_{j−1})·P(r_j), as
+    scikit-learn). Beyond ``max_lines`` groups: the mean interpolated precision (the highest
+    precision at a recall at least r) and its 10th–90th percentile band.
 
     >>> import tempfile
     >>> curve = pl.DataFrame({"recall": [0.0, 1.0], "precision": [1.0, 0.5]})
@@ -277,15 +427,5 @@ def precision_recall_curve(curve: pl.DataFrame, path: str | PathLike[str]) -> Pa
     True
     """
     curve = _require(curve, ["recall", "precision"], "precision_recall_curve")
-    fig, ax = _new_figure(5.6, 4.8)
-    for name, part in _groups(curve, _series_column(curve)):
-        ax.plot(part["recall"].to_list(), part["precision"].to_list(), linewidth=1.6, label=name)
-    ax.set_xlim(-0.01, 1.01)
-    ax.set_ylim(-0.01, 1.01)
-    ax.set_xlabel("recall")
-    ax.set_ylabel("precision")
-    ax.set_title("Precision–recall curve")
-    ax.grid(alpha=0.3)
-    if _series_column(curve) is not None:
-        ax.legend()
-    return _save(fig, path)
+    keys = _curve_keys(curve, by, ("threshold", "precision", "recall"))
+    return _classification_curve(curve, path, kind="pr", keys=keys, max_lines=max_lines)

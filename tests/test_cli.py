@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import math
 import sys
-import types
 from pathlib import Path
 
 import polars as pl
@@ -404,36 +403,7 @@ def test_plot_ranking_kinds(files, capsys, tmp_path):
         assert err.strip() == f"polars-rank: wrote {argv[-1]}"
 
 
-def _stub_classification(monkeypatch) -> None:
-    """A stand-in for polars_rank.classification when it is not installed."""
-    try:
-        import polars_rank.classification  # noqa: F401
-
-        return
-    except ImportError:
-        pass
-
-    def roc_curve(df: pl.DataFrame, label: str, score: str) -> pl.DataFrame:
-        ordered = df.sort(score, descending=True)
-        pos = ordered[label].cast(pl.Float64)
-        tp, fp = pos.cum_sum(), (1 - pos).cum_sum()
-        return pl.DataFrame({"fpr": [0.0, *(fp / fp[-1])], "tpr": [0.0, *(tp / tp[-1])]})
-
-    def precision_recall_curve(df: pl.DataFrame, label: str, score: str) -> pl.DataFrame:
-        ordered = df.sort(score, descending=True)
-        tp = ordered[label].cast(pl.Float64).cum_sum()
-        n = pl.Series(range(1, df.height + 1), dtype=pl.Float64)
-        return pl.DataFrame({"recall": tp / tp[-1], "precision": tp / n})
-
-    module = types.ModuleType("polars_rank.classification")
-    module.roc_curve = roc_curve
-    module.precision_recall_curve = precision_recall_curve
-    monkeypatch.setitem(sys.modules, "polars_rank.classification", module)
-    monkeypatch.setattr(pr, "classification", module, raising=False)
-
-
-def test_plot_classification_curves(capsys, tmp_path, monkeypatch):
-    _stub_classification(monkeypatch)
+def test_plot_classification_curves(capsys, tmp_path):
     import numpy as np
 
     rng = np.random.default_rng(1)
@@ -456,8 +426,7 @@ def test_plot_classification_curves(capsys, tmp_path, monkeypatch):
         _assert_image(out)
 
 
-def test_plot_classification_unknown_column(capsys, tmp_path, monkeypatch):
-    _stub_classification(monkeypatch)
+def test_plot_classification_unknown_column(capsys, tmp_path):
     pl.DataFrame({"y": [0, 1], "s": [0.1, 0.9]}).write_csv(tmp_path / "d.csv")
     code, _, err = _run(
         capsys, "plot", "roc", tmp_path / "d.csv", "--label", "clicked", "--score", "s"

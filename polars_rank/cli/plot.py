@@ -52,9 +52,16 @@ def build_plot_parser(
     sub.add_argument("qrels", metavar="QRELS")
     sub.add_argument("runs", metavar="RUN", nargs="+")
     sub.add_argument(
-        "-m", "--metric", default="nDCG", help="metric without cutoff, e.g. nDCG, P, R, AP"
+        "-m",
+        "--metric",
+        default="nDCG",
+        help="metric, e.g. nDCG, P, R, AP; with a cutoff (nDCG@20) the curve ends there",
     )
-    sub.add_argument("--max-k", type=int, default=100, help="largest cutoff (default 100)")
+    sub.add_argument(
+        "--max-k",
+        type=int,
+        help="largest cutoff (default: the metric's own cutoff, else 100)",
+    )
     _add_out(sub, "at-k")
     add_evaluation_options(sub)
     add_input_options(sub)
@@ -72,18 +79,29 @@ def build_plot_parser(
         sub.add_argument("--label", required=True, help="column of true labels (0/1 or bool)")
         sub.add_argument("--score", required=True, help="column of predicted scores")
         sub.add_argument("--group", help="column naming groups: one curve each")
+        sub.add_argument(
+            "--max-lines",
+            type=int,
+            default=20,
+            help="beyond this many groups, draw their mean curve and spread (default 20)",
+        )
         sub.add_argument("--format", choices=[f for f in FORMATS if f != "trec"])
         _add_out(sub, kind)
 
 
-def _check_metric_at_k(metric: str, max_k: int) -> str:
-    from polars_rank.ranking.names import parse_metric
+def _metric_at_k(metric: str, max_k: int | None) -> tuple[str, int]:
+    """The metric without its cutoff and the largest k: ``--max-k``, else the metric's own
+    cutoff, else 100 (both, disagreeing, are an error)."""
+    from polars_rank.plot import _without_cutoff
 
-    if max_k < 1:
+    if max_k is not None and max_k < 1:
         raise PolarsRankError(f"--max-k must be positive, got {max_k}")
-    base = metric.split("@", 1)[0]
-    parse_metric(f"{base}@1")
-    return base
+    base, cutoff = _without_cutoff(metric)
+    if cutoff is not None and max_k is not None and cutoff != max_k:
+        raise PolarsRankError(
+            f"-m {metric} ends the curve at k = {cutoff} but --max-k is {max_k}: give one"
+        )
+    return base, max_k or cutoff or 100
 
 
 def _ranking_inputs(args: argparse.Namespace, runs: list[str]):
@@ -96,15 +114,10 @@ def _ranking_inputs(args: argparse.Namespace, runs: list[str]):
 
 
 def _classification_curve(args: argparse.Namespace) -> pl.DataFrame:
+    """The ROC or precision-recall curve of the table (one per ``--group`` value)."""
+    from polars_rank import classification
     from polars_rank.cli.inputs import detect_format, read_table
 
-    try:
-        from polars_rank import classification
-    except ImportError:
-        raise PolarsRankError(
-            "ROC and precision-recall curves need polars_rank.classification, "
-            "which this installation lacks"
-        ) from None
     fmt = detect_format(args.data, args.format)
     if fmt == "trec":
         raise PolarsRankError(f"{args.data}: give a CSV, TSV, Parquet or NDJSON table (--format)")
@@ -115,19 +128,7 @@ def _classification_curve(args: argparse.Namespace) -> pl.DataFrame:
     compute = (
         classification.roc_curve if args.kind == "roc" else classification.precision_recall_curve
     )
-    if args.group is None:
-        parts = [(None, data)]
-    else:
-        parts = [(str(k[0]), p) for k, p in data.partition_by(args.group, as_dict=True).items()]
-    curves = []
-    for name, part in sorted(parts, key=lambda item: str(item[0])):
-        curve = compute(part, args.label, args.score)
-        if isinstance(curve, pl.LazyFrame):
-            curve = curve.collect()
-        if name is not None:
-            curve = curve.select(pl.lit(name).alias("group"), pl.all())
-        curves.append(curve)
-    return pl.concat(curves, how="vertical_relaxed")
+    return compute(data, args.label, args.score, by=args.group)
 
 
 def run_plot(args: argparse.Namespace) -> int:
@@ -147,11 +148,11 @@ def run_plot(args: argparse.Namespace) -> int:
         a, b = inputs.names
         plot.per_query_differences(per_query, args.metric, a, b, out)
     elif args.kind == "at-k":
-        base = _check_metric_at_k(args.metric, args.max_k)
+        base, max_k = _metric_at_k(args.metric, args.max_k)
         inputs, qrels, options = _ranking_inputs(args, args.runs)
         with reported_warnings():
             curves = plot.metric_at_k_frame(
-                inputs.runs(), qrels, base, range(1, args.max_k + 1), **options
+                inputs.runs(), qrels, base, range(1, max_k + 1), **options
             )
         plot.metric_at_k(curves, out, metric_name=base)
     elif args.kind == "pr":
@@ -160,8 +161,10 @@ def run_plot(args: argparse.Namespace) -> int:
             curves = plot.precision_recall_11pt_frame(inputs.runs(), qrels, **options)
         plot.precision_recall_11pt(curves, out)
     elif args.kind == "roc":
-        plot.roc_curve(_classification_curve(args), out)
+        plot.roc_curve(_classification_curve(args), out, by=args.group, max_lines=args.max_lines)
     else:
-        plot.precision_recall_curve(_classification_curve(args), out)
+        plot.precision_recall_curve(
+            _classification_curve(args), out, by=args.group, max_lines=args.max_lines
+        )
     sys.stderr.write(f"polars-rank: wrote {out}\n")
     return 0
