@@ -11,6 +11,9 @@ machine and every call; no files or downloads are needed.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import polars as pl
 
@@ -83,19 +86,51 @@ def demo_data() -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
     return qrels, runs
 
 
-def polars_snippet(metrics: list[str] | None = None) -> str:
-    """The Python code that computes the demo's evaluation table."""
+def polars_snippet(metrics: list[str] | None = None, data_dir: str | None = None) -> str:
+    """The Python code that computes the demo's evaluation table for ``rerank``: it reads the
+    files ``polars-rank demo --write-data DIR`` writes (from ``data_dir`` when given, so that
+    the code runs as printed)."""
     names = ", ".join(f'"{m}"' for m in (metrics or DEMO_METRICS))
+    folder = "DIR" if data_dir is None else data_dir
+    run, qrels = (json.dumps(str(Path(folder, f"{n}.parquet"))) for n in ("rerank", "qrels"))
     return (
         "import polars as pl\n"
         "import polars_rank as pr\n"
         "\n"
-        'run = pl.read_parquet("rerank.parquet")    # query, doc, score\n'
-        'qrels = pl.read_parquet("qrels.parquet")   # query, doc, relevance\n'
+        f"# the files of: polars-rank demo --write-data {folder}\n"
+        f"run = pl.read_parquet({run})    # query, doc, score\n"
+        f"qrels = pl.read_parquet({qrels})   # query, doc, relevance\n"
         f"metrics = [{names}]\n"
         "pr.evaluate(run, qrels, metrics)                  # one row: the means\n"
         "pr.evaluate(run, qrels, metrics, per_query=True)  # one row per query\n"
     )
+
+
+def write_data(directory: str | Path) -> list[Path]:
+    """Write the demo data into ``directory``: ``qrels.parquet`` and one Parquet file per run
+    (``bm25.parquet``, ...), and the same as TREC text (``qrels.txt``, ``bm25.run``, ...).
+    Returns the paths written.
+
+    >>> import tempfile
+    >>> [p.name for p in write_data(tempfile.mkdtemp())][:3]
+    ['qrels.parquet', 'qrels.txt', 'bm25.parquet']
+    """
+    from polars_rank.io import write_trec_run
+
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    qrels, runs = demo_data()
+    written = [folder / "qrels.parquet", folder / "qrels.txt"]
+    qrels.write_parquet(written[0])
+    qrels.select("query", pl.lit(0).alias("iteration"), "doc", "relevance").write_csv(
+        written[1], separator=" ", include_header=False
+    )
+    for name, run in runs.items():
+        parquet, trec = folder / f"{name}.parquet", folder / f"{name}.run"
+        run.write_parquet(parquet)
+        write_trec_run(run, trec, run_id=name)
+        written += [parquet, trec]
+    return written
 
 
 SQL_SNIPPET = """\

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import polars as pl
@@ -13,7 +15,7 @@ import pytest
 
 import polars_rank as pr
 from polars_rank.cli import main
-from polars_rank.demo import DEMO_METRICS, N_QUERIES, demo_data
+from polars_rank.demo import DEMO_METRICS, N_QUERIES, demo_data, polars_snippet
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -75,3 +77,44 @@ def test_python_dash_m_demo():
     assert done.returncode == 0, done.stderr
     assert "Evaluation" in done.stdout and "Comparison with bm25" in done.stdout
     assert done.stderr == ""
+
+
+def _python_snippet(out: str) -> str:
+    """The Python code the demo prints (indented under its heading)."""
+    block = out.split("The same in Python (Polars):\n", 1)[1].split("The same in SQL", 1)[0]
+    return textwrap.dedent(block)
+
+
+def test_write_data_makes_the_printed_snippet_run(capsys, tmp_path):
+    folder = tmp_path / "demo data"
+    code = main(["demo", "--permutations", "200", "--write-data", str(folder)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "bm25.parquet", "bm25.run", "dense.parquet", "dense.run", "qrels.parquet", "qrels.txt",
+        "rerank.parquet", "rerank.run",
+    ]  # fmt: skip
+    snippet = _python_snippet(out)
+    assert str(folder / "rerank.parquet") in snippet
+    namespace: dict = {}
+    exec(compile(snippet, "<demo snippet>", "exec"), namespace)  # runs as printed
+    result = namespace["pr"].evaluate(namespace["run"], namespace["qrels"], namespace["metrics"])
+    qrels, runs = demo_data()
+    assert result.equals(pr.evaluate(runs["rerank"], qrels, DEMO_METRICS))
+    # the printed evaluation table shows the same numbers for rerank
+    row = next(line.split() for line in out.splitlines() if line.strip().startswith("rerank"))
+    assert row[1] == f"{result['nDCG@10'][0]:.4f}"
+    # and the TREC text files give the same numbers on the command line
+    code = main(["evaluate", str(folder / "qrels.txt"), str(folder / "rerank.run"),
+                 "-m", ",".join(DEMO_METRICS), "-o", "json"])  # fmt: skip
+    got = json.loads(capsys.readouterr().out)[0]
+    for metric in DEMO_METRICS:
+        assert got[metric] == pytest.approx(result[metric][0], rel=1e-12)
+
+
+def test_snippet_without_written_data_names_the_command():
+    snippet = _python_snippet(
+        "The same in Python (Polars):\n" + polars_snippet() + "The same in SQL"
+    )
+    assert "# the files of: polars-rank demo --write-data DIR" in snippet
+    assert 'pl.read_parquet("DIR/rerank.parquet")' in snippet

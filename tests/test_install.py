@@ -97,9 +97,37 @@ def installed(tmp_path_factory) -> Path:
 
 
 def test_demo_runs_from_the_wheel(installed, tmp_path):
-    done = _run([installed / "bin" / "polars-rank", "demo", "--permutations", "200"], cwd=tmp_path)
+    """The demo, its SQL check on DuckDB, and the Python code it prints, run on the files
+    ``--write-data`` wrote, with the environment's Python."""
+    done = _run(
+        [installed / "bin" / "polars-rank", "demo", "--permutations", "200", "--write-data",
+         tmp_path / "data"],
+        cwd=tmp_path,
+    )  # fmt: skip
     assert "DuckDB's mean nDCG@10 for rerank" in done.stdout
     assert done.stderr == ""
+    block = done.stdout.split("The same in Python (Polars):\n", 1)[1].split("The same in SQL")[0]
+    snippet = textwrap.dedent(block) + "print(pr.evaluate(run, qrels, metrics)['AP'][0])\n"
+    (tmp_path / "snippet.py").write_text(snippet, encoding="utf-8")
+    printed = _run([installed / "bin" / "python", tmp_path / "snippet.py"], cwd=tmp_path)
+    from polars_rank.demo import demo_data
+
+    qrels, runs = demo_data()
+    import polars_rank as pr
+
+    assert float(printed.stdout) == pr.evaluate(runs["rerank"], qrels, ["AP"])["AP"][0]
+
+
+def test_the_plot_extra_installs_from_a_clone(tmp_path):
+    """The README's command for plots before the package is published, ``pip install
+    '.[plot]'`` in a clone (run here with uv's pip), gives a working ``polars-rank plot``."""
+    venv = tmp_path / "venv"
+    _run([*_uv(), "venv", "--python", sys.executable, venv], cwd=tmp_path)
+    _run([*_uv(), "pip", "install", "--python", venv / "bin" / "python", ".[plot]"], cwd=ROOT)
+    _run([venv / "bin" / "polars-rank", "demo", "--permutations", "100", "--plot-dir",
+          tmp_path / "plots"], cwd=tmp_path)  # fmt: skip
+    pngs = sorted(p.name for p in (tmp_path / "plots").glob("*.png"))
+    assert pngs == ["differences.png", "ndcg_at_k.png", "precision_recall.png"]
 
 
 def test_evaluate_with_both_engines_from_the_wheel(installed, tmp_path):

@@ -17,6 +17,12 @@ def build_demo_parser(parser: argparse.ArgumentParser) -> None:
         "--plot-dir", metavar="DIR", help="also write the demo plots (PNG) into DIR"
     )
     parser.add_argument(
+        "--write-data",
+        metavar="DIR",
+        help="also write the demo's judgments and runs into DIR (Parquet and TREC text), the "
+        "files the printed Python code reads",
+    )
+    parser.add_argument(
         "--permutations",
         type=int,
         default=10_000,
@@ -70,11 +76,12 @@ def run_demo(args: argparse.Namespace) -> int:
     from polars_rank.cli.evaluate import count_columns
     from polars_rank.cli.output import terminal_table
     from polars_rank.comparison import compare_per_query, to_markdown
-    from polars_rank.demo import DEMO_METRICS, SQL_SNIPPET, demo_data, polars_snippet
+    from polars_rank.demo import DEMO_METRICS, SQL_SNIPPET, demo_data, polars_snippet, write_data
     from polars_rank.ranking.evaluate import evaluate_runs
 
     qrels, runs = demo_data()
     names = list(runs)
+    written = write_data(args.write_data) if args.write_data else []
     n_queries = qrels["query"].n_unique()
     n_relevant = int((qrels["relevance"] > 0).sum())
     depth = runs[names[0]].group_by("query").len()["len"].max()
@@ -103,7 +110,7 @@ def run_demo(args: argparse.Namespace) -> int:
     out.write(textwrap.indent(to_markdown(result), "  ") + "\n")
 
     out.write("The same in Python (Polars):\n\n")
-    out.write(textwrap.indent(polars_snippet(), "    ") + "\n")
+    out.write(textwrap.indent(polars_snippet(data_dir=args.write_data), "    ") + "\n")
     out.write("The same in SQL (DuckDB):\n\n")
     out.write(textwrap.indent(SQL_SNIPPET, "    ") + "\n")
     out.write(f"  {_sql_check(qrels, runs[names[-1]])}\n\n")
@@ -112,6 +119,13 @@ def run_demo(args: argparse.Namespace) -> int:
         "On your files: polars-rank evaluate QRELS RUN [RUN ...] -m nDCG@10 -m AP; "
         "polars-rank compare QRELS BASELINE RUN; polars-rank trec_eval -q QRELS RUN\n"
     )
+    if args.write_data:
+        folder = Path(args.write_data)
+        out.write(
+            f"wrote {len(written)} files into {folder} (Parquet and TREC text); try: "
+            f"polars-rank evaluate {folder / 'qrels.txt'} {folder / 'bm25.run'} "
+            f"{folder / 'rerank.run'}\n"
+        )
     if args.plot_dir:
         for path in _write_plots(Path(args.plot_dir), qrels, runs):
             out.write(f"wrote {path}\n")
