@@ -1,4 +1,5 @@
-"""Plots of evaluation results (needs matplotlib: ``pip install polars-rank[plot]``).
+"""Plots of evaluation results (needs matplotlib: ``pip install '.[plot]'`` in a clone of
+polars_rank, or ``pip install 'matplotlib>=3.8'``).
 
 Every function draws on its own figure with the non-interactive Agg canvas (the global
 pyplot state and backend are left alone), writes ``path`` — SVG when it ends in ``.svg``,

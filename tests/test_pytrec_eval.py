@@ -96,14 +96,16 @@ INT_DOCS = [-10, -1, 0, 1, 2, 3, 5, 8, 9, 10, 11, 19, 20, 99, 100, 101, 1000]
 
 @st.composite
 def datasets(draw, int_ids: bool):
-    """``(run, qrels)`` as ``{query: {doc: value}}`` with native (str or int) ids."""
+    """``(run, qrels)`` as ``{query: {doc: value}}`` with native (str or int) ids; the first
+    query is in both, so neither is empty (an empty input is an error, tested apart)."""
     universe = INT_DOCS if int_ids else STR_DOCS
     run: dict = {}
     qrels: dict = {}
     n_queries = draw(st.integers(1, 5))
     for i in range(n_queries):
         qid = 7 * i + 3 if int_ids else f"q{i}"
-        kind = draw(st.sampled_from(["both", "both", "both", "both", "run_only", "qrels_only"]))
+        kinds = ["both", "both", "both", "both", "run_only", "qrels_only"]
+        kind = "both" if i == 0 else draw(st.sampled_from(kinds))
         if kind != "qrels_only":
             docs = draw(st.lists(st.sampled_from(universe), min_size=1, max_size=12, unique=True))
             run[qid] = {d: draw(st.sampled_from(SCORES)) for d in docs}
