@@ -138,6 +138,13 @@ def test_swapped_frames_get_a_hint():
     headless = pl.DataFrame({"q1": ["q1"], "Q0": ["Q0"], "d1": ["d1"], "1": [1], "2.5": [2.5]})
     with pytest.raises(PolarsRankError, match=r"qrels looks like a run: are run and qrels swap"):
         pr.evaluate(RUN, headless, ["AP"])
+    six = pl.DataFrame({f"column_{i}": ["x"] for i in range(1, 7)})  # a run's six fields
+    with pytest.raises(PolarsRankError, match=r"qrels looks like a run"):
+        pr.evaluate(RUN, six.rename({"column_1": "query", "column_3": "doc"}), ["AP"])
+    # nothing swapped (a run whose score column has another name): no hint
+    with pytest.raises(PolarsRankError) as info:
+        pr.evaluate(RUN.rename({"score": "sim"}).with_columns(run_id=pl.lit("r")), QRELS, ["AP"])
+    assert "swapped" not in str(info.value)
 
 
 @pytest.mark.parametrize("swap", ["run as qrels", "qrels as run"])

@@ -108,17 +108,17 @@ class Options:
         return self.columns.order_column(self.order_by)
 
     def looks_swapped(self, run_schema: pl.Schema, qrels_schema: pl.Schema) -> bool:
-        """Whether the judgments look like a run and the run like judgments: judgments with a
-        score or rank column (or a ``Q0`` column: a TREC run read as a table), a run with a
-        relevance column and neither score nor rank."""
+        """Whether the judgments look like a run or the run like judgments: judgments without
+        a relevance column but with a score, rank, ``run_id`` or ``Q0`` column (a TREC run read
+        as a table without header) or six columns (a TREC run's fields); a run without score
+        and rank but with a relevance column."""
         cols = self.columns
         run_like = {cols.score, cols.rank, "run_id", "Q0", "q0"}
-        qrels_is_run = cols.relevance not in qrels_schema and bool(
-            run_like & set(qrels_schema.names())
+        qrels_names, run_names = set(qrels_schema.names()), set(run_schema.names())
+        qrels_is_run = cols.relevance not in qrels_names and (
+            bool(run_like & qrels_names) or len(qrels_names) == 6
         )
-        run_is_qrels = cols.relevance in run_schema and not (
-            {cols.score, cols.rank} & set(run_schema.names())
-        )
+        run_is_qrels = cols.relevance in run_names and not ({cols.score, cols.rank} & run_names)
         return qrels_is_run or run_is_qrels
 
     def resolve(self, run_schema: pl.Schema, qrels_schema: pl.Schema) -> Options:
