@@ -163,6 +163,9 @@ def evaluate_runs(
     unknown = set(arguments) - set(_EVALUATE_DEFAULTS)
     if unknown:
         raise TypeError(f"evaluate_runs() got unexpected keyword argument(s) {sorted(unknown)}")
+    # metric names and options are checked once, before any run is read
+    parse_metrics(metrics)
+    Options.from_arguments(**{k: v for k, v in arguments.items() if k not in ("engine", "con")})
     frames = []
     for name, frame in pairs:
         try:
