@@ -151,7 +151,7 @@ def metric_at_k(curves: pl.DataFrame, path: str | PathLike[str], *, metric_name:
     for name, part in _groups(curves, "run"):
         part = part.sort("k")
         ax.plot(part["k"].to_list(), part["value"].to_list(), label=name, linewidth=1.6)
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # k is a whole number
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10]))  # k: whole
     ax.set_xlabel("k (cutoff)")
     ax.set_ylabel(f"{metric_name}@k")
     ax.set_title(f"{metric_name}@k")
