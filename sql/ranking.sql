@@ -16,7 +16,10 @@
 -- * Every metric is an aggregate returning DOUBLE for one query:
 --       SELECT query, ndcg(rank, relevance, 10) FROM judge('run', 'qrels') GROUP BY query;
 --   Optional parameters go by name: k := NULL (no cutoff), relevance_level := 1,
---   gain := 'linear' | 'exponential', denominator := 'R' | 'min(k,R)'.
+--   gain := 'linear' | 'exponential', gains := MAP {1: 3.0, 2: 9.0} (a gain table),
+--   denominator := 'R' | 'min(k,R)'.
+-- * trec_eval's other measures (relstring, infAP, utility, G, rbp, ...) are in trec_eval.sql,
+--   which uses this file's macros: load it after this one.
 
 -- ------------------------------------------------------------------------------------------
 -- conventions: ordering and identity (the SQL side of polars_rank/ranking/conventions.py)
@@ -51,9 +54,29 @@ CREATE OR REPLACE MACRO _pr_div(numerator, denominator) AS
     CASE WHEN denominator > 0 THEN CAST(numerator AS DOUBLE) / CAST(denominator AS DOUBLE)
          ELSE CAST(0 AS DOUBLE) END;
 
--- gain of a grade: the grade (linear, trec_eval) or 2^grade - 1 (exponential); 0 if not > 0
-CREATE OR REPLACE MACRO _pr_gain(relevance, gain) AS
-    CASE WHEN gain = 'linear' THEN
+-- gain of a grade from a gain table (MAP(INTEGER, DOUBLE) level -> gain, or NULL for none):
+-- the table's entry for the grade's level (-2 for any negative grade), else the grade when
+-- >= 0, else 0; 0 for an unjudged document (NULL). Level -1 (documents missing from the
+-- judgments) cannot take a gain.
+CREATE OR REPLACE MACRO _pr_table_gain(relevance, gains) AS
+    CASE WHEN coalesce(list_contains(map_keys(gains), -1), false)
+             THEN error('gains: level -1 (documents missing from the judgments) cannot take a gain')
+         WHEN relevance IS NULL THEN CAST(0 AS DOUBLE)
+         ELSE coalesce(
+             CAST(gains[CASE WHEN relevance < 0 THEN -2
+                             WHEN relevance = floor(relevance) AND relevance < 2147483648
+                                 THEN CAST(relevance AS INTEGER) END] AS DOUBLE),
+             CASE WHEN relevance >= 0 THEN CAST(relevance AS DOUBLE)
+                  ELSE CAST(0 AS DOUBLE) END) END;
+
+-- gain of a grade: the grade (linear, trec_eval) or 2^grade - 1 (exponential); 0 if not > 0;
+-- or, with a gain table, _pr_table_gain (linear only)
+CREATE OR REPLACE MACRO _pr_gain(relevance, gain, gains := NULL) AS
+    CASE WHEN gains IS NOT NULL THEN
+             CASE WHEN gain = 'linear' THEN _pr_table_gain(relevance, gains)
+                  ELSE error('gains (a gain table) cannot be combined with gain=''exponential''')
+             END
+         WHEN gain = 'linear' THEN
              CASE WHEN relevance > 0 THEN CAST(relevance AS DOUBLE) ELSE CAST(0 AS DOUBLE) END
          WHEN gain = 'exponential' THEN
              CASE WHEN relevance > 0 THEN pow(CAST(2 AS DOUBLE), CAST(relevance AS DOUBLE)) - 1
@@ -194,27 +217,30 @@ CREATE OR REPLACE MACRO unjudged(rank, relevance, k) AS
 -- graded
 
 -- DCG@k = sum over retrieved documents at rank i <= k of gain / log2(i + 1), added in rank
--- order (repeatable to the last bit, whatever order the rows arrive in)
-CREATE OR REPLACE MACRO dcg(rank, relevance, k := NULL, gain := 'linear') AS
-    coalesce(sum(_pr_gain(relevance, gain) / log2(CAST(rank AS DOUBLE) + 1) ORDER BY rank)
+-- order (repeatable to the last bit, whatever order the rows arrive in); gains := MAP {1: 3.0,
+-- 2: 9.0} is a gain table (trec_eval -m dcg.1=3,2=9; negative gains count)
+CREATE OR REPLACE MACRO dcg(rank, relevance, k := NULL, gain := 'linear', gains := NULL) AS
+    coalesce(sum(_pr_gain(relevance, gain, gains) / log2(CAST(rank AS DOUBLE) + 1) ORDER BY rank)
                  FILTER (WHERE _pr_within(rank, k)),
              CAST(0 AS DOUBLE));
 
--- IDCG@k: DCG of all judged documents of the query sorted by gain, cut at k
-CREATE OR REPLACE MACRO ideal_dcg(relevance, k := NULL, gain := 'linear') AS
+-- IDCG@k: DCG of all judged documents of the query sorted by gain, cut at k (positive gains
+-- of grades >= 0 only)
+CREATE OR REPLACE MACRO ideal_dcg(relevance, k := NULL, gain := 'linear', gains := NULL) AS
     coalesce(list_sum(list_transform(
         list_slice(
-            list_reverse_sort(list(_pr_gain(relevance, gain))
-                              FILTER (WHERE _pr_gain(relevance, gain) > 0)),
+            list_reverse_sort(list(_pr_gain(relevance, gain, gains))
+                              FILTER (WHERE relevance >= 0
+                                      AND _pr_gain(relevance, gain, gains) > 0)),
             1, coalesce(k, 9223372036854775807)),
         lambda g, i: g / log2(CAST(i AS DOUBLE) + 1))), CAST(0 AS DOUBLE));
 
 -- nDCG@k = DCG@k / IDCG@k, 0 when IDCG = 0 (trec_eval ndcg, ndcg_cut_k; no relevance level).
 -- Example: judged a=3 b=2 c=1 d=0 e=2, run c d a: DCG@3 = 1 + 0 + 3/2 = 2.5,
 -- IDCG@3 = 3 + 2/log2(3) + 2/2 = 5.2619, nDCG@3 = 0.4751
-CREATE OR REPLACE MACRO ndcg(rank, relevance, k := NULL, gain := 'linear') AS
-    _pr_div(dcg(rank, relevance, k := k, gain := gain),
-            ideal_dcg(relevance, k := k, gain := gain));
+CREATE OR REPLACE MACRO ndcg(rank, relevance, k := NULL, gain := 'linear', gains := NULL) AS
+    _pr_div(dcg(rank, relevance, k := k, gain := gain, gains := gains),
+            ideal_dcg(relevance, k := k, gain := gain, gains := gains));
 
 -- ------------------------------------------------------------------------------------------
 -- judgment-based and set metrics
@@ -273,19 +299,39 @@ CREATE OR REPLACE MACRO iprec_at_recall(rank, relevance, recall_level, relevance
         num_rel(relevance, relevance_level := relevance_level),
         recall_level);
 
--- 11pt_avg: mean of iprec_at_recall at 0.0, 0.1, ..., 1.0 (trec_eval)
-CREATE OR REPLACE MACRO eleven_pt_avg(rank, relevance, relevance_level := 1) AS
-    (iprec_at_recall(rank, relevance, 0.0, relevance_level := relevance_level)
-     + iprec_at_recall(rank, relevance, 0.1, relevance_level := relevance_level)
-     + iprec_at_recall(rank, relevance, 0.2, relevance_level := relevance_level)
-     + iprec_at_recall(rank, relevance, 0.3, relevance_level := relevance_level)
-     + iprec_at_recall(rank, relevance, 0.4, relevance_level := relevance_level)
-     + iprec_at_recall(rank, relevance, 0.5, relevance_level := relevance_level)
-     + iprec_at_recall(rank, relevance, 0.6, relevance_level := relevance_level)
-     + iprec_at_recall(rank, relevance, 0.7, relevance_level := relevance_level)
-     + iprec_at_recall(rank, relevance, 0.8, relevance_level := relevance_level)
-     + iprec_at_recall(rank, relevance, 0.9, relevance_level := relevance_level)
-     + iprec_at_recall(rank, relevance, 1.0, relevance_level := relevance_level)) / 11;
+-- 11pt_avg (trec_eval): mean of interpolated precision at the recall points (0.0, 0.1, ...,
+-- 1.0 by default), cutoffs c = round(point * R), added from the last point. trec_eval takes
+-- the points in the order given and matches them from the last one back: trailing points with
+-- c above the relevant retrieved count 0; then each is matched while 1 <= c <= the previous
+-- match; the first one that is not, and every point before it, count the highest precision.
+CREATE OR REPLACE MACRO _pr_11pt(precs, nrr, big_r, points) AS
+    list_reduce(
+        list_reverse(list_transform(points, lambda x: round(CAST(x AS DOUBLE) * big_r))),
+        lambda acc, c: CASE
+            WHEN acc.skip AND c > nrr THEN acc
+            WHEN acc.stuck OR c > acc.bound OR c = 0
+                THEN {'skip': false, 'stuck': true, 'bound': acc.bound,
+                      'total': acc.total + coalesce(list_max(precs), CAST(0 AS DOUBLE))}
+            ELSE {'skip': false, 'stuck': false, 'bound': c,
+                  'total': acc.total
+                      + coalesce(list_max(list_slice(precs, CAST(greatest(c, 1) AS BIGINT),
+                                                     len(precs))), CAST(0 AS DOUBLE))} END,
+        {'skip': true, 'stuck': false, 'bound': nrr, 'total': CAST(0 AS DOUBLE)}).total
+    / CAST(len(points) AS DOUBLE);
+
+CREATE OR REPLACE MACRO eleven_pt_avg(rank, relevance,
+                                      points := [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8,
+                                                 0.9, 1.0],
+                                      relevance_level := 1) AS
+    CASE WHEN coalesce(len(points), 0) = 0 THEN error('eleven_pt_avg: points must not be empty')
+    ELSE list_transform([{
+        'precs': list_transform(
+            coalesce(list_sort(list(rank) FILTER (WHERE _pr_rel(relevance, relevance_level)
+                                                  AND rank IS NOT NULL)), []),
+            lambda x, i: CAST(i AS DOUBLE) / CAST(x AS DOUBLE)),
+        'nrr': num_rel_ret(rank, relevance, relevance_level := relevance_level),
+        'r': num_rel(relevance, relevance_level := relevance_level)}],
+        lambda v: _pr_11pt(v.precs, v.nrr, v.r, points))[1] END;
 
 -- ------------------------------------------------------------------------------------------
 -- table macros (column names query, doc, score and query, doc, relevance; alias other names

@@ -1,4 +1,5 @@
-"""Shared test fixtures: where trec_eval's own test files are, and how to read its output."""
+"""Shared test fixtures: trec_eval's own test files (tests/data/trec_eval) and how to read its
+output."""
 
 from __future__ import annotations
 
@@ -7,17 +8,14 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-CONFORMANCE = Path(__file__).resolve().parents[1].parent / "shared" / "conformance" / "trec_eval"
+#: trec_eval 10.0's own test inputs and expected outputs (its ``test/`` folder), with its licence.
+CONFORMANCE = Path(__file__).resolve().parent / "data" / "trec_eval"
 
 
 @pytest.fixture(scope="session")
 def trec_dir() -> Path:
-    """The folder of trec_eval's test inputs and expected outputs; skip when it is absent."""
-    if not (CONFORMANCE / "out.test.aq").is_file():
-        pytest.skip(
-            f"trec_eval conformance files not found at {CONFORMANCE} "
-            "(they live in ../shared beside a development checkout)"
-        )
+    """The folder of trec_eval's test inputs and expected outputs (part of the repository)."""
+    assert (CONFORMANCE / "out.test.aq").is_file(), f"{CONFORMANCE} is missing"
     return CONFORMANCE
 
 

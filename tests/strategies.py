@@ -86,12 +86,20 @@ def registry_metric_names() -> list[str]:
                 spelled = {v: k for k, v in sorted(param.spellings.items(), reverse=True)}
                 values = sorted(k for k in spelled.values() if k.isidentifier())
             else:
-                values = ["0.5", "2"]
+                values = list(param.examples) or ["0.5", "2"]
             names += [f"{base}({param.name}={value}){cuts[-1]}" for value in values]
         for trec in entry.trec_eval:
-            if trec.cutoffs and entry.cutoff != "recall":
+            if trec.cutoffs and entry.cutoff in ("required", "optional"):
                 names.append(f"{trec.name}.{int(trec.cutoffs[0])}")
     return list(dict.fromkeys(names))
+
+
+def summary_metric_names() -> list[str]:
+    """:func:`registry_metric_names` without the metrics that have no summary over queries
+    (``relstring``: a string per query), for summary rows."""
+    from polars_rank.ranking.names import parse_metric
+
+    return [name for name in registry_metric_names() if parse_metric(name).summary != "none"]
 
 
 def assert_same(left: pl.DataFrame, right: pl.DataFrame) -> None:

@@ -1,100 +1,87 @@
-"""trec_eval's own expected outputs, reproduced value for value (4 decimals).
+"""trec_eval 10.0's own expected outputs, reproduced line for line by both engines.
 
-Each expected file in ../shared/conformance/trec_eval was printed by trec_eval 10.0 with the
-arguments listed in that folder's README; here the same inputs go through
-``polars_rank.evaluate`` with the equivalent options, through both engines (Polars and DuckDB),
-and every line of every measure polars_rank implements must print identically, per query and
-for ``all``.
+tests/data/trec_eval holds trec_eval's test inputs and the outputs trec_eval 10.0 printed for
+them, with the arguments listed in that folder's README (copied here). Each expected file is
+reproduced by the trec_eval drop-in's evaluation (:func:`polars_rank.cli.trec_eval.trec_eval_lines`,
+which reads the files as trec_eval does and computes every measure with
+:func:`polars_rank.evaluate`) through the Polars and the DuckDB engine: every line of every
+file, per query and ``all``, relstring, gm_bpref, utility with custom coefficients, nDCG with
+a gain table and 11pt_avg with custom points included.
 """
 
 from __future__ import annotations
 
-import warnings
-
-import polars as pl
 import pytest
-from conftest import read_trec_eval_output
 
-import polars_rank as pr
-from polars_rank.io import read_trec_qrels, read_trec_run
-from polars_rank.ranking.names import parse_metric
+from polars_rank.cli.trec_eval import trec_eval_lines
+from polars_rank.cli.trec_eval_input import read_qrels, read_run
+from polars_rank.cli.trec_eval_measures import select_measures
 
-#: trec_eval measures polars_rank does not implement (their lines are not compared).
-NOT_IMPLEMENTED = {
-    "runid",
-    "relstring",
-    "infAP",
-    "gm_bpref",
-    "utility",
-    "binG",
-    "G",
-    "ndcg_rel",
-    "Rndcg",
-    "set_relative_P",
-    "set_map",
-    "rbp",
-    "rbp_resid",
-}
+MEAS_PARAMS = [
+    "iprec_at_recall..10,.20,.25,.75,.50",
+    "P.5,7,3",
+    "recall.20,2000",
+    "Rprec_mult.5.0,0.2,0.35",
+    "utility.2,-1,0,0",
+    "11pt_avg..25,.5,.75",
+    "ndcg.1=3,2=9,4=4.5",
+    "ndcg_cut.10,20,23.4",
+    "success.2,5,20",
+]
 
-
-def _implemented(measure: str) -> bool:
-    prefixes = ("Rprec_mult", "utility", "ndcg_1=", "relstring")  # ndcg with custom gains
-    if measure in NOT_IMPLEMENTED or measure.startswith(prefixes):
-        return False
-    if measure.startswith("11pt_avg_"):  # 11pt_avg with custom recall points
-        return False
-    return True
-
-
-# expected file -> (qrels, run, evaluate options)
+# expected file -> (qrels, run, -m arguments, options), as the folder's README lists them
 CASES = {
-    "out.test.aq": ("qrels.test", "results.test", {"queries": "both"}),
-    "out.test.aqc": ("qrels.test", "results.trunc", {"queries": "qrels"}),
-    "out.test.aqcM": ("qrels.test", "results.trunc", {"queries": "qrels", "max_rank": 100}),
-    "out.test.aql": ("qrels.rel_level", "results.test", {"queries": "both", "relevance_level": 2}),
-    "out.test.meas_params": ("qrels.test", "results.test", {"queries": "both"}),
-    "out.test": ("qrels.test", "results.test", {"queries": "both"}),
+    "out.test": ("qrels.test", "results.test", None, {}),
+    "out.test.a": ("qrels.test", "results.test", ["all_trec"], {}),
+    "out.test.aq": ("qrels.test", "results.test", ["all_trec"], {"per_query": True}),
+    "out.test.aqc": (
+        "qrels.test",
+        "results.trunc",
+        ["all_trec"],
+        {"per_query": True, "complete": True},
+    ),
+    "out.test.aqcM": (
+        "qrels.test",
+        "results.trunc",
+        ["all_trec"],
+        {"per_query": True, "complete": True, "max_rank": 100},
+    ),
+    "out.test.aql": (
+        "qrels.rel_level",
+        "results.test",
+        ["all_trec", "relstring.20"],
+        {"per_query": True, "relevance_level": 2},
+    ),
+    "out.test.meas_params": ("qrels.test", "results.test", MEAS_PARAMS, {"per_query": True}),
 }
-
-
-def _compare(trec_dir, expected_name: str, engine: str) -> int:
-    qrels_name, run_name, options = CASES[expected_name]
-    expected = read_trec_eval_output(trec_dir / expected_name)
-    expected = expected.filter(pl.col("measure").map_elements(_implemented, pl.Boolean))
-    measures = expected["measure"].unique(maintain_order=True).to_list()
-    for name in measures:  # every implemented trec_eval name must parse
-        parse_metric(name)
-    qrels = read_trec_qrels(trec_dir / qrels_name)
-    run = read_trec_run(trec_dir / run_name)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # results.trunc has run queries without judgments
-        per_query = pr.evaluate(run, qrels, measures, per_query=True, engine=engine, **options)
-        summary = pr.evaluate(run, qrels, measures, engine=engine, **options)
-    checked = 0
-    mismatches = []
-    for measure, query, value in expected.iter_rows():
-        if query == "all":
-            ours = summary[measure][0]
-        else:
-            row = per_query.filter(pl.col("query") == query)
-            assert row.height == 1, f"query {query} missing from our per-query output"
-            ours = row[measure][0]
-        printed = f"{ours:.0f}" if "." not in value else f"{ours:.4f}"
-        if printed != value:
-            mismatches.append(f"{measure} {query}: trec_eval {value}, {engine} engine {printed}")
-        checked += 1
-    assert not mismatches, "\n".join(mismatches)
-    return checked
 
 
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
 @pytest.mark.parametrize("expected_name", sorted(CASES))
-def test_trec_eval_expected_output(trec_dir, expected_name, engine):
-    checked = _compare(trec_dir, expected_name, engine)
-    assert checked > 20  # the file really was compared
+def test_every_line_of_trec_eval_output(trec_dir, expected_name, engine):
+    qrels_name, run_name, requests, options = CASES[expected_name]
+    run, run_id = read_run(trec_dir / run_name)
+    lines = trec_eval_lines(
+        run,
+        read_qrels(trec_dir / qrels_name),
+        select_measures(requests),
+        run_id=run_id,
+        engine=engine,
+        **options,
+    )
+    expected = (trec_dir / expected_name).read_text().splitlines()
+    assert len(lines) == len(expected)
+    mismatches = [
+        (ours, theirs) for ours, theirs in zip(lines, expected, strict=True) if ours != theirs
+    ]
+    assert not mismatches, "\n".join(f"ours   {a!r}\ntrec   {b!r}" for a, b in mismatches[:20])
 
 
-def test_measures_cover_the_default_set(trec_dir):
-    """Every measure trec_eval prints by default (out.test) except runid is implemented."""
-    names = read_trec_eval_output(trec_dir / "out.test")["measure"].to_list()
-    assert [n for n in names if not _implemented(n)] == ["runid"]
+def test_the_expected_files_cover_every_all_trec_measure(trec_dir):
+    """Each measure of -m all_trec prints in out.test.a, and none is missing from our output."""
+    names = [
+        line.split("\t")[0].strip() for line in (trec_dir / "out.test.a").read_text().splitlines()
+    ]
+    ours = [m.name for m in select_measures(["all_trec"]) if m.summary]
+    assert ours == names
+    assert len(names) == 99

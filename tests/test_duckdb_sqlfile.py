@@ -196,3 +196,99 @@ def test_table_macros_match_the_package(data) -> None:
         warnings.simplefilter("ignore")
         expected = pr.evaluate(run, qrels, list(STANDARD.values()), per_query=True)
     assert_same(expected, standard.rename(STANDARD))
+
+
+# --------------------------------------------------------------------------------------------
+# sql/trec_eval.sql: trec_eval's other measures, loaded after ranking.sql
+
+TREC_SQL_FILE = SQL_FILE.parent / "trec_eval.sql"
+
+#: metric name for evaluate -> the same metric as a macro call over the judged table
+TREC_MACROS = {
+    "relstring": "relevance_string(rank, relevance)",
+    "relstring(length=3)": "relevance_string(rank, relevance, length := 3)",
+    "infAP": "inferred_ap(rank, relevance)",
+    "yaap(rel=2)": "yaap(rank, relevance, relevance_level := 2)",
+    "Rprec_mult(multiple=0.5)": "r_precision_multiple(rank, relevance, multiple := 0.5)",
+    "utility(coefficients=[2,-1,-1,0.5],collection_size=10)": (
+        "utility(rank, relevance, coefficients := [2, -1, -1, 0.5], collection_size := 10)"
+    ),
+    "11pt_avg(points=[0.5,0.2,1])": "eleven_pt_avg(rank, relevance, points := [0.5, 0.2, 1.0])",
+    "binG": "binary_g(rank, relevance)",
+    "G(gains={1:3,2:9})": "normalized_gain(rank, relevance, gains := MAP {1: 3.0::DOUBLE, 2: 9})",
+    "ndcg_rel": "ndcg_rel(rank, relevance)",
+    "Rndcg(gains={0:-1,-2:2})": "r_ndcg(rank, relevance, gains := MAP {0: -1.0::DOUBLE, -2: 2})",
+    "set_relative_P": "set_relative_precision(rank, relevance)",
+    "SetAP": "set_average_precision(rank, relevance)",
+    "trec_rbp(gains={2:1,3:0.5})": (
+        "trec_rbp(rank, relevance, gains := MAP {2: 1.0::DOUBLE, 3: 0.5})"
+    ),
+    "trec_rbp_resid(p=0.8)": "trec_rbp_residual(rank, relevance, p := 0.8)",
+    "nDCG(gains={0:-1,-2:2})@3": "ndcg(rank, relevance, 3, gains := MAP {0: -1.0::DOUBLE, -2: 2})",
+}
+
+
+@pytest.fixture()
+def trec_con(con):
+    """The fixture's connection with sql/trec_eval.sql loaded after ranking.sql."""
+    con.execute(TREC_SQL_FILE.read_text(encoding="utf-8"))
+    return con
+
+
+def test_trec_eval_macros_by_hand(trec_con) -> None:
+    """q1 judged: a rank 1 grade 1, c rank 2 grade 2, b rank 3 unjudged, d rank 4 grade 0,
+    e not retrieved grade 1; R = 3 (a, c, e)."""
+    got = _one(
+        trec_con,
+        """SELECT relevance_string(rank, relevance), inferred_ap(rank, relevance),
+                  set_relative_precision(rank, relevance), set_average_precision(rank, relevance),
+                  utility(rank, relevance),
+                  utility(rank, relevance, coefficients := [2, -1, -1, 0.5],
+                          collection_size := 10),
+                  binary_g(rank, relevance), r_precision_multiple(rank, relevance, multiple := 2),
+                  yaap(rank, relevance), trec_rbp(rank, relevance),
+                  trec_rbp_residual(rank, relevance),
+                  ndcg(rank, relevance, gains := MAP {2: 5.0::DOUBLE})
+           FROM judge('run', 'qrels') WHERE query = 'q1'""",
+    )
+    eps = 1e-5
+    log2_3 = math.log2(3)
+    expected = [
+        "12-0",  # grades 1, 2, unjudged, 0
+        (1 + 1 / 2 + (1 / 2) * (1 / 1) * ((1 + eps) / (1 + 2 * eps))) / 3,  # infAP
+        2 / 3,  # 2 relevant retrieved / min(4 retrieved, R = 3)
+        2 * 2 / (4 * 3),  # set_map
+        1 * 2 - 1 * 2,  # utility: 2 relevant and 2 other retrieved
+        2 * 2 - 1 * 2 - 1 * 1 + 0.5 * (10 + 2 - 4 - 3),  # 3.5
+        (1 / math.log2(2) + 1 / math.log2(2)) / 3,  # binG: no non-relevant above a or c
+        2 / 6,  # Rprec_mult 2: c = ⌊2·3 + 0.9⌋ = 6
+        math.log((1 + 2) / (1 + 3 - 2)),  # yaap: S = 1/1 + 2/2
+        0.1 * (0.5 + 0.9 * 1.0),  # rbp: top grade 2, gains divided by 2
+        1 - 0.1 * (1 + 0.9 + 0.9**3),  # rbp_resid: b unjudged at rank 3
+        (1 + 5 / log2_3) / (5 + 1 / log2_3 + 1 / 2),  # ndcg with grade 2 gaining 5
+    ]
+    assert got[0] == expected[0]
+    assert got[1:] == pytest.approx(expected[1:], rel=1e-12, abs=1e-12)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=runs_and_qrels())
+def test_trec_eval_macros_on_the_full_judged_table_match_the_package(data) -> None:
+    """The macros over judge()'s full table (every retrieved document) give the Polars
+    engine's values, which read the compact table (judged rows + one row per query)."""
+    run, qrels = data
+    run = run.drop("rank")
+    con = duckdb.connect()
+    con.execute(SQL_FILE.read_text(encoding="utf-8"))
+    con.execute(TREC_SQL_FILE.read_text(encoding="utf-8"))
+    con.register("run", run)
+    con.register("qrels", qrels)
+    calls = ", ".join(f'{call} AS "{name}"' for name, call in TREC_MACROS.items())
+    ours = con.sql(
+        f"SELECT query, {calls} FROM judge('run', 'qrels') "
+        "GROUP BY query HAVING count(relevance) > 0 ORDER BY query"
+    ).pl()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = pr.evaluate(run, qrels, list(TREC_MACROS), per_query=True)
+    assert_same(expected, ours)

@@ -19,7 +19,7 @@ from polars_rank.ranking.names import parse_metric
 from polars_rank.ranking.registry import REGISTRY, REQUIRED
 
 ROOT = Path(__file__).resolve().parents[1]
-SQL_TEXT = (ROOT / "sql" / "ranking.sql").read_text(encoding="utf-8")
+SQL_TEXT = "\n".join(path.read_text(encoding="utf-8") for path in pr.duckdb.sql_paths())
 ENTRIES = list(registry.metrics())
 
 
@@ -47,7 +47,7 @@ def test_polars_signature_matches_the_registry(entry) -> None:
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.name)
 def test_sql_macro_parameters_match_the_registry(entry) -> None:
     """The macro, as DuckDB registers it, takes the registry's parameters in its order, and the
-    header in sql/ranking.sql gives the registry's defaults."""
+    header in sql/ranking.sql (or sql/trec_eval.sql) gives the registry's defaults."""
     con = pr.duckdb.register(duckdb.connect())
     name = entry.sql_macro.strip('"')
     rows = con.sql(
@@ -68,23 +68,43 @@ def test_every_alias_parses_to_its_metric() -> None:
             assert set(alias.fixed) <= set(spec.params)
 
 
-def test_trec_eval_names_parse_with_their_cutoffs() -> None:
+#: trec_eval measure names whose generic spelling means another metric: ``rbp`` is ir_measures'
+#: RBP (raw grades, p = 0.8) for evaluate(), trec_eval's rbp (registry ``trec_rbp``) in the
+#: trec_eval drop-in.
+TREC_NAMES_WITH_OTHER_MEANINGS = {"rbp"}
+
+
+def test_trec_eval_names_resolve_through_their_entries() -> None:
+    """The trec_eval drop-in resolves each measure through the registry's TrecEval entries,
+    with its default cutoffs; where the name is also a generic alias it means the same metric,
+    except the documented differences."""
+    from polars_rank.cli.trec_eval_measures import select_measures
+
     for name, (entry, trec) in registry.trec_eval_names().items():
-        if trec.cutoffs and entry.cutoff != "recall":
+        printed = select_measures([name])
+        assert {m.spec.metric for m in printed} == {entry.name}, name
+        assert len(printed) == max(1, len(trec.cutoffs))
+        alias = registry.ALIASES.get(name.lower())
+        if alias is not None and name not in TREC_NAMES_WITH_OTHER_MEANINGS:
+            assert alias[0] is entry, name
+        if trec.cutoffs and entry.cutoff in ("required", "optional"):
             assert parse_metric(f"{name}_{int(trec.cutoffs[0])}").metric == entry.name
-        elif not trec.cutoffs:
-            assert parse_metric(name).metric == entry.name
 
 
 def test_public_functions_are_registered() -> None:
     """Every ranking metric exported at the top level has a registry entry (or is a helper
     listed here), so no metric is left out of the parser and the SQL."""
-    helpers = {"ideal_dcg", "judged"}  # IDCG is nDCG's denominator; judged the former name
+    helpers = {"judged"}  # the former name of judged_fraction
     registered = {e.polars.__name__ for e in ENTRIES}
-    for name in pr.ranking.metrics.__all__:
+    from polars_rank.ranking import trec_metrics
+
+    for name in [*pr.ranking.metrics.__all__, *trec_metrics.__all__]:
         if name.isupper() or name in helpers:
             continue
         assert name in registered, name
+        assert getattr(pr, name) is getattr(pr.ranking.metrics, name, None) or getattr(
+            pr, name
+        ) is getattr(trec_metrics, name)
     assert REGISTRY["gm_map"].polars is pr.average_precision
 
 

@@ -1,7 +1,7 @@
 """The ``polars-rank`` command: evaluate, trec_eval, compare, classify, plot, metrics and demo.
 
-Errors are one line on stderr (``polars-rank: error: ...``) with exit code 2; ``--debug``
-shows the traceback instead.
+Errors are one line on stderr (``polars-rank: error: ...``) with exit code 2 (``trec_eval``
+uses trec_eval's codes); ``--debug`` shows the traceback instead.
 """
 
 from __future__ import annotations
@@ -21,9 +21,12 @@ PLOT_INSTALL = "pip install 'matplotlib>=3.8', or in a clone of polars_rank: pip
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose usage errors are one line, like every other error."""
 
+    #: The exit code of a usage error (``trec_eval`` sets trec_eval's, 1).
+    usage_exit_code = 2
+
     def error(self, message: str) -> NoReturn:
         hint = f" (see {self.prog} --help)"
-        self.exit(2, f"{PROG}: error: {message}{hint}\n")
+        self.exit(self.usage_exit_code, f"{PROG}: error: {message}{hint}\n")
 
 
 def _debug_parent() -> argparse.ArgumentParser:
@@ -144,7 +147,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
     except SystemExit as stop:  # --help, --version, usage errors
-        return int(stop.code or 0) if not isinstance(stop.code, str) else 2
+        code = int(stop.code or 0) if not isinstance(stop.code, str) else 2
+        words = [a for a in (sys.argv[1:] if argv is None else argv) if not a.startswith("-")]
+        if code == 2 and words[:1] == ["trec_eval"]:  # e.g. an unknown option: trec_eval's 1
+            from polars_rank.cli.trec_eval import USAGE_EXIT_CODE
+
+            return USAGE_EXIT_CODE
+        return code
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
@@ -168,7 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         prefix = "" if isinstance(err, PolarsRankError | OSError) else f"{type(err).__name__}: "
         sys.stderr.write(f"{PROG}: error: {prefix}{_one_line(err)}\n")
-        return 2
+        return getattr(err, "exit_code", 2)  # trec_eval's codes for the trec_eval command
 
 
 if __name__ == "__main__":

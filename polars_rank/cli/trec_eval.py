@@ -1,198 +1,74 @@
-"""``polars-rank trec_eval``: a drop-in for trec_eval 10.0 for the measures polars_rank has.
+"""``polars-rank trec_eval``: trec_eval 10.0 as a drop-in, line for line and byte for byte.
 
-Measures are printed in trec_eval's own order (its measure table, not the order of ``-m``),
-cutoffs sorted ascending, with trec_eval's names and number formats; ``-q`` prints every query's
-measures (queries sorted, as trec_eval) before the ``all`` block.
+The files are read as trec_eval reads them (:mod:`.trec_eval_input`), the measures chosen and
+named as it chooses and names them (:mod:`.trec_eval_measures`), and evaluated by
+:func:`polars_rank.evaluate` with the matching options. What trec_eval does, this does:
+
+* every query of the judgments is evaluated, in byte order of its id; run queries without
+  judgments are ignored;
+* a judged query missing from the run stops the evaluation (exit 4) unless ``-c``, which
+  evaluates it as an empty ranking (trec_eval evaluates a one-document ranking and then resets
+  num_ret, utility, relstring, unj and rbp_resid; the values are the same) and averages over
+  every judged query;
+* a document twice in a query's run (among its first ``-M``) or in its judgments stops the
+  evaluation (exit 4);
+* measures print in trec_eval's table order with its names and formats; ``-q`` prints each
+  query's lines first; ``num_rel``'s summary under ``-c`` counts the judgments with a grade
+  above 0, whatever ``-l`` is.
+
+Exit codes are trec_eval's: 1 usage errors and unknown measures, 2 unreadable or malformed
+files and bad measure parameters, 4 what cannot be evaluated.
 """
 
 from __future__ import annotations
 
 import argparse
-import re
 import sys
-import tempfile
 import warnings
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
-from polars_rank._errors import PolarsRankError
-from polars_rank.cli.output import trec_line
-from polars_rank.ranking.registry import summary_expr, trec_eval_names
+from polars_rank.cli.trec_eval_input import TrecEvalError, read_qrels, read_run
+from polars_rank.cli.trec_eval_measures import (
+    RESET_WHEN_MISSING,
+    OutputMeasure,
+    atol,
+    format_value,
+    select_measures,
+    supported_measures,
+)
+from polars_rank.ranking.conventions import Columns, rank_expr
+from polars_rank.ranking.registry import summary_expr
 
-#: trec_eval 10.0's measure table, in its order (the order measures are printed in).
-_TREC_ORDER = (
-    "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall "
-    "P relstring recall infAP gm_bpref Rprec_mult utility 11pt_avg binG G ndcg ndcg_rel Rndcg "
-    "ndcg_cut map_cut relative_P success set_P set_relative_P set_recall set_map set_F "
-    "num_nonrel_judged_ret rbp rbp_resid unj"
-).split()
+__all__ = [
+    "build_parser",
+    "run_trec_eval",
+    "select_measures",
+    "supported_measures",
+    "trec_eval_lines",
+    "trec_eval_values",
+]
 
-#: Measures whose parameters trec_eval accepts but this drop-in does not (custom gains of
-#: ``ndcg``, custom recall points of ``11pt_avg``).
-_PARAMS_NOT_SUPPORTED = {"ndcg", "11pt_avg"}
+#: The exit code of usage errors (bad options, wrong number of arguments), as trec_eval's.
+USAGE_EXIT_CODE = 1
 
+#: A working column of the per-query values (printed names never start with "__").
+_R = "__num_rel"
 
-@dataclass(frozen=True)
-class _Measure:
-    """One entry of trec_eval's measure table."""
-
-    name: str
-    kind: str  # runid | count | float | long_cut | double_cut | param | no_params | unsupported
-    defaults: tuple = ()
-    per_query: bool = True  # printed for each query with -q
-    param: str = ""  # the metric parameter a "param" measure's trec_eval parameter sets
-    metric: str = ""  # the registry's metric
-
-
-def _measure(name: str) -> _Measure:
-    """A trec_eval measure as the registry describes it (``unsupported`` when it does not)."""
-    if name == "runid":
-        return _Measure(name, "runid", per_query=False)
-    found = trec_eval_names().get(name)
-    if found is None:
-        return _Measure(name, "unsupported")
-    metric, trec = found
-    if metric.summary == "sum":
-        kind = "count"
-    elif trec.cutoffs:
-        kind = "double_cut" if metric.cutoff == "recall" else "long_cut"
-    elif metric.cutoff == "none" and metric.params:
-        kind = "param"
-    elif name in _PARAMS_NOT_SUPPORTED:
-        kind = "no_params"
-    else:
-        kind = "float"
-    param = metric.params[0].name if kind == "param" else ""
-    return _Measure(name, kind, trec.cutoffs, trec.per_query, param, metric.name)
+#: 0/0 as C computes it on x86: a NaN with its sign bit set, which glibc prints as "-nan".
+_C_NAN = -float("nan")
 
 
-_TABLE: tuple[_Measure, ...] = tuple(_measure(name) for name in _TREC_ORDER)
-_BY_NAME = {m.name: m for m in _TABLE}
-
-_OFFICIAL = (
-    "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P"
-).split()
-_NICKNAMES: dict[str, list[str]] = {
-    "official": _OFFICIAL,
-    "all_trec": [m.name for m in _TABLE],
-    "set": "runid num_q num_ret num_rel num_rel_ret utility set_P set_recall set_relative_P "
-    "set_map set_F".split(),
-}
-
-
-@dataclass(frozen=True)
-class OutputMeasure:
-    """One printed measure: trec_eval's name, polars_rank's metric name, how it prints."""
-
-    name: str
-    label: str
-    integer: bool = False
-    per_query: bool = True
-
-
-def supported_measures() -> list[str]:
-    """Names of the trec_eval measures this drop-in computes."""
-    return [m.name for m in _TABLE if m.kind != "unsupported"]
-
-
-def _long_cutoffs(measure: str, text: str) -> list[int]:
-    values = []
-    for part in text.split(","):
-        found = re.match(r"\s*[+-]?\d+", part)  # like C's strtol: the leading integer
-        values.append(int(found.group()) if found else 0)
-    values.sort()
-    if values[0] <= 0:
-        raise PolarsRankError(f"measure {measure}: cutoffs must be positive, got {text!r}")
-    if len(set(values)) != len(values):
-        raise PolarsRankError(f"measure {measure}: duplicate cutoffs in {text!r}")
-    return values
-
-
-def _double_cutoffs(measure: str, text: str) -> list[float]:
-    values = []
-    for part in text.split(","):
-        found = re.match(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", part)  # like C's atof
-        values.append(float(found.group()) if found else 0.0)
-    values.sort()
-    if len(set(values)) != len(values):
-        raise PolarsRankError(f"measure {measure}: duplicate cutoffs in {text!r}")
-    return values
-
-
-def _expand(measure: _Measure, params: str | None) -> list[OutputMeasure]:
-    """The printed measures of one marked table entry, with ``-m name.params`` if given."""
-    name, kind = measure.name, measure.kind
-    if kind == "runid":
-        return [OutputMeasure(name, "", per_query=False)]
-    if kind in ("count", "float"):
-        return [OutputMeasure(name, name, kind == "count", measure.per_query)]
-    if kind == "no_params":
-        if params is not None:
-            raise PolarsRankError(
-                f"trec_eval measure {name} with parameters ({name}.{params}) is not supported"
-            )
-        return [OutputMeasure(name, name)]
-    if kind == "param":
-        if params is None:
-            return [OutputMeasure(name, name)]
-        value = _double_cutoffs(name, params.split(",")[0])[0]
-        return [OutputMeasure(f"{name}_{params}", f"{name}({measure.param}={value!r})")]
-    if kind == "long_cut":
-        cutoffs = _long_cutoffs(name, params) if params is not None else list(measure.defaults)
-        return [OutputMeasure(f"{name}_{k}", f"{name}_{k}") for k in cutoffs]
-    if kind == "double_cut":
-        levels = _double_cutoffs(name, params) if params is not None else list(measure.defaults)
-        return [OutputMeasure(f"{name}_{v:3.2f}", f"IPrec@{v:.12f}") for v in levels]
-    raise PolarsRankError(
-        f"trec_eval measure {name!r} is not implemented by polars_rank; supported: "
-        + ", ".join(supported_measures())
-    )
-
-
-def select_measures(requests: list[str] | None) -> list[OutputMeasure]:
-    """The measures trec_eval would print for these ``-m`` arguments, in its order.
-
-    Nicknames (``official``, ``all_trec``, ``set``) keep only the supported measures; a measure
-    named on its own that polars_rank lacks is an error.
-
-    >>> [m.name for m in select_measures(["P.10,5", "map"])]
-    ['map', 'P_5', 'P_10']
-    """
-    requests = list(requests) if requests else ["official"]
-    params: dict[str, str] = {}
-    marked: set[str] = set()
-    explicit: set[str] = set()
-    for item in requests:
-        name, dot, param = item.partition(".")
-        if dot:
-            if not param:
-                raise PolarsRankError(f"improper measure {item!r}: empty parameters")
-            params.setdefault(name, param)  # trec_eval uses the first one given
-        if name in _NICKNAMES:
-            marked.update(_NICKNAMES[name])
-        elif name in _BY_NAME:
-            marked.add(name)
-            explicit.add(name)
-        else:
-            raise PolarsRankError(
-                f"unknown trec_eval measure {item!r}; supported: "
-                + ", ".join(supported_measures())
-                + " and the nicknames official, all_trec, set"
-            )
-    selected: list[OutputMeasure] = []
-    for measure in _TABLE:
-        if measure.name not in marked:
-            continue
-        if measure.kind == "unsupported" and measure.name not in explicit:
-            continue
-        selected.extend(_expand(measure, params.get(measure.name)))
-    return selected
+def _atol_option(text: str) -> int:
+    """An option's number read as trec_eval reads it (C's ``atol``: ``-l1.5`` is 1)."""
+    return atol(text)
 
 
 def build_parser(parser: argparse.ArgumentParser) -> None:
     """trec_eval's options (short and long spellings)."""
+    parser.usage_exit_code = USAGE_EXIT_CODE  # read by the CLI's parser on usage errors
     parser.add_argument("qrels", metavar="QRELS", help="judgments, TREC qrels format")
     parser.add_argument("run", metavar="RUN", help="the run, TREC results format ('-': stdin)")
     parser.add_argument(
@@ -208,22 +84,23 @@ def build_parser(parser: argparse.ArgumentParser) -> None:
         dest="m",
         action="append",
         metavar="measure[.params]",
-        help="measure to print, with optional comma-separated cutoffs (e.g. P.5,10, "
-        "ndcg_cut.10, map); nicknames: official (the default), all_trec, set. Repeatable",
+        help="measure to print, with optional parameters (e.g. P.5,10, ndcg_cut.10, "
+        "ndcg.1=3,2=9, utility.2,-1,0,0); nicknames: official (the default), all_trec, set. "
+        "Repeatable",
     )
     parser.add_argument(
         "-c",
         "--complete_rel_info_wanted",
         dest="c",
         action="store_true",
-        help="average over every query in the judgments (a query missing from the run scores "
-        "0) instead of the queries in both",
+        help="evaluate a judged query missing from the run as an empty ranking, instead of "
+        "stopping",
     )
     parser.add_argument(
         "-l",
         "--level_for_rel",
         dest="l",
-        type=float,
+        type=_atol_option,
         default=1,
         metavar="N",
         help="minimum grade that counts as relevant (default 1)",
@@ -232,7 +109,7 @@ def build_parser(parser: argparse.ArgumentParser) -> None:
         "-M",
         "--Max_retrieved_per_topic",
         dest="M",
-        type=int,
+        type=_atol_option,
         metavar="N",
         help="use only the first N documents of each query",
     )
@@ -243,16 +120,17 @@ def build_parser(parser: argparse.ArgumentParser) -> None:
         "-N",
         "--Number_docs_in_coll",
         dest="N",
-        type=int,
+        type=_atol_option,
+        default=0,
         metavar="N",
-        help="accepted for compatibility (no supported measure uses it)",
+        help="documents in the collection (used by utility; default 0)",
     )
     parser.add_argument(
         "-J",
         "--Judged_docs_only",
         dest="J",
         action="store_true",
-        help="not supported (trec_eval's judged-documents-only mode)",
+        help="evaluate only the judged documents of each ranking (after -M)",
     )
     parser.add_argument(
         "-R",
@@ -260,7 +138,7 @@ def build_parser(parser: argparse.ArgumentParser) -> None:
         dest="R",
         default="qrels",
         metavar="FORMAT",
-        help="only 'qrels' is supported",
+        help="only 'qrels' is read",
     )
     parser.add_argument(
         "-T",
@@ -268,8 +146,182 @@ def build_parser(parser: argparse.ArgumentParser) -> None:
         dest="T",
         default="trec_results",
         metavar="FORMAT",
-        help="only 'trec_results' is supported",
+        help="only 'trec_results' is read",
     )
+
+
+# --------------------------------------------------------------------------------------------
+# what trec_eval refuses to evaluate
+
+
+def _first(queries: pl.Series) -> str | None:
+    return None if queries.is_empty() else str(queries.sort()[0])
+
+
+def _ranked(run: pl.DataFrame, max_rank: int | None) -> pl.DataFrame:
+    """The run with trec_eval's ranks (score descending, ties by doc id descending as bytes),
+    cut at ``max_rank``."""
+    ranked = run.with_columns(rank_expr(Columns(), "score", pl.String))
+    return ranked if max_rank is None else ranked.filter(pl.col("rank") <= max_rank)
+
+
+def _duplicated(frame: pl.DataFrame) -> pl.DataFrame:
+    return frame.filter(pl.struct("query", "doc").is_duplicated())
+
+
+def _check(
+    run: pl.DataFrame, qrels: pl.DataFrame, missing: pl.Series, complete: bool, max_rank: int | None
+) -> None:
+    """trec_eval stops (exit 4) at the first judged query, in its order, that it cannot
+    evaluate: missing from the run (without ``-c``), or with a document twice among the first
+    ``-M`` of its ranking, or twice in its judgments."""
+    problems: list[tuple[str, int, str]] = []
+    if not complete and (query := _first(missing)) is not None:
+        problems.append(
+            (
+                query,
+                0,
+                f"judged query {query!r} is not in the run; trec_eval stops here (-c evaluates "
+                "it as an empty ranking)",
+            )
+        )
+    if _duplicated(run).height:
+        twice = _duplicated(_ranked(run, max_rank))
+        if twice.height:
+            row = twice.sort("query", "doc").row(0, named=True)
+            where = f"among its first {max_rank} documents" if max_rank is not None else ""
+            problems.append(
+                (
+                    row["query"],
+                    1,
+                    f"query {row['query']!r} of the run has document "
+                    f"{row['doc']!r} twice{' ' + where if where else ''}",
+                )
+            )
+    twice = _duplicated(qrels)
+    if twice.height:
+        row = twice.sort("query", "doc").row(0, named=True)
+        problems.append(
+            (
+                row["query"],
+                2,
+                f"query {row['query']!r} of the judgments has document {row['doc']!r} twice",
+            )
+        )
+    if problems:
+        _, _, message = min(problems, key=lambda p: (p[0].encode(), p[1]))
+        raise TrecEvalError(message, exit_code=4)
+
+
+# --------------------------------------------------------------------------------------------
+# evaluation and printing
+
+
+def trec_eval_values(
+    run: pl.DataFrame,
+    qrels: pl.DataFrame,
+    measures: list[OutputMeasure],
+    *,
+    complete: bool = False,
+    relevance_level: int = 1,
+    max_rank: int | None = None,
+    judged_only: bool = False,
+    engine: str = "polars",
+) -> tuple[pl.DataFrame, dict[str, Any]]:
+    """trec_eval's values for a run ``query, doc, score`` and judgments ``query, doc,
+    relevance`` (as :mod:`.trec_eval_input` reads them): one row per judged query (byte order
+    of its id) with a column per printed measure, and the summary value of each measure that
+    has one. The measures are computed by :func:`polars_rank.evaluate` with ``engine``."""
+    from polars_rank.ranking.evaluate import evaluate
+
+    if max_rank is not None and max_rank < 0:
+        raise TrecEvalError(f"-M {max_rank}: the depth must be 0 or more")
+    judged_queries = qrels.select(pl.col("query").unique())
+    run = run.join(judged_queries, on="query", how="semi")  # trec_eval ignores the others
+    missing = judged_queries.join(run, on="query", how="anti")["query"]
+    _check(run, qrels, missing, complete, max_rank)
+    order_by = "score"
+    empty = missing.clear()  # judged queries whose ranking ends up empty (see _empty_rankings)
+    can_empty = judged_only or max_rank == 0  # a missing query's one-document ranking too
+    if can_empty or _duplicated(run).height:  # -M first, then -J
+        run = _ranked(run, max_rank)
+        if judged_only:
+            graded = qrels.filter(pl.col("relevance") >= 0).select("query", "doc")
+            run = run.join(graded, on=["query", "doc"], how="semi")
+        run, order_by, max_rank = run.select("query", "doc", "rank"), "rank", None
+        if can_empty:
+            empty = judged_queries.join(run, on="query", how="anti")["query"]
+        if run.is_empty():  # a placeholder row no judged query can match (ids are never empty)
+            run = pl.DataFrame({"query": [""], "doc": [""], "rank": [1]}, schema=run.schema)
+    specs = [m.spec for m in measures if m.spec is not None]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        values = evaluate(
+            run,
+            qrels,
+            specs or ["num_q"],
+            per_query=True,
+            queries="qrels",
+            relevance_level=relevance_level,
+            max_rank=max_rank,
+            order_by=order_by,
+            engine=engine,
+        )
+    if complete and missing.len():  # what trec_eval resets after its one-document ranking
+        absent = pl.col("query").is_in(missing.implode())
+        values = values.with_columns(
+            pl.when(absent)
+            .then(pl.lit("" if m.kind == "string" else 0.0))
+            .otherwise(m.name)
+            .alias(m.name)
+            for m in measures
+            if m.spec is not None and m.measure in RESET_WHEN_MISSING
+        )
+    if empty.len():
+        values = _empty_rankings(values, empty, measures, qrels, relevance_level)
+    summarised = [m for m in measures if m.spec is not None and m.summary]
+    totals = values.select(summary_expr(m.spec.summary, m.name) for m in summarised)
+    summary = {m.name: totals[m.name][0] for m in summarised}
+    if complete and "num_rel" in summary:  # m_num_rel.c: every grade > 0, whatever -l is
+        summary["num_rel"] = float(qrels.filter(pl.col("relevance") > 0).height)
+    return values, summary
+
+
+def _empty_rankings(
+    values: pl.DataFrame,
+    empty: pl.Series,
+    measures: list[OutputMeasure],
+    qrels: pl.DataFrame,
+    relevance_level: int,
+) -> pl.DataFrame:
+    """trec_eval's 0/0 on a query left with no document (``-M 0``, or ``-J`` with no judged
+    document retrieved): iprec_at_recall and 11pt_avg start their walk from the precision of
+    the whole ranking, 0/0 = NaN, and keep it for every cutoff of 0 relevant documents
+    (lround(x·R) = 0); a NaN point makes the whole 11pt_avg NaN."""
+    relevant = qrels.filter(pl.col("relevance") >= max(relevance_level, 0))
+    counts = relevant.group_by("query").len(_R)
+    big_r = (
+        pl.DataFrame({"query": empty})
+        .join(counts, on="query", how="left")
+        .select("query", pl.col(_R).fill_null(0).cast(pl.Float64))
+    )
+    values = values.join(big_r, on="query", how="left", maintain_order="left")
+
+    def cutoff(x: float) -> pl.Expr:
+        return (pl.lit(x) * pl.col(_R)).round(0, mode="half_away_from_zero")
+
+    changed: dict[str, pl.Expr] = {}
+    for m in measures:
+        if m.spec is not None and m.measure == "iprec_at_recall":
+            zero = cutoff(m.spec.recall_level) <= 0
+        elif m.spec is not None and m.measure == "11pt_avg":
+            points = m.spec.arguments()["points"]
+            zero = pl.any_horizontal([cutoff(x) <= 0 for x in points])
+        else:
+            continue
+        is_empty = pl.col(_R).is_not_null() & zero
+        changed[m.name] = pl.when(is_empty).then(pl.lit(_C_NAN)).otherwise(m.name)
+    return values.with_columns(**changed).drop(_R)
 
 
 def trec_eval_lines(
@@ -277,73 +329,62 @@ def trec_eval_lines(
     qrels: pl.DataFrame,
     measures: list[OutputMeasure],
     *,
+    run_id: str = "",
     per_query: bool = False,
-    complete: bool = False,
-    relevance_level: float = 1,
-    max_rank: int | None = None,
     summary: bool = True,
+    **options: Any,
 ) -> list[str]:
-    """trec_eval's output lines for a run (``query, doc, rank, score, run_id``)."""
-    from polars_rank.ranking.evaluate import evaluate
-    from polars_rank.ranking.names import parse_metrics
-
-    labels = [m.label for m in measures if m.label]
-    specs = {s.label: s for s in parse_metrics(labels)} if labels else {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        values = evaluate(
-            run,
-            qrels,
-            labels or ["num_q"],
-            per_query=True,
-            queries="qrels" if complete else "both",
-            relevance_level=relevance_level,
-            max_rank=max_rank,
-        )
-    if values.height == 0:
-        raise PolarsRankError("no queries with both results and relevance info")
+    """trec_eval's output lines: with ``per_query`` (-q) each query's lines first, then the
+    summary lines unless ``summary`` is false (-n). ``options`` go to
+    :func:`trec_eval_values`."""
+    values, totals = trec_eval_values(run, qrels, measures, **options)
     lines: list[str] = []
     if per_query:
-        shown = [m for m in measures if m.per_query and m.label]
+        shown = [m for m in measures if m.per_query and m.spec is not None]
         for row in values.iter_rows(named=True):
-            query = str(row["query"])
-            lines += [trec_line(m.name, query, row[m.label], integer=m.integer) for m in shown]
+            query = row["query"]
+            lines += [_line(m.name, query, format_value(row[m.name], m.kind)) for m in shown]
     if summary:
-        means = values.select(summary_expr(specs[label].summary, label) for label in labels).row(
-            0, named=True
-        )
-        run_id = str(run["run_id"][0]) if "run_id" in run.columns and run.height else ""
         for m in measures:
-            value = run_id if not m.label else means[m.label]
-            lines.append(trec_line(m.name, "all", value, integer=m.integer))
+            if m.kind == "runid":
+                lines.append(_line(m.name, "all", run_id))
+            elif m.summary:
+                lines.append(_line(m.name, "all", format_value(totals[m.name], m.kind)))
     return lines
+
+
+def _line(name: str, query: str, text: str) -> str:
+    """``%-22s\\t%s\\t<value>``: trec_eval's line."""
+    return f"{name:<22}\t{query}\t{text}"
 
 
 def run_trec_eval(args: argparse.Namespace) -> str:
     """The text ``polars-rank trec_eval`` prints."""
-    from polars_rank.cli.inputs import read_qrels, read_run
+    import tempfile
 
-    if args.J:
-        raise PolarsRankError("-J (judged documents only) is not supported")
-    if args.R != "qrels" or args.T != "trec_results":
-        raise PolarsRankError("only the qrels and trec_results formats are supported")
-    measures = select_measures(args.m)
-    qrels = read_qrels(args.qrels, "trec")
+    if args.R != "qrels":
+        raise TrecEvalError(f"-R {args.R}: polars-rank trec_eval reads only the qrels format")
+    if args.T != "trec_results":
+        raise TrecEvalError(f"-T {args.T}: polars-rank trec_eval reads only trec_results runs")
+    measures = select_measures(args.m, collection_size=args.N)
+    qrels = read_qrels(args.qrels)
     if args.run == "-":  # as trec_eval: the run from standard input
         with tempfile.TemporaryDirectory() as folder:
-            path = Path(folder) / "stdin.run"
+            path = Path(folder) / "stdin"
             path.write_bytes(sys.stdin.buffer.read())
-            run = read_run(path, "trec")
+            run, run_id = read_run(path)
     else:
-        run = read_run(args.run, "trec")
+        run, run_id = read_run(args.run)
     lines = trec_eval_lines(
         run,
         qrels,
         measures,
+        run_id=run_id,
         per_query=args.q,
         complete=args.c,
         relevance_level=args.l,
         max_rank=args.M,
+        judged_only=args.J,
         summary=not args.n,
     )
     return "\n".join(lines) + "\n" if lines else ""

@@ -126,6 +126,12 @@ def _evaluate(
     for spec in specs:
         if spec.label == query or spec.label in RESERVED:
             raise PolarsRankError(f"metric name {spec.label!r} clashes with a column name")
+        if spec.summary == "none" and not per_query:
+            raise PolarsRankError(
+                f"metric {spec.label!r} has one value per query and no summary over queries "
+                "(pass per_query=True)"
+            )
+        spec.expr()  # checks the parameters (gain tables, lists) the same way for every engine
     if engine == "duckdb":
         from polars_rank.ranking.engines.duckdb import evaluate_duckdb
 

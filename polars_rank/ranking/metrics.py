@@ -24,6 +24,8 @@ Example:
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from typing import Literal
 
 import polars as pl
@@ -33,6 +35,7 @@ from polars_rank._expr import ColumnOrExpr, group_constant
 from polars_rank._expr import col as _col
 from polars_rank._expr import safe_div as _div
 from polars_rank.ranking.conventions import judged_nonrelevant, relevant
+from polars_rank.ranking.gains import Gains, gain_table, table_gain
 
 __all__ = [
     "ELEVEN_POINTS",
@@ -354,7 +357,11 @@ def unjudged(
 # graded
 
 
-def _gain(relevance: ColumnOrExpr, gain: Gain) -> pl.Expr:
+def _gain(relevance: ColumnOrExpr, gain: Gain, table: dict[int, float] | None = None) -> pl.Expr:
+    if table is not None:
+        if gain != "linear":
+            raise PolarsRankError("gains (a gain table) cannot be combined with gain='exponential'")
+        return table_gain(relevance, table)
     rel = _col(relevance).cast(_F64)
     if gain == "linear":
         return pl.when(rel > 0).then(rel).otherwise(0.0)
@@ -367,27 +374,43 @@ def dcg(
     k: int | None = None,
     *,
     gain: Gain = "linear",
+    gains: Gains | None = None,
     rank: ColumnOrExpr = "rank",
     relevance: ColumnOrExpr = "relevance",
 ) -> pl.Expr:
     """DCG@k = Σ over retrieved documents at rank i ≤ k of gain / log2(i + 1).
 
     Linear gain is the grade (trec_eval); exponential gain is 2^grade − 1 (Burges et al.).
-    Negative and unjudged documents give 0.
+    Negative and unjudged documents give 0. ``gains`` is a gain table ``{grade: gain}``
+    (trec_eval ``-m dcg.1=3,2=9``; see :mod:`polars_rank.ranking.gains`): a grade without an
+    entry gains its grade, level -2 stands for every negative grade, and negative gains count.
+
+    >>> judged = pl.DataFrame({"query": ["q"] * 2, "rank": [1, 2], "relevance": [2, 1]})
+    >>> round(judged.group_by("query").agg(dcg(gains={2: 5.0})).item(0, 1), 4)  # 5 + 1/log2(3)
+    5.6309
     """
     _check_k(k, "dcg")
     within = _retrieved_within(rank, k)
-    g = _gain(relevance, gain).filter(within)
+    g = _gain(relevance, gain, gain_table(gains, "dcg")).filter(within)
     discount = (_col(rank).filter(within).cast(_F64) + 1.0).log(2)
     return (g / discount).sum().alias("dcg")
 
 
 def ideal_dcg(
-    k: int | None = None, *, gain: Gain = "linear", relevance: ColumnOrExpr = "relevance"
+    k: int | None = None,
+    *,
+    gain: Gain = "linear",
+    gains: Gains | None = None,
+    relevance: ColumnOrExpr = "relevance",
 ) -> pl.Expr:
-    """IDCG@k: DCG of all judged documents of the query sorted by gain, cut at k."""
+    """IDCG@k: DCG of all judged documents of the query sorted by gain, cut at k (only the
+    positive gains of grades >= 0 enter, as trec_eval's ``ideal_dcg``)."""
     _check_k(k, "ideal_dcg")
-    g = _gain(relevance, gain)
+    table = gain_table(gains, "ideal_dcg")
+    g = _gain(relevance, gain, table)
+    if table is not None:  # a table may give negative gains, or gains to negative grades
+        rel = _col(relevance)
+        g = pl.when(((rel >= 0) & (g > 0)).fill_null(False)).then(g).otherwise(0.0)
     position = g.rank("ordinal", descending=True).cast(_F64)  # 1 = highest gain
     terms = g / (position + 1.0).log(2)
     if k is not None:
@@ -399,13 +422,16 @@ def ndcg(
     k: int | None = None,
     *,
     gain: Gain = "linear",
+    gains: Gains | None = None,
     rank: ColumnOrExpr = "rank",
     relevance: ColumnOrExpr = "relevance",
 ) -> pl.Expr:
     """nDCG@k = DCG@k / IDCG@k, 0 when IDCG = 0 (trec_eval ``ndcg`` / ``ndcg_cut_k``).
 
     IDCG uses **all** judged documents of the query, retrieved or not. The relevance level does
-    not apply (trec_eval ignores ``-l`` here). ``gain="exponential"`` gives Burges' 2^rel − 1.
+    not apply (trec_eval ignores ``-l`` here). ``gain="exponential"`` gives Burges' 2^rel − 1;
+    ``gains={1: 3, 2: 9}`` a gain table (trec_eval ``-m ndcg.1=3,2=9``, ir_measures
+    ``nDCG(gains={1:3,2:9})``; see :func:`dcg`).
 
     Judged a=3 b=2 c=1 d=0 e=2, run c d a: DCG@3 = 1 + 0 + 3/2 = 2.5,
     IDCG@3 = 3 + 2/log2(3) + 2/2 = 5.2619, nDCG@3 = 0.4751:
@@ -415,8 +441,8 @@ def ndcg(
     >>> round(judged.group_by("query").agg(ndcg(3)).item(0, 1), 4)
     0.4751
     """
-    d = dcg(k, gain=gain, rank=rank, relevance=relevance)
-    i = ideal_dcg(k, gain=gain, relevance=relevance)
+    d = dcg(k, gain=gain, gains=gains, rank=rank, relevance=relevance)
+    i = ideal_dcg(k, gain=gain, gains=gains, relevance=relevance)
     return _div(d, i).alias("ndcg")
 
 
@@ -521,14 +547,72 @@ def iprec_at_recall(
 
 
 def eleven_pt_avg(
+    points: Sequence[float] = ELEVEN_POINTS,
     *,
     rank: ColumnOrExpr = "rank",
     relevance: ColumnOrExpr = "relevance",
     relevance_level: float = 1,
 ) -> pl.Expr:
-    """11pt_avg: mean of :func:`iprec_at_recall` at recall 0.0, 0.1, …, 1.0 (trec_eval)."""
-    parts = [
-        iprec_at_recall(p, rank=rank, relevance=relevance, relevance_level=relevance_level)
-        for p in ELEVEN_POINTS
-    ]
-    return (pl.sum_horizontal(parts) / group_constant(len(parts))).alias("eleven_pt_avg")
+    """11pt_avg: mean of :func:`iprec_at_recall` at the recall points, 0.0, 0.1, …, 1.0 by
+    default (trec_eval ``11pt_avg``; other points as ``-m 11pt_avg.0.25,0.5,0.75``).
+
+    Each point x becomes c = lround(x · R) relevant documents. trec_eval does not sort the
+    points: it matches them from the last one backwards while it walks the ranking upwards, and
+    this function gives its value for any order. For ascending points (the usual case) the value
+    is the plain mean of the interpolated precisions. Otherwise: trailing points with c above
+    the relevant documents retrieved count 0; walking back from the last other point, each
+    point is matched while 1 <= c <= the c of the point after it; the first point that is not,
+    and every point before it, count the highest precision of the ranking.
+
+    >>> judged = pl.DataFrame({"query": ["q"] * 2, "rank": [1, 3], "relevance": [1, 1]})
+    >>> judged.group_by("query").agg(eleven_pt_avg((0.5, 1.0))).item(0, 1)  # (1 + 2/3) / 2
+    0.8333333333333333
+    """
+    points = _check_points(points)
+    mask = _is_rel(relevance, relevance_level) & _col(rank).is_not_null()
+    ranks = _col(rank).filter(mask).cast(_F64).sort()
+    prec = ranks.rank("ordinal").cast(_F64) / ranks
+    # interpolated precision at the k-th relevant retrieved (the highest at or after it), then
+    # 0 for "more than were retrieved"
+    interpolated = prec.reverse().cum_max().reverse().append(pl.lit(0.0))
+    retrieved = mask.sum().cast(_F64)  # relevant documents retrieved
+    big_r = num_rel(relevance=relevance, relevance_level=relevance_level)
+    top = interpolated.first()  # the highest precision of the ranking (0 if none)
+    cuts = [(pl.lit(float(x)) * big_r).round(0, mode="half_away_from_zero") for x in points]
+
+    def iprec(c: pl.Expr) -> pl.Expr:  # highest precision at or after the c-th relevant
+        at = pl.when(c > retrieved).then(retrieved).otherwise((c - 1.0).clip(lower_bound=0.0))
+        return interpolated.gather(at.cast(pl.Int64)).first()
+
+    n = len(points)
+    if all(a <= b for a, b in zip(points, points[1:], strict=False)):
+        values = [iprec(c) for c in cuts]
+    else:
+        above = [c > retrieved for c in cuts]
+        skipped = [pl.all_horizontal(above[j:]) for j in range(n)] + [pl.lit(True)]
+        ok = []
+        for i in range(n):
+            first = ~skipped[i] & skipped[i + 1]  # the last point that is not skipped
+            step = first if i == n - 1 else first | (cuts[i] <= cuts[i + 1])
+            ok.append(((cuts[i] >= 1.0) & step) | skipped[i])
+        values = []
+        for j in range(n):
+            matched = ~skipped[j] & pl.all_horizontal(ok[j:])
+            values.append(
+                pl.when(skipped[j]).then(0.0).when(matched).then(iprec(cuts[j])).otherwise(top)
+            )
+    total = values[-1]
+    for value in reversed(values[:-1]):  # added from the last point down, as trec_eval does
+        total = total + value
+    return (total / group_constant(n)).alias("eleven_pt_avg")
+
+
+def _check_points(points: Sequence[float]) -> tuple[float, ...]:
+    if isinstance(points, str) or not isinstance(points, Sequence) or not points:
+        raise PolarsRankError(f"eleven_pt_avg: points must be a non-empty list, got {points!r}")
+    out = []
+    for x in points:
+        if isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(x):
+            raise PolarsRankError(f"eleven_pt_avg: points must be finite numbers, got {x!r}")
+        out.append(float(x))
+    return tuple(out)

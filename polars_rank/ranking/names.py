@@ -179,6 +179,18 @@ def _split(text: str) -> tuple[str, str | None, str | None]:
     return match.group("name"), match.group("params"), match.group("cut")
 
 
+def _split_params(text: str) -> list[str]:
+    """``key=value`` items separated by commas outside brackets and braces, so that lists and
+    gain tables keep theirs: ``points=[0.25,0.5],rel=2`` → two items."""
+    items, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += (char in "[{") - (char in "]}")
+        if char == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    return [*items, text[start:]]
+
+
 def parse_metric(label: str) -> MetricSpec:
     """Parse one metric name.
 
@@ -201,7 +213,7 @@ def parse_metric(label: str) -> MetricSpec:
     entry, fixed = found
     params: dict[str, Any] = dict(fixed)
     relevance_level: float | None = None
-    for item in (params_text or "").split(","):
+    for item in _split_params(params_text or ""):
         if not item.strip():
             continue
         if "=" not in item:
@@ -259,8 +271,11 @@ def parse_metric(label: str) -> MetricSpec:
     )
 
 
-def parse_metrics(labels: list[str] | tuple[str, ...] | str) -> list[MetricSpec]:
-    """Parse a list of metric names; duplicates are an error (output columns must be unique)."""
+def parse_metrics(
+    labels: list[str | MetricSpec] | tuple[str | MetricSpec, ...] | str,
+) -> list[MetricSpec]:
+    """Parse a list of metric names (parsed :class:`MetricSpec` objects pass through);
+    duplicate labels are an error (output columns must be unique)."""
     if isinstance(labels, str):
         labels = [labels]
     labels = list(labels)
@@ -269,8 +284,9 @@ def parse_metrics(labels: list[str] | tuple[str, ...] | str) -> list[MetricSpec]
     seen: set[str] = set()
     specs = []
     for label in labels:
-        if label in seen:
-            raise PolarsRankError(f"metric {label!r} is listed twice")
-        seen.add(label)
-        specs.append(parse_metric(label))
+        spec = label if isinstance(label, MetricSpec) else parse_metric(label)
+        if spec.label in seen:
+            raise PolarsRankError(f"metric {spec.label!r} is listed twice")
+        seen.add(spec.label)
+        specs.append(spec)
     return specs

@@ -1,14 +1,18 @@
 """The metric registry: one entry per ranking metric, read by every other part of the package.
 
 Each :class:`Metric` holds the canonical name (the Polars function's name), its names in other
-tools (ir_measures, trec_eval, ranx, ...), its parameters with their choices and defaults,
-whether it takes a cutoff and uses the relevance level, its summary rule over queries, its
-Polars builder, and its SQL macro (name and parameters). The name parser, both engines, the
-trec_eval drop-in, the parity tests and the README's metric tables are built from it; tests
-check that each entry agrees with its Polars function's signature and its macro's parameters.
+tools (ir_measures, ranx, ...) and its trec_eval measures (:class:`TrecEval`: name, default
+cutoffs, what ``-m name.params`` sets), its parameters with their kinds (a number, a list of
+numbers, a gain table, a choice of spellings) and defaults, whether it takes a cutoff and uses
+the relevance level, its summary rule over queries (mean, sum, geometric mean, or ``none`` for
+relstring's per-query string), the type of its per-query value, its Polars builder, and its SQL
+macro (name and parameters). The name parser, both engines, the trec_eval drop-in (which
+resolves trec_eval's names through :func:`trec_eval_names` only), the parity tests and the
+README's metric tables are built from it; tests check that each entry agrees with its Polars
+function's signature and its macro's parameters.
 
-Adding a metric = one entry here, a Polars function in :mod:`.metrics`, and a macro in
-``sql/ranking.sql``.
+Adding a metric = one entry here, a Polars function in :mod:`.metrics` (trec_eval's own
+measures: :mod:`.trec_metrics`), and a macro in ``sql/ranking.sql`` (``sql/trec_eval.sql``).
 
 >>> print(REGISTRY["average_precision"].sql_signature())
 rank, relevance, k := NULL, denominator := 'R', relevance_level := 1
@@ -25,10 +29,13 @@ from typing import Any, Literal
 import polars as pl
 
 from polars_rank.ranking import metrics as m
+from polars_rank.ranking import trec_metrics as tm
 
-Summary = Literal["mean", "sum", "gmean"]
+Summary = Literal["mean", "sum", "gmean", "none"]
 Cutoff = Literal["required", "optional", "none", "recall"]
 Tool = Literal["ir_measures", "trec_eval", "ranx", "other"]
+Result = Literal["float", "string"]
+ParamKind = Literal["number", "numbers", "gains", "choice"]
 
 #: trec_eval's floor for the geometric mean of a per-query value (``gm_map``).
 GM_FLOOR = 1e-5
@@ -44,24 +51,62 @@ REQUIRED = object()
 class Param:
     """A parameter of a metric besides its cutoff, the relevance level and the columns.
 
-    ``spellings`` maps each accepted spelling (lower case) to the value it stands for; a
-    parameter without spellings takes a number.
+    ``kind`` says what it takes: a ``"number"``; ``"numbers"``, a list written ``[0.25,0.5]``
+    (a tuple in Python, a ``DOUBLE[]`` in SQL); ``"gains"``, a gain table written
+    ``{1:3,2:9}`` (pairs in Python, a ``MAP(INTEGER, DOUBLE)`` in SQL); or ``"choice"``, one of
+    ``spellings`` (lower case), each mapped to the value it stands for. ``examples`` are
+    written values the tests evaluate (numbers default to 0.5 and 2).
     """
 
     name: str
     default: Any
     spellings: Mapping[str, Any] | None = None
     doc: str = ""
+    kind: ParamKind = "number"
+    examples: tuple[str, ...] = ()
 
     def parse(self, text: str) -> Any:
-        """The value of a spelling (``"exp"`` → ``"exponential"``) or a number; raises
-        ``ValueError`` (with the accepted spellings) for anything else."""
+        """The value of a written parameter: a spelling (``"exp"`` → ``"exponential"``), a
+        number, a list of numbers (``"[0.25,0.5]"`` → ``(0.25, 0.5)``) or a gain table
+        (``"{1:3,2:9}"`` → ``((1, 3.0), (2, 9.0))``); raises ``ValueError`` otherwise.
+
+        >>> Param("gains", None, kind="gains").parse("{1:3, -2:0.5}")
+        ((1, 3.0), (-2, 0.5))
+        """
         raw = text.strip().strip("'\"")
         if self.spellings is not None:
             if raw.lower() not in self.spellings:
                 raise ValueError(f"choose from {sorted(self.spellings)}")
             return self.spellings[raw.lower()]
+        if self.kind == "numbers":
+            inner = raw[1:-1] if raw[:1] + raw[-1:] in ("[]", "()") else raw
+            values = tuple(float(x) for x in inner.split(",") if x.strip())
+            if not values:
+                raise ValueError("give at least one number, e.g. [0.25,0.5]")
+            return values
+        if self.kind == "gains":
+            if raw[:1] + raw[-1:] != "{}":
+                raise ValueError("write a gain table as {grade:gain,...}, e.g. {1:3,2:9}")
+            pairs = []
+            for item in raw[1:-1].split(","):
+                if item.strip():
+                    level, sep, gain = item.replace("=", ":").partition(":")
+                    if not sep:
+                        raise ValueError(f"{item.strip()!r} is not grade:gain")
+                    pairs.append((int(level), float(gain)))
+            return tuple(pairs)
         return float(raw)
+
+    def sql(self, value: Any) -> str:
+        """A value of this parameter as an SQL literal."""
+        from polars_rank._sql import literal
+        from polars_rank.ranking.gains import gain_table, sql_gains
+
+        if self.kind == "gains":
+            return sql_gains(gain_table(value, self.name))
+        if self.kind == "numbers" and value is not None:
+            return "[" + ", ".join(literal(float(x)) for x in value) + "]::DOUBLE[]"
+        return literal(value)
 
 
 @dataclass(frozen=True)
@@ -76,11 +121,16 @@ class Alias:
 @dataclass(frozen=True)
 class TrecEval:
     """How trec_eval names a metric: its measure name, default cutoffs (or recall levels),
-    and whether it is printed for each query (``-q``) or only in the summary."""
+    whether it is printed for each query (``-q``) or only in the summary, and what the text of
+    ``-m name.params`` sets: the cutoffs (``parameter=""`` with cutoffs: ``k`` or the recall
+    level), a parameter's values (a parameter name: a list of cutoffs when the measure has
+    default cutoffs, else the parameter's value or list), or ``"pairs"`` (``name=value`` pairs:
+    integer names make the ``gains`` table, other names set the parameter of that name)."""
 
     name: str
     cutoffs: tuple[float, ...] = ()
     per_query: bool = True
+    parameter: str = ""
 
 
 @dataclass(frozen=True)
@@ -103,6 +153,7 @@ class Metric:
     #: metric counts every document (evaluate's ``relevance_level`` does not apply) and its
     #: ``relevance`` column may be left out in SQL.
     explicit_level: bool = False
+    result: Result = "float"
 
     @property
     def sql_macro(self) -> str:
@@ -138,6 +189,8 @@ class Metric:
         def shown(value: Any) -> str:
             if value is None:
                 return "NULL"
+            if isinstance(value, tuple):
+                return "[" + ", ".join(repr(x) for x in value) + "]"
             return f"'{value}'" if isinstance(value, str) else repr(value)
 
         return ", ".join(
@@ -167,7 +220,18 @@ def _gain_param() -> Param:
             "burges": "exponential",
         },
         "`linear` (the grade, trec_eval) or `exponential` (2^grade − 1, Burges)",
+        kind="choice",
     )
+
+
+#: A gain table (trec_eval's ``level=gain`` parameters, ir_measures' ``gains``).
+_GAINS = Param(
+    "gains",
+    None,
+    doc="a gain per grade, `{1:3,2:9}` (trec_eval `.1=3,2=9`); -2 stands for negative grades",
+    kind="gains",
+    examples=("{1:3,2:9,4:4.5}", "{0:-1,-2:2}"),
+)
 
 
 def _a(name: str, *tools: Tool, **fixed: Any) -> Alias:
@@ -179,6 +243,7 @@ _AP_DENOMINATOR = Param(
     "R",
     {"r": "R", "min": "min(k,R)", "min(k,r)": "min(k,R)", "mink": "min(k,R)"},
     "`R` (trec_eval) or `min(k,R)` (Spark, recommender libraries)",
+    kind="choice",
 )
 
 _ENTRIES: tuple[Metric, ...] = (
@@ -280,7 +345,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "DCG@k / IDCG@k; IDCG from **all** judged documents sorted by gain, cut at k; "
         "0 when IDCG = 0; ignores the relevance level",
         cutoff="optional",
-        params=(_gain_param(),),
+        params=(_gain_param(), _GAINS),
         relevance_level=False,
         title="nDCG",
         aliases=(
@@ -290,21 +355,35 @@ _ENTRIES: tuple[Metric, ...] = (
             _a("ndcg_burges", "ranx", gain="exponential"),
             _a("nDCG_burges", gain="exponential"),
         ),
-        trec_eval=(TrecEval("ndcg"), TrecEval("ndcg_cut", TREC_CUTOFFS)),
+        trec_eval=(TrecEval("ndcg", parameter="pairs"), TrecEval("ndcg_cut", TREC_CUTOFFS)),
     ),
     Metric(
         "dcg",
         m.dcg,
         "Σ over ranks i ≤ k of gain / log2(i + 1); gain = grade (negatives and unjudged 0)",
         cutoff="optional",
-        params=(_gain_param(),),
+        params=(_gain_param(), _GAINS),
         relevance_level=False,
         title="DCG",
         aliases=(
             _a("DCG"),
-            _a("dcg", "ranx"),
+            _a("dcg", "ranx", "trec_eval"),
             _a("dcg_burges", "ranx", gain="exponential"),
         ),
+        trec_eval=(TrecEval("dcg", parameter="pairs"),),
+    ),
+    Metric(
+        "ideal_dcg",
+        m.ideal_dcg,
+        "DCG of the ideal ranking: the positive gains of all judged documents, largest first, "
+        "cut at k (nDCG's denominator)",
+        cutoff="optional",
+        params=(_gain_param(), _GAINS),
+        relevance_level=False,
+        columns=("relevance",),
+        title="ideal DCG",
+        aliases=(_a("ideal_dcg", "trec_eval"), _a("IDCG")),
+        trec_eval=(TrecEval("ideal_dcg", parameter="pairs"),),
     ),
     Metric(
         "r_precision",
@@ -427,7 +506,7 @@ _ENTRIES: tuple[Metric, ...] = (
         params=(Param("beta", 1.0, doc="weight of recall against precision"),),
         title="set F",
         aliases=(_a("SetF", "ir_measures"), _a("set_F", "trec_eval"), _a("set_f")),
-        trec_eval=(TrecEval("set_F"),),
+        trec_eval=(TrecEval("set_F", parameter="beta"),),
     ),
     Metric(
         "iprec_at_recall",
@@ -442,10 +521,176 @@ _ENTRIES: tuple[Metric, ...] = (
     Metric(
         "eleven_pt_avg",
         m.eleven_pt_avg,
-        "mean of IPrec at recall 0.0, 0.1, …, 1.0",
+        "mean of IPrec at the recall points (0.0, 0.1, …, 1.0), added from the last; points "
+        "out of order as trec_eval takes them",
+        params=(
+            Param(
+                "points",
+                m.ELEVEN_POINTS,
+                doc="recall points, `[0.25,0.5,0.75]`",
+                kind="numbers",
+                examples=("[0.25,0.5,0.75]", "[0.5,0.2,1]"),
+            ),
+        ),
         title="11-point average",
         aliases=(_a("11pt_avg", "trec_eval"), _a("eleven_pt_avg"), _a("11-pt_avg")),
-        trec_eval=(TrecEval("11pt_avg"),),
+        trec_eval=(TrecEval("11pt_avg", parameter="points"),),
+    ),
+    # trec_eval's other measures (polars_rank/ranking/trec_metrics.py)
+    Metric(
+        "relevance_string",
+        tm.relevance_string,
+        "one character per retrieved document up to the length: the grade 0–9, `>` above 9, "
+        "`-` unjudged, `.` negative grade (a string; no summary)",
+        params=(Param("length", 10, doc="documents shown"),),
+        relevance_level=False,
+        summary="none",
+        result="string",
+        title="relevance string",
+        aliases=(_a("relstring", "trec_eval"), _a("relevance_string")),
+        trec_eval=(TrecEval("relstring", parameter="length"),),
+    ),
+    Metric(
+        "inferred_ap",
+        tm.inferred_ap,
+        "(1/R) Σ over retrieved relevant at rank j + 1 of 1/(j+1) + (j/(j+1))·((r+n+u)/j)·"
+        "((r+ε)/(r+n+2ε)) (1 at rank 1); r, n, u relevant, non-relevant, negative above; "
+        "ε = 1e-5",
+        title="inferred AP",
+        aliases=(_a("infAP", "ir_measures", "trec_eval"), _a("inferred_ap")),
+        trec_eval=(TrecEval("infAP"),),
+    ),
+    Metric(
+        "gm_bpref",
+        m.bpref,
+        "bpref per query; summary exp(mean(ln(max(bpref, 1e-5)))) (trec_eval)",
+        summary="gmean",
+        macro="bpref",
+        title="geometric bpref",
+        aliases=(_a("gm_bpref", "trec_eval"),),
+        trec_eval=(TrecEval("gm_bpref", per_query=False),),
+    ),
+    Metric(
+        "yaap",
+        tm.yaap,
+        "ln((1 + S) / (1 + R − S)), S = Σ P@rank over the retrieved relevant documents (AP·R)",
+        title="YAAP",
+        aliases=(_a("yaap", "trec_eval"),),
+        trec_eval=(TrecEval("yaap"),),
+    ),
+    Metric(
+        "r_precision_multiple",
+        tm.r_precision_multiple,
+        "precision at c = ⌊multiple·R + 0.9⌋ (positions; 0 when c = 0)",
+        params=(Param("multiple", 1.0, doc="multiple of R"),),
+        title="precision at a multiple of R",
+        aliases=(_a("Rprec_mult", "trec_eval"), _a("r_precision_multiple")),
+        trec_eval=(
+            TrecEval(
+                "Rprec_mult",
+                (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
+                parameter="multiple",
+            ),
+        ),
+    ),
+    Metric(
+        "utility",
+        tm.utility,
+        "p1·a + p2·b + p3·c + p4·d: a relevant retrieved, b other retrieved, c relevant "
+        "missed, d = collection_size + a − retrieved − R",
+        params=(
+            Param(
+                "coefficients",
+                tm.UTILITY_COEFFICIENTS,
+                doc="p1, p2, p3, p4, `[1,-1,0,0]`",
+                kind="numbers",
+                examples=("[2,-1,0,0]", "[1,-1,-0.5,0.25]"),
+            ),
+            Param("collection_size", 0, doc="documents in the collection (trec_eval `-N`)"),
+        ),
+        aliases=(_a("utility", "trec_eval"),),
+        trec_eval=(TrecEval("utility", parameter="coefficients"),),
+    ),
+    Metric(
+        "binary_g",
+        tm.binary_g,
+        "(1/R) Σ over retrieved relevant of 1 / log2(2 + non-relevant or unjudged above)",
+        title="binary G",
+        aliases=(_a("binG", "trec_eval"), _a("binary_g")),
+        trec_eval=(TrecEval("binG"),),
+    ),
+    Metric(
+        "normalized_gain",
+        tm.normalized_gain,
+        "Σ over ranks i with gain g_i ≠ 0 of g_i / log2(2 + C_i − S_i) / Σ ideal gains; S_i "
+        "gain so far, C_i ideal cost so far (max(ideal gain, 1) per position)",
+        params=(_GAINS,),
+        relevance_level=False,
+        title="G (normalized gain)",
+        aliases=(_a("G", "trec_eval"), _a("normalized_gain")),
+        trec_eval=(TrecEval("G", parameter="pairs"),),
+    ),
+    Metric(
+        "ndcg_rel",
+        tm.ndcg_rel,
+        "nDCG averaged over the documents with positive gain (a missed one scores the final "
+        "DCG / IDCG)",
+        params=(_GAINS,),
+        relevance_level=False,
+        title="nDCG over relevant",
+        aliases=(_a("ndcg_rel", "trec_eval"),),
+        trec_eval=(TrecEval("ndcg_rel", parameter="pairs"),),
+    ),
+    Metric(
+        "r_ndcg",
+        tm.r_ndcg,
+        "nDCG averaged at the ends of the runs of equal ideal gains (and at the number "
+        "retrieved); 0 when R = 0",
+        params=(_GAINS,),
+        title="nDCG at R levels",
+        aliases=(_a("Rndcg", "trec_eval"), _a("r_ndcg")),
+        trec_eval=(TrecEval("Rndcg", parameter="pairs"),),
+    ),
+    Metric(
+        "set_relative_precision",
+        tm.set_relative_precision,
+        "relevant retrieved / min(retrieved, R)",
+        title="relative set precision",
+        aliases=(_a("set_relative_P", "trec_eval"), _a("set_relative_precision")),
+        trec_eval=(TrecEval("set_relative_P"),),
+    ),
+    Metric(
+        "set_average_precision",
+        tm.set_average_precision,
+        "relevant retrieved² / (retrieved · R)",
+        title="set AP",
+        aliases=(
+            _a("SetAP", "ir_measures"),
+            _a("set_map", "trec_eval"),
+            _a("set_average_precision"),
+        ),
+        trec_eval=(TrecEval("set_map"),),
+    ),
+    Metric(
+        "trec_rbp",
+        tm.trec_rbp,
+        "trec_eval's rbp: (1 − p) Σ gain · p^(rank − 1), gains rescaled to [0, 1] per query "
+        "when any lies outside",
+        params=(Param("p", 0.9, doc="persistence"), _GAINS),
+        relevance_level=False,
+        title="RBP (trec_eval)",
+        aliases=(_a("trec_rbp"),),
+        trec_eval=(TrecEval("rbp", parameter="pairs"),),
+    ),
+    Metric(
+        "trec_rbp_residual",
+        tm.trec_rbp_residual,
+        "p^N + (1 − p) Σ over unjudged retrieved of p^(rank − 1); 0 when all are judged",
+        params=(Param("p", 0.9, doc="persistence"),),
+        relevance_level=False,
+        title="RBP residual (trec_eval)",
+        aliases=(_a("trec_rbp_resid"), _a("trec_rbp_residual")),
+        trec_eval=(TrecEval("rbp_resid", parameter="pairs"),),
     ),
 )
 
@@ -480,8 +725,19 @@ def names() -> list[str]:
 
 
 def trec_eval_names() -> dict[str, tuple[Metric, TrecEval]]:
-    """trec_eval measure name → (metric, how trec_eval prints it)."""
-    return {t.name: (e, t) for e in _ENTRIES for t in e.trec_eval}
+    """trec_eval measure name → (metric, how trec_eval prints it): the only way the trec_eval
+    drop-in finds a metric (its ``rbp`` is ``trec_rbp``, whatever the generic ``rbp`` means).
+
+    >>> trec_eval_names()["rbp"][0].name
+    'trec_rbp'
+    """
+    table: dict[str, tuple[Metric, TrecEval]] = {}
+    for entry in _ENTRIES:
+        for trec in entry.trec_eval:
+            if trec.name in table:
+                raise AssertionError(f"trec_eval measure {trec.name!r} is registered twice")
+            table[trec.name] = (entry, trec)
+    return table
 
 
 # ------------------------------------------------------------------------------------------
@@ -496,6 +752,8 @@ def summary_expr(rule: Summary, column: str, query: str = "query") -> pl.Expr:
     result does not depend on the order in which an engine produced the queries: repeatable to
     the last bit. (A running sum keeps the order: Polars may drop a sort before a plain sum.)
     """
+    if rule == "none":
+        raise ValueError(f"{column}: a metric without a summary has no summary expression")
     values = pl.col(column).sort_by(query)
     if rule == "gmean":
         values = values.clip(lower_bound=GM_FLOOR).log()
@@ -512,6 +770,8 @@ def summary_sql(rule: Summary, column: str, where: str = "true", query: str = "q
     from polars_rank._sql import ident, literal
 
     quoted, order = ident(column), f"ORDER BY {ident(query)}"
+    if rule == "none":
+        raise ValueError(f"{column}: a metric without a summary has no summary aggregate")
     if rule == "sum":
         return f"CAST(coalesce(sum({quoted} {order}) FILTER (WHERE {where}), 0) AS DOUBLE)"
     if rule == "gmean":
@@ -528,20 +788,21 @@ def _code(text: str) -> str:
     return f"`{text}`"
 
 
-def _spelled(entry: Metric, alias: Alias, tool: str) -> str:
-    """How a name is written with its cutoff: ``P@k``, ``RR``/``RR@k``, ``IPrec@x``; in
-    trec_eval's column ``P.k`` (a measure with cutoffs) or ``map``."""
+def _spelled(entry: Metric, alias: Alias) -> str:
+    """How a name is written with its cutoff: ``P@k``, ``RR``/``RR@k``, ``IPrec@x``."""
     fixed = ", ".join(f"{k}={v}" for k, v in alias.fixed)
     note = f" ({fixed})" if fixed else ""
-    if tool == "trec_eval":
-        trec = {t.name: t for t in entry.trec_eval}.get(alias.name)
-        if trec is not None and trec.cutoffs:
-            return _code(alias.name + (".x" if entry.cutoff == "recall" else ".k")) + note
-        return _code(alias.name) + note
     if entry.cutoff == "optional":
         return f"{_code(alias.name)}, {_code(alias.name + '@k')}{note}"
     suffix = {"required": "@k", "recall": "@x"}.get(entry.cutoff, "")
     return _code(alias.name + suffix) + note
+
+
+def _trec_spelled(entry: Metric, trec: TrecEval) -> str:
+    """A trec_eval measure as ``-m`` takes it: ``P.k`` (cutoffs), ``iprec_at_recall.x``."""
+    if not trec.cutoffs:
+        return _code(trec.name)
+    return _code(trec.name + (".k" if entry.cutoff in ("required", "optional") else ".x"))
 
 
 def markdown_metric_table() -> str:
@@ -556,7 +817,9 @@ def markdown_metric_table() -> str:
         shown += [f"`{p.name}`: {p.doc}" if p.doc else f"`{p.name}`" for p in e.params]
         if e.relevance_level:
             shown.append("`rel` (only when given)" if e.explicit_level else "`rel`")
-        summary = {"mean": "mean", "sum": "sum", "gmean": "geometric mean"}[e.summary]
+        summary = {"mean": "mean", "sum": "sum", "gmean": "geometric mean", "none": "none"}[
+            e.summary
+        ]
         lines.append(
             f"| {e.title or e.name} | `{e.python_signature()}` | {'; '.join(shown) or '—'} | "
             f"{e.formula} | {summary} |"
@@ -571,11 +834,12 @@ def markdown_names_table() -> str:
         "| --- | --- | --- | --- | --- |",
     ]
     for e in _ENTRIES:
-        cells = [
-            ", ".join(_spelled(e, a, tool) for a in e.aliases if tool in a.tools) or "—"
-            for tool in ("trec_eval", "ir_measures", "ranx")
+        cells = [", ".join(_trec_spelled(e, t) for t in e.trec_eval) or "—"]
+        cells += [
+            ", ".join(_spelled(e, a) for a in e.aliases if tool in a.tools) or "—"
+            for tool in ("ir_measures", "ranx")
         ]
-        cells.append(", ".join(_spelled(e, a, "other") for a in e.aliases if not a.tools) or "—")
+        cells.append(", ".join(_spelled(e, a) for a in e.aliases if not a.tools) or "—")
         lines.append(f"| `{e.python_signature()}` | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 

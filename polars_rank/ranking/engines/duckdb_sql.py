@@ -33,12 +33,14 @@ def metric_sql(spec: MetricSpec, relevance_level: float) -> str:
     entry = spec.entry
     arguments = spec.arguments(relevance_level)
     parts = list(entry.columns)
+    params = entry.param
     for name, default in entry.parameters()[len(entry.columns) :]:
         value = arguments[name]
+        text = params[name].sql(value) if name in params else literal(value)
         if default is REQUIRED:
-            parts.append(literal(value))
+            parts.append(text)
         elif value is not None:
-            parts.append(f"{name} := {literal(value)}")
+            parts.append(f"{name} := {text}")
     return f"{entry.sql_macro}({', '.join(parts)})"
 
 
