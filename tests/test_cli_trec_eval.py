@@ -336,6 +336,7 @@ def test_usage_errors_exit_1(trec_dir, capsys):
         (["-R", "prefs"], "only the qrels format"),
         (["-T", "tsv"], "only trec_results"),
         (["-M", "-3"], "0 or more"),
+        (["-Z", "zscores"], "not supported"),
     ],
 )
 def test_unsupported_options(trec_dir, capsys, argv, fragment):

@@ -126,6 +126,9 @@ def _requests(case) -> tuple[list[str], dict]:
     }
     for f in case["fractions"]:
         reference[f"Rprec_mult_{f:3.2f}"] = lambda rr, f=f: ref.rprec_mult(rr, f)
+    levels = sorted(set(case["points"]))
+    for i, x in enumerate(levels):
+        reference[f"iprec_at_recall_{x:3.2f}"] = lambda rr, i=i: ref.iprec_at_recall(rr, levels)[i]
     requests = [
         "num_ret",
         "num_rel",
@@ -138,6 +141,7 @@ def _requests(case) -> tuple[list[str], dict]:
         f"utility.{_text(case['coefficients'])}",
         f"11pt_avg.{_text(case['points'])}",
         f"Rprec_mult.{_text(case['fractions'])}",
+        f"iprec_at_recall.{_text(sorted(set(case['points'])))}",
         "binG",
         with_pairs("G"),
         with_pairs("dcg"),

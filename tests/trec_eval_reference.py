@@ -198,6 +198,30 @@ def utility(rr: ResRels, coefficients: list[float], collection_size: int = 0) ->
     return p1 * a + p2 * (n - a) + p3 * (r - a) + p4 * (collection_size + a - n - r)
 
 
+def iprec_at_recall(rr: ResRels, levels: list[float]) -> list[float]:
+    """m_iprec_at_recall.c: the same walk as 11pt_avg, one value per (sorted) recall level."""
+    cutoffs = [lround(x * rr.num_rel) for x in levels]
+    values = [0.0] * len(levels)
+    current = len(cutoffs) - 1
+    while current >= 0 and cutoffs[current] > rr.num_rel_ret:
+        current -= 1
+    interpolated = _div(rr.num_rel_ret, rr.num_ret)
+    found = rr.num_rel_ret
+    i = rr.num_ret
+    while i > 0 and found > 0:
+        interpolated = max(interpolated, found / i)
+        if rr.is_rel(rr.rel_list[i - 1]):
+            while current >= 0 and found == cutoffs[current]:
+                values[current] = interpolated
+                current -= 1
+            found -= 1
+        i -= 1
+    while current >= 0:
+        values[current] = interpolated
+        current -= 1
+    return values
+
+
 def eleven_pt_avg(rr: ResRels, points: list[float]) -> float:  # m_11pt_avg.c
     cutoffs = [lround(x * rr.num_rel) for x in points]
     current = len(cutoffs) - 1

@@ -133,6 +133,13 @@ def build_parser(parser: argparse.ArgumentParser) -> None:
         help="evaluate only the judged documents of each ranking (after -M)",
     )
     parser.add_argument(
+        "-Z",
+        "--Zscore",
+        dest="Z",
+        metavar="FILE",
+        help="not supported (trec_eval's z-scores)",
+    )
+    parser.add_argument(
         "-R",
         "--Rel_info_format",
         dest="R",
@@ -154,10 +161,6 @@ def build_parser(parser: argparse.ArgumentParser) -> None:
 # what trec_eval refuses to evaluate
 
 
-def _first(queries: pl.Series) -> str | None:
-    return None if queries.is_empty() else str(queries.sort()[0])
-
-
 def _ranked(run: pl.DataFrame, max_rank: int | None) -> pl.DataFrame:
     """The run with trec_eval's ranks (score descending, ties by doc id descending as bytes),
     cut at ``max_rank``."""
@@ -165,52 +168,41 @@ def _ranked(run: pl.DataFrame, max_rank: int | None) -> pl.DataFrame:
     return ranked if max_rank is None else ranked.filter(pl.col("rank") <= max_rank)
 
 
-def _duplicated(frame: pl.DataFrame) -> pl.DataFrame:
-    return frame.filter(pl.struct("query", "doc").is_duplicated())
+def _has_duplicates(frame: pl.DataFrame) -> bool:
+    return bool(frame.select(pl.struct("query", "doc").is_duplicated().any()).item())
+
+
+def _first_duplicate(frame: pl.DataFrame) -> tuple[str, str] | None:
+    twice = frame.filter(pl.struct("query", "doc").is_duplicated())
+    return None if twice.is_empty() else twice.sort("query", "doc").select("query", "doc").row(0)
 
 
 def _check(
-    run: pl.DataFrame, qrels: pl.DataFrame, missing: pl.Series, complete: bool, max_rank: int | None
+    run: pl.DataFrame,
+    qrels: pl.DataFrame,
+    missing: pl.Series,
+    *,
+    complete: bool,
+    max_rank: int | None,
+    run_duplicates: bool,
 ) -> None:
     """trec_eval stops (exit 4) at the first judged query, in its order, that it cannot
     evaluate: missing from the run (without ``-c``), or with a document twice among the first
-    ``-M`` of its ranking, or twice in its judgments."""
-    problems: list[tuple[str, int, str]] = []
-    if not complete and (query := _first(missing)) is not None:
-        problems.append(
-            (
-                query,
-                0,
-                f"judged query {query!r} is not in the run; trec_eval stops here (-c evaluates "
-                "it as an empty ranking)",
-            )
-        )
-    if _duplicated(run).height:
-        twice = _duplicated(_ranked(run, max_rank))
-        if twice.height:
-            row = twice.sort("query", "doc").row(0, named=True)
-            where = f"among its first {max_rank} documents" if max_rank is not None else ""
-            problems.append(
-                (
-                    row["query"],
-                    1,
-                    f"query {row['query']!r} of the run has document "
-                    f"{row['doc']!r} twice{' ' + where if where else ''}",
-                )
-            )
-    twice = _duplicated(qrels)
-    if twice.height:
-        row = twice.sort("query", "doc").row(0, named=True)
-        problems.append(
-            (
-                row["query"],
-                2,
-                f"query {row['query']!r} of the judgments has document {row['doc']!r} twice",
-            )
-        )
+    ``-M`` of its ranking, or twice in its judgments (checked in that order)."""
+    problems: list[tuple[bytes, int, str]] = []
+    if not complete and not missing.is_empty():
+        query = str(missing.sort()[0])
+        why = f"judged query {query!r} is not in the run; trec_eval stops here (-c evaluates it)"
+        problems.append((query.encode(), 0, why))
+    depth = "" if max_rank is None else f" among its first {max_rank} documents"
+    if run_duplicates and (pair := _first_duplicate(_ranked(run, max_rank))) is not None:
+        why = f"query {pair[0]!r} of the run has document {pair[1]!r} twice{depth}"
+        problems.append((pair[0].encode(), 1, why))
+    if (pair := _first_duplicate(qrels)) is not None:
+        why = f"query {pair[0]!r} of the judgments has document {pair[1]!r} twice"
+        problems.append((pair[0].encode(), 2, why))
     if problems:
-        _, _, message = min(problems, key=lambda p: (p[0].encode(), p[1]))
-        raise TrecEvalError(message, exit_code=4)
+        raise TrecEvalError(min(problems)[2], exit_code=4)
 
 
 # --------------------------------------------------------------------------------------------
@@ -239,11 +231,19 @@ def trec_eval_values(
     judged_queries = qrels.select(pl.col("query").unique())
     run = run.join(judged_queries, on="query", how="semi")  # trec_eval ignores the others
     missing = judged_queries.join(run, on="query", how="anti")["query"]
-    _check(run, qrels, missing, complete, max_rank)
+    run_duplicates = _has_duplicates(run)
+    _check(
+        run,
+        qrels,
+        missing,
+        complete=complete,
+        max_rank=max_rank,
+        run_duplicates=run_duplicates,
+    )
     order_by = "score"
     empty = missing.clear()  # judged queries whose ranking ends up empty (see _empty_rankings)
     can_empty = judged_only or max_rank == 0  # a missing query's one-document ranking too
-    if can_empty or _duplicated(run).height:  # -M first, then -J
+    if can_empty or run_duplicates:  # rank here (-M first, then -J); duplicates are past -M
         run = _ranked(run, max_rank)
         if judged_only:
             graded = qrels.filter(pl.col("relevance") >= 0).select("query", "doc")
@@ -366,6 +366,8 @@ def run_trec_eval(args: argparse.Namespace) -> str:
         raise TrecEvalError(f"-R {args.R}: polars-rank trec_eval reads only the qrels format")
     if args.T != "trec_results":
         raise TrecEvalError(f"-T {args.T}: polars-rank trec_eval reads only trec_results runs")
+    if args.Z is not None:
+        raise TrecEvalError("-Z (z-scores of the measures) is not supported")
     measures = select_measures(args.m, collection_size=args.N)
     qrels = read_qrels(args.qrels)
     if args.run == "-":  # as trec_eval: the run from standard input

@@ -129,7 +129,7 @@ def _evaluate(
         if spec.summary == "none" and not per_query:
             raise PolarsRankError(
                 f"metric {spec.label!r} has one value per query and no summary over queries "
-                "(pass per_query=True)"
+                "(pass per_query=True; on the command line, --per-query)"
             )
         spec.expr()  # checks the parameters (gain tables, lists) the same way for every engine
     if engine == "duckdb":
