@@ -1,7 +1,8 @@
 """polars_rank's metrics as DuckDB SQL macros, and the one way polars_rank gets a connection.
 
 The macros are plain SQL text in ``sql/*.sql`` (``ranking.sql``: ``ndcg``, ``average_precision``,
-``judge``, ``standard_metrics``, ...; ``classification.sql``: the ``cls_*`` macros).
+``judge``, ``standard_metrics``, ...; ``trec_eval.sql``: trec_eval's other measures, which use
+``ranking.sql``'s macros; ``classification.sql``: the ``cls_*`` macros).
 :func:`register` defines them on a connection; from the DuckDB CLI, ``.read`` the files listed
 by :func:`sql_paths`.
 

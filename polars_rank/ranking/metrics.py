@@ -571,18 +571,17 @@ def eleven_pt_avg(
     points = _check_points(points)
     mask = _is_rel(relevance, relevance_level) & _col(rank).is_not_null()
     ranks = _col(rank).filter(mask).cast(_F64).sort()
-    prec = ranks.rank("ordinal").cast(_F64) / ranks
-    # interpolated precision at the k-th relevant retrieved (the highest at or after it), then
-    # 0 for "more than were retrieved"
-    interpolated = prec.reverse().cum_max().reverse().append(pl.lit(0.0))
+    position = ranks.rank("ordinal").cast(_F64)
+    prec = position / ranks
     retrieved = mask.sum().cast(_F64)  # relevant documents retrieved
     big_r = num_rel(relevance=relevance, relevance_level=relevance_level)
-    top = interpolated.first()  # the highest precision of the ranking (0 if none)
+    top = prec.max().fill_null(0.0)  # the highest precision of the ranking (0 if none)
     cuts = [(pl.lit(float(x)) * big_r).round(0, mode="half_away_from_zero") for x in points]
 
-    def iprec(c: pl.Expr) -> pl.Expr:  # highest precision at or after the c-th relevant
-        at = pl.when(c > retrieved).then(retrieved).otherwise((c - 1.0).clip(lower_bound=0.0))
-        return interpolated.gather(at.cast(pl.Int64)).first()
+    def iprec(c: pl.Expr) -> pl.Expr:
+        """The highest precision at or after the c-th relevant document retrieved: the top
+        one for c <= 0, 0 when fewer than c were retrieved."""
+        return prec.filter(position >= c).max().fill_null(0.0)
 
     n = len(points)
     if all(a <= b for a, b in zip(points, points[1:], strict=False)):
