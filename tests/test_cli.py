@@ -15,6 +15,7 @@ import polars_rank as pr
 from polars_rank.cli import main
 from polars_rank.cli.evaluate import DEFAULT_METRICS
 from polars_rank.cli.options import split_metrics
+from polars_rank.cli.trec_eval import supported_measures
 from polars_rank.demo import demo_data
 from polars_rank.io import write_trec_run
 
@@ -450,6 +451,12 @@ def test_metrics_command_lists_every_name(capsys):
         for name in names:  # each listed name parses to its metric
             plain = name.replace("[@k]", "").replace("@k", "@5").replace("@x", "@0.5")
             assert pr.parse_metric(plain.split(" (")[0]).metric == entry.name
+        trec = [name for name in rows[entry.name]["trec_eval"].split(", ") if name]
+        assert [name.split(".")[0] for name in trec] == [t.name for t in entry.trec_eval]
+    # every measure the trec_eval command computes is listed with its metric (rbp: trec_rbp)
+    listed = {name.split(".")[0] for row in rows.values() for name in row["trec_eval"].split(", ")}
+    assert listed - {""} == set(supported_measures()) - {"runid"}
+    assert rows["trec_rbp"]["trec_eval"] == "rbp" and rows["precision"]["trec_eval"] == "P.k"
     code, out, _ = _run(capsys, "metrics", "--definitions")
     assert code == 0 and "definition" in out.splitlines()[0]
     assert "relevant retrieved / retrieved (ranx)" in out

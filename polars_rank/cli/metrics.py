@@ -8,6 +8,7 @@ import argparse
 import polars as pl
 
 from polars_rank.cli.output import render, write_output
+from polars_rank.ranking.registry import TrecEval
 
 #: Output formats of ``polars-rank metrics``.
 METRICS_FORMATS = ("table", "markdown", "csv", "json")
@@ -19,13 +20,24 @@ def _spelled(name: str, cutoff: str) -> str:
     return name + {"required": "@k", "optional": "[@k]", "recall": "@x"}.get(cutoff, "")
 
 
+def _trec_spelled(trec: TrecEval, cutoff: str) -> str:
+    """A trec_eval measure as ``polars-rank trec_eval -m`` takes it: ``P.k``, ``map``,
+    ``iprec_at_recall.x``."""
+    if not trec.cutoffs:
+        return trec.name
+    return trec.name + (".x" if cutoff == "recall" else ".k")
+
+
 def metrics_frame() -> pl.DataFrame:
     """One row per registered metric: ``metric`` (the Python function), ``names`` (every name
-    the parser accepts, case-insensitive; ``[@k]`` an optional cutoff), ``parameters``
+    the parser accepts, case-insensitive; ``[@k]`` an optional cutoff), ``trec_eval`` (the
+    measures ``polars-rank trec_eval -m`` computes with it, "" for none), ``parameters``
     (written ``Name(param=value)``), ``summary`` (over queries) and ``definition``.
 
     >>> metrics_frame().filter(pl.col("metric") == "r_precision")["names"].item()
     'Rprec, r-precision, r_precision, R-Prec, RPrec'
+    >>> metrics_frame().filter(pl.col("metric") == "trec_rbp")["trec_eval"].item()
+    'rbp'
     """
     from polars_rank.ranking.registry import metrics
 
@@ -42,6 +54,7 @@ def metrics_frame() -> pl.DataFrame:
             {
                 "metric": entry.name,
                 "names": ", ".join(names),
+                "trec_eval": ", ".join(_trec_spelled(t, entry.cutoff) for t in entry.trec_eval),
                 "parameters": ", ".join(parameters),
                 "summary": entry.summary,
                 "definition": entry.formula.replace("**", "").replace("`", ""),

@@ -251,8 +251,11 @@ def trec_eval_values(
         run, order_by, max_rank = run.select("query", "doc", "rank"), "rank", None
         if can_empty:
             empty = judged_queries.join(run, on="query", how="anti")["query"]
-        if run.is_empty():  # a placeholder row no judged query can match (ids are never empty)
-            run = pl.DataFrame({"query": [""], "doc": [""], "rank": [1]}, schema=run.schema)
+    if run.is_empty():  # (-c, -M 0, -J) a placeholder row no judged query can match: ids are
+        # never empty, and evaluate refuses an empty run where trec_eval evaluates every
+        # judged query as an empty ranking
+        placeholder = {"query": [""], "doc": [""], order_by: [1]}
+        run = pl.DataFrame(placeholder, schema=run.schema)
     specs = [m.spec for m in measures if m.spec is not None]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
