@@ -395,3 +395,21 @@ def test_an_empty_ranking_prints_trec_evals_nan(trec_dir, capsys):
         "iprec_at_recall_0.50  \tall\t0.0000",
         "11pt_avg              \tall\t  -nan",
     ]
+
+
+def test_c_with_no_judged_query_in_the_run_evaluates_every_judged_query(tmp_path, capsys):
+    """trec_eval -c evaluates each judged query missing from the run as an empty ranking, even
+    when the run holds none of them (evaluate refuses an empty run; the drop-in does not)."""
+    qrels = _write(tmp_path, "qrels", QRELS)
+    run = _write(tmp_path, "run", "q9 Q0 a 1 1.0 sys\n")
+    code, out, err = _run(capsys, "-c", "-m", "num_q", "-m", "num_rel", "-m", "map", qrels, run)
+    assert (code, err) == (0, "")
+    # 2 judged queries, R = 2 + 1 relevant judgments in all, AP = 0 on each empty ranking
+    assert out.splitlines() == [
+        "num_q                 \tall\t2",
+        "num_rel               \tall\t3",
+        "map                   \tall\t0.0000",
+    ]
+    code, out, err = _run(capsys, qrels, run)  # without -c: the first judged query is missing
+    assert (code, out) == (4, "")
+    assert "judged query 'q1' is not in the run" in err
