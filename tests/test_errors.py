@@ -285,8 +285,14 @@ def test_unknown_metric_suggests_the_closest_names(run, qrels):
     assert message.startswith("metric 'ndgc@10': unknown name 'ndgc'; did you mean nDCG@10?")
     assert "polars-rank metrics" in message
     assert len(message) < 200  # a hint, not the list of every name
-    with pytest.raises(PolarsRankError, match=r"did you mean precision@5, r-precision or set"):
+    # given a cutoff, metrics without one (Rndcg, r-precision, set_precision) are suggested
+    # only when closest of all
+    with pytest.raises(PolarsRankError, match=r"did you mean precision@5\? \("):
         pr.parse_metric("presicion@5")
+    with pytest.raises(PolarsRankError, match=r"did you mean Rprec, prec@10 or IPrec@10\?"):
+        pr.parse_metric("Rprecc@10")
+    with pytest.raises(PolarsRankError, match=r"did you mean nDCG or Rndcg\?"):
+        pr.parse_metric("ndgc")  # no cutoff given: every close name
     with pytest.raises(PolarsRankError, match=r"unknown name 'foo' \(every name"):
         pr.parse_metric("foo@10")  # nothing close: no guess
 

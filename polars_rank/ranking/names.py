@@ -106,7 +106,9 @@ def _with_cutoff(spelled: str, cut: str | None) -> str:
 
 def suggestions(name: str, cut: str | None = None, n: int = 3) -> list[str]:
     """The registered names closest to ``name`` (difflib's ratio, at least 0.6; best first,
-    ties in name order), each with the cutoff ``cut`` when its metric takes one.
+    ties in name order), each with the cutoff ``cut`` when its metric takes one. Given a
+    cutoff, a metric without one is suggested only when it is the closest (``ndgc@10``:
+    ``nDCG@10``, not ``Rndcg``; ``Rprecc@10``: ``Rprec`` first).
 
     >>> suggestions("nDGC", "10"), suggestions("NumRett")
     (['nDCG@10'], ['NumRet', 'NumRel', 'NumRelRet'])
@@ -119,6 +121,9 @@ def suggestions(name: str, cut: str | None = None, n: int = 3) -> list[str]:
             ratio = matcher.ratio()
             if ratio >= 0.6:
                 scored.append((-ratio, key))
+    if cut is not None and scored:  # a metric without cutoffs only as the very closest
+        top = min(scored)[0]
+        scored = [(r, k) for r, k in scored if r == top or ALIASES[k][0].cutoff != "none"]
     best: dict[tuple[str, tuple], str] = {}  # one name per metric (and fixed parameters)
     for _, key in sorted(scored):
         entry, fixed = ALIASES[key]
