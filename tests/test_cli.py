@@ -450,6 +450,9 @@ def test_metrics_command_lists_every_name(capsys):
         for name in names:  # each listed name parses to its metric
             plain = name.replace("[@k]", "").replace("@k", "@5").replace("@x", "@0.5")
             assert pr.parse_metric(plain.split(" (")[0]).metric == entry.name
+    assert rows["serendipity"]["needs"] == "interactions, item_features"
+    assert rows["catalog_coverage"]["summary"] == "one per run"
+    assert rows["ndcg"]["needs"] == "" and rows["ndcg"]["summary"] == "mean"
     code, out, _ = _run(capsys, "metrics", "--definitions")
     assert code == 0 and "definition" in out.splitlines()[0]
     assert "relevant retrieved / retrieved (ranx)" in out

@@ -1,5 +1,5 @@
-"""``polars-rank metrics``: every ranking metric with the names it is known by, read from the
-registry."""
+"""``polars-rank metrics``: every ranking and recommender metric with the names it is known
+by, read from the registry."""
 
 from __future__ import annotations
 
@@ -22,18 +22,20 @@ def _spelled(name: str, cutoff: str) -> str:
 def metrics_frame() -> pl.DataFrame:
     """One row per registered metric: ``metric`` (the Python function), ``names`` (every name
     the parser accepts, case-insensitive; ``[@k]`` an optional cutoff), ``parameters``
-    (written ``Name(param=value)``), ``summary`` (over queries) and ``definition``.
+    (written ``Name(param=value)``), ``needs`` (the inputs besides run and judgments:
+    ``interactions``, ``item_features``), ``summary`` (over queries; ``one per run`` for
+    corpus-level recommender metrics) and ``definition``.
 
     >>> metrics_frame().filter(pl.col("metric") == "r_precision")["names"].item()
     'Rprec, r-precision, r_precision, R-Prec, RPrec'
     """
-    from polars_rank.ranking.registry import metrics
+    from polars_rank.ranking.registry import alias_parameters, metrics
 
     rows = []
     for entry in metrics():
         names = []
         for alias in entry.aliases:
-            fixed = ", ".join(f"{k}={v}" for k, v in alias.fixed)
+            fixed = ",".join(alias_parameters(entry, alias))  # ", " separates the names
             names.append(_spelled(alias.name, entry.cutoff) + (f" ({fixed})" if fixed else ""))
         parameters = [p.name for p in entry.params]
         if entry.relevance_level:
@@ -43,7 +45,8 @@ def metrics_frame() -> pl.DataFrame:
                 "metric": entry.name,
                 "names": ", ".join(names),
                 "parameters": ", ".join(parameters),
-                "summary": entry.summary,
+                "needs": ", ".join(entry.inputs),
+                "summary": "one per run" if entry.level == "corpus" else entry.summary,
                 "definition": entry.formula.replace("**", "").replace("`", ""),
             }
         )
