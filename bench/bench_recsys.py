@@ -6,6 +6,7 @@ Usage (from the repository root):
     uv run python bench/bench_recsys.py gen                  # writes the data (Parquet)
     uv run python bench/bench_recsys.py all --repeat 3       # both, each in its own process
     uv run python bench/bench_recsys.py polars --k 10        # one variant, prints JSON
+    uv run python bench/bench_recsys.py breakdown            # CPU time per group of metrics
 
 Data (seeded): 1,000,000 users × 20 recommendations (half drawn from a Zipf-like popularity
 law over 100,000 items, half uniform; repeated items dropped, 19.84M rows, random scores),
@@ -39,6 +40,7 @@ import statistics
 import subprocess
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -159,6 +161,49 @@ def run_polars(data: Path, k: int, repeat: int, validate: bool = True) -> dict:
     }
 
 
+#: The metrics of :func:`metric_names` in groups that share their work.
+GROUPS = {
+    "corpus (coverage, entropy, Gini, user coverage)": slice(0, 4),
+    "popularity (novelty, ARP, APLT)": slice(4, 7),
+    "ILD": slice(7, 8),
+    "serendipity": slice(8, 9),
+}
+
+
+def run_breakdown(data: Path, k: int) -> dict:
+    """Each group of metrics on its own (with and without the input checks), and the cost of
+    one pass that counts the list lengths and of de-duplicating the interactions."""
+    import polars as pl
+
+    import polars_rank as pr
+
+    run = pl.read_parquet(data / "run.parquet")
+    interactions = pl.read_parquet(data / "interactions.parquet")
+    vectors = pl.read_parquet(data / "vectors.parquet")
+    names = metric_names(k)
+    out: dict = {}
+    for validate in (True, False):
+        for group, part in GROUPS.items():
+            call = partial(
+                pr.evaluate,
+                run,
+                None,
+                names[part],
+                interactions=interactions,
+                item_features=vectors,
+                validate=validate,
+            )
+            timed = _timed(call, 1)
+            out[f"{group}, validate={validate}"] = [timed["seconds"], timed["cpu_seconds"]]
+    for what, call in (
+        ("run: group_by(query).len()", lambda: run.group_by("query").len()),
+        ("interactions: unique()", lambda: interactions.unique()),
+    ):
+        timed = _timed(call, 1)
+        out[what] = [timed["seconds"], timed["cpu_seconds"]]
+    return {"load": os.getloadavg(), "[wall, cpu] seconds": out}
+
+
 def run_pandas(data: Path, k: int, repeat: int) -> dict:
     import pandas as pd
 
@@ -191,7 +236,9 @@ def run_pandas(data: Path, k: int, repeat: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("gen", "polars", "polars-novalidate", "pandas", "all"))
+    parser.add_argument(
+        "what", choices=("gen", "polars", "polars-novalidate", "pandas", "all", "breakdown")
+    )
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--k", type=int, default=LIST)
     parser.add_argument("--repeat", type=int, default=3)
@@ -204,6 +251,9 @@ def main() -> None:
         return
     if args.what == "polars-novalidate":
         print(json.dumps(run_polars(args.data, args.k, args.repeat, validate=False)))
+        return
+    if args.what == "breakdown":
+        print(json.dumps(run_breakdown(args.data, args.k), indent=1))
         return
     if args.what == "pandas":
         print(json.dumps(run_pandas(args.data, args.k, args.repeat)))
