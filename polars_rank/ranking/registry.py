@@ -119,8 +119,6 @@ class Metric:
     besides the run (``qrels`` only when ``needs_qrels`` says so for recommender metrics);
     ``level="corpus"`` metrics have one value per run and no per-query value. ``variants`` are
     the kinds of item features a metric accepts, one macro each (``{macro}_{variant}``).
-    ``explicit_level`` marks a metric whose relevance level comes only from its own ``rel=``:
-    without it the metric is graded (or ignores relevance), whatever the global level.
     """
 
     name: str
