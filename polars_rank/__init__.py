@@ -8,7 +8,7 @@ with trec_eval's exact numbers.
 [(0.6309, 0.5)]
 """
 
-from polars_rank import classification, comparison, duckdb, ranking
+from polars_rank import classification, comparison, duckdb, ranking, recsys
 from polars_rank._errors import PolarsRankError
 from polars_rank.comparison import compare, compare_per_query
 from polars_rank.io import read_trec_qrels, read_trec_run, write_trec_run
@@ -25,6 +25,7 @@ from polars_rank.ranking.metrics import (
     bpref,
     dcg,
     eleven_pt_avg,
+    err,
     f1,
     hit_rate,
     hits,
@@ -40,6 +41,8 @@ from polars_rank.ranking.metrics import (
     num_ret,
     precision,
     r_precision,
+    rbp,
+    rbp_residual,
     recall,
     recall_cap,
     reciprocal_rank,
@@ -79,6 +82,7 @@ __all__ = [
     "dcg",
     "duckdb",
     "eleven_pt_avg",
+    "err",
     "evaluate",
     "evaluate_runs",
     "f1",
@@ -104,10 +108,13 @@ __all__ = [
     "r_precision",
     "r_precision_multiple",
     "ranking",
+    "rbp",
+    "rbp_residual",
     "read_trec_qrels",
     "read_trec_run",
     "recall",
     "recall_cap",
+    "recsys",
     "reciprocal_rank",
     "relevance_string",
     "set_average_precision",

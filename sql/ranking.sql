@@ -382,3 +382,51 @@ CREATE OR REPLACE MACRO standard_metrics(run_table, qrels_table, relevance_level
     GROUP BY _pr_id_bytes(query)
     HAVING count(relevance) > 0
     ORDER BY query;
+
+-- ------------------------------------------------------------------------------------------
+-- cascade and user-model metrics: ERR, RBP
+
+-- ERR's stopping probability of a grade: (2^g - 1) / 2^max_grade, g clipped to [0, max_grade]
+-- (unjudged 0); evaluate() refuses grades above max_grade before it gets here
+CREATE OR REPLACE MACRO _pr_err_stop(relevance, max_grade) AS
+    (pow(CAST(2 AS DOUBLE),
+         least(greatest(coalesce(CAST(relevance AS DOUBLE), CAST(0 AS DOUBLE)), 0.0),
+               CAST(max_grade AS DOUBLE))) - 1.0)
+    / pow(CAST(2 AS DOUBLE), CAST(max_grade AS DOUBLE));
+
+-- ERR@k (Chapelle et al. 2009; gdeval.pl, ir_measures ERR@k), one pass in rank order:
+-- sum over ranks r <= k of R_r / r * prod_{i < r} (1 - R_i). gdeval: max_grade = 4.
+-- Example: ranks 1-3 graded 2, 0, 4: 3/16 + (15/16) (13/16) / 3 = 0.44140625
+CREATE OR REPLACE MACRO err(rank, relevance, k := NULL, max_grade := 4) AS
+    coalesce(list_reduce(
+        list_sort(list({'r': CAST(rank AS DOUBLE), 'p': _pr_err_stop(relevance, max_grade)})
+                  FILTER (WHERE _pr_within(rank, k))),
+        lambda acc, x: {'err': acc.err + x.p * acc.reach / x.r, 'reach': acc.reach * (1.0 - x.p)},
+        {'err': CAST(0 AS DOUBLE), 'reach': CAST(1 AS DOUBLE)}).err,
+        CAST(0 AS DOUBLE));
+
+-- (1 - p) p^(rank - 1): the weight RBP gives a rank
+CREATE OR REPLACE MACRO _pr_rbp_weight(rank, p) AS
+    (1.0 - CAST(p AS DOUBLE)) * pow(CAST(p AS DOUBLE), CAST(rank AS DOUBLE) - 1.0);
+
+-- RBP(p)@k = (1 - p) sum_{r <= k} p^(r-1) gain_r (Moffat & Zobel 2008). relevance_level NULL:
+-- graded, gain = the grade when positive (ir_measures RBP(p=..), trectools; may exceed 1);
+-- otherwise binary, gain 1 when grade >= relevance_level (RBP(p=..,rel=..), cwl_eval).
+-- Example: ranks 1 and 3 graded 1 and 2, p = 0.5: 0.5 (1 + 0.25 * 2) = 0.75
+CREATE OR REPLACE MACRO rbp(rank, relevance, k := NULL, p := 0.8, relevance_level := NULL) AS
+    coalesce(sum(
+        CASE WHEN relevance_level IS NULL
+             THEN CASE WHEN relevance > 0 THEN CAST(relevance AS DOUBLE)
+                       ELSE CAST(0 AS DOUBLE) END
+             ELSE CAST(_pr_rel(relevance, relevance_level) AS DOUBLE) END
+        * _pr_rbp_weight(rank, p) ORDER BY rank) FILTER (WHERE _pr_within(rank, k)),
+        CAST(0 AS DOUBLE));
+
+-- RBP residual (Moffat & Zobel 2008): the weight of unjudged ranks <= d plus p^d, d = k or the
+-- number retrieved; from the judged rows: (1 - p^min(n, d)) - judged weight + p^d
+CREATE OR REPLACE MACRO rbp_residual(rank, relevance, k := NULL, p := 0.8) AS
+    (1.0 - pow(CAST(p AS DOUBLE), least(num_ret(rank), coalesce(CAST(k AS DOUBLE), num_ret(rank)))))
+    - coalesce(sum(_pr_rbp_weight(rank, p) ORDER BY rank)
+                   FILTER (WHERE relevance IS NOT NULL AND _pr_within(rank, k)),
+               CAST(0 AS DOUBLE))
+    + pow(CAST(p AS DOUBLE), coalesce(CAST(k AS DOUBLE), num_ret(rank)));

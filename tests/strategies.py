@@ -21,10 +21,15 @@ CASED_DOCS = ["a", "A", "B", "b", "e", "é", "E", "É", "ß", "ss", "10", "9"]
 
 @st.composite
 def runs_and_qrels(
-    draw, duplicates: bool = False, queries: list[str] = QUERIES, docs: list[str] = DOCS
+    draw,
+    duplicates: bool = False,
+    queries: list[str] = QUERIES,
+    docs: list[str] = DOCS,
+    recommender: bool = False,
 ):
     """(run, qrels) frames, each with at least one row (an empty input is an error, tested
-    apart); ``duplicates=True`` repeats some (query, doc) pairs."""
+    apart); ``duplicates=True`` repeats some (query, doc) pairs; ``recommender=True`` adds a
+    third item, the recommender inputs of :func:`recommender_inputs` over the same ids."""
     integer_ids = draw(st.booleans())
     pair = st.tuples(st.sampled_from(queries), st.sampled_from(docs))
     run_pairs = draw(st.lists(pair, min_size=1, max_size=30, unique=not duplicates))
@@ -65,15 +70,96 @@ def runs_and_qrels(
             "relevance": pl.Series(grades, dtype=pl.Int64),
         }
     )
-    return run, qrels
+    if not recommender:
+        return run, qrels
+    return run, qrels, draw(recommender_inputs(queries, docs, lambda v, t: ids(v, t)))
 
 
-def registry_metric_names() -> list[str]:
+#: The kinds of item features the recommender metrics take.
+FEATURE_KINDS = ("vectors", "categories", "similarities")
+
+
+@st.composite
+def recommender_inputs(draw, queries: list[str], docs: list[str], ids) -> dict:
+    """``interactions`` (repeated rows included, users with and without history),
+    ``item_features`` of a drawn kind (vectors with zero and missing ones, List or Array;
+    categories with repeated rows; a similarity table in either orientation) and a
+    ``catalog`` (None, or ids that miss some recommended items and add others)."""
+    extra = docs + ["x", "y"]
+    pair = st.tuples(st.sampled_from(queries + ["u9"]), st.sampled_from(extra))
+    history = draw(st.lists(pair, max_size=25))
+    interactions = pl.DataFrame(
+        {
+            "query": ids([q for q, _ in history], queries + ["u9"]),
+            "doc": ids([d for _, d in history], extra),
+        }
+    )
+    kind = draw(st.sampled_from(FEATURE_KINDS))
+    items = draw(st.lists(st.sampled_from(extra), unique=True, max_size=len(extra)))
+    if kind == "vectors":
+        component = st.sampled_from([0.0, 1.0, -1.0, 0.5, 2.0])
+        vectors = [draw(st.lists(component, min_size=3, max_size=3)) for _ in items]
+        features = pl.DataFrame(
+            {"doc": ids(items, extra), "vector": pl.Series(vectors, dtype=pl.List(pl.Float64))}
+        )
+        if draw(st.booleans()):
+            features = features.with_columns(pl.col("vector").list.to_array(3))
+    elif kind == "categories":
+        rows = draw(st.lists(st.tuples(st.sampled_from(extra), st.sampled_from("ABC"))))
+        features = pl.DataFrame(
+            {"doc": ids([d for d, _ in rows], extra), "genre": [c for _, c in rows]},
+            schema_overrides={"genre": pl.String},
+        )
+    else:
+        unordered = draw(
+            st.lists(
+                st.tuples(st.sampled_from(extra), st.sampled_from(extra)).filter(
+                    lambda p: p[0] < p[1]
+                ),
+                unique=True,
+                max_size=20,
+            )
+        )
+        flips = draw(st.lists(st.booleans(), min_size=len(unordered), max_size=len(unordered)))
+        values = draw(
+            st.lists(
+                st.sampled_from([0.0, 0.25, 0.5, 1.0, -0.5]),
+                min_size=len(unordered),
+                max_size=len(unordered),
+            )
+        )
+        oriented = [(b, a) if f else (a, b) for (a, b), f in zip(unordered, flips, strict=True)]
+        features = pl.DataFrame(
+            {
+                "doc_a": ids([a for a, _ in oriented], extra),
+                "doc_b": ids([b for _, b in oriented], extra),
+                "similarity": pl.Series(values, dtype=pl.Float64),
+            }
+        )
+    catalog = None
+    if draw(st.booleans()):
+        chosen = draw(st.lists(st.sampled_from(extra), unique=True, min_size=1))
+        catalog = pl.DataFrame({"doc": ids(chosen, extra)})
+    return {
+        "interactions": interactions,
+        "item_features": features,
+        "catalog": catalog,
+        "kind": kind,
+    }
+
+
+def registry_metric_names(
+    level: str | None = None, table: str | None = None, kind: str | None = None
+) -> list[str]:
     """Names that exercise every registered metric: each without and with cutoffs, with
     ``rel=2`` where the relevance level applies, with every value of each parameter, and each
-    trec_eval name with its first default cutoff."""
+    trec_eval name with its first default cutoff. ``level`` (``query``/``corpus``) and
+    ``table`` (``judged``/``recommendations``) keep those metrics; ``kind`` (of item features)
+    leaves out parameter values for other kinds."""
     names: list[str] = []
     for entry in metrics():
+        if (level and entry.level != level) or (table and entry.table != table):
+            continue
         base = entry.aliases[0].name
         cuts = {"none": [""], "optional": ["", "@3"], "required": ["@1", "@5"]}.get(
             entry.cutoff, ["@0", "@0.25", "@1"]
@@ -82,6 +168,8 @@ def registry_metric_names() -> list[str]:
         if entry.relevance_level:
             names.append(f"{base}(rel=2){cuts[-1]}")
         for param in entry.params:
+            if kind is not None and param.variants and kind not in param.variants:
+                continue
             if param.spellings:  # one plain spelling of each value
                 spelled = {v: k for k, v in sorted(param.spellings.items(), reverse=True)}
                 values = sorted(k for k in spelled.values() if k.isidentifier())
@@ -94,12 +182,15 @@ def registry_metric_names() -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def summary_metric_names() -> list[str]:
+def summary_metric_names(
+    level: str | None = None, table: str | None = None, kind: str | None = None
+) -> list[str]:
     """:func:`registry_metric_names` without the metrics that have no summary over queries
     (``relstring``: a string per query), for summary rows."""
     from polars_rank.ranking.names import parse_metric
 
-    return [name for name in registry_metric_names() if parse_metric(name).summary != "none"]
+    names = registry_metric_names(level=level, table=table, kind=kind)
+    return [name for name in names if parse_metric(name).summary != "none"]
 
 
 def assert_same(left: pl.DataFrame, right: pl.DataFrame) -> None:

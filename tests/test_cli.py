@@ -457,6 +457,9 @@ def test_metrics_command_lists_every_name(capsys):
     listed = {name.split(".")[0] for row in rows.values() for name in row["trec_eval"].split(", ")}
     assert listed - {""} == set(supported_measures()) - {"runid"}
     assert rows["trec_rbp"]["trec_eval"] == "rbp" and rows["precision"]["trec_eval"] == "P.k"
+    assert rows["serendipity"]["needs"] == "interactions, item_features"
+    assert rows["catalog_coverage"]["summary"] == "one per run"
+    assert rows["ndcg"]["needs"] == "" and rows["ndcg"]["summary"] == "mean"
     code, out, _ = _run(capsys, "metrics", "--definitions")
     assert code == 0 and "definition" in out.splitlines()[0]
     assert "relevant retrieved / retrieved (ranx)" in out

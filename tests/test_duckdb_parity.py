@@ -1,7 +1,8 @@
 """``evaluate(engine="duckdb")`` against ``engine="polars"``: same shape, names, dtypes, query
 order, warnings and values (within 1e-12), on generated runs and judgments with score ties,
 graded, zero and negative labels, unjudged documents, queries missing from the run, run
-queries without judgments, and string or integer ids."""
+queries without judgments, and string or integer ids — for every registered metric, the
+recommender metrics with generated interactions, item features (each kind) and catalogs."""
 
 from __future__ import annotations
 
@@ -24,25 +25,39 @@ from strategies import (
 
 import polars_rank as pr
 
-METRICS = registry_metric_names()
-SUMMARY_METRICS = summary_metric_names()
+#: Every ranking metric (the judged table); for summary rows, those with a summary.
+METRICS = registry_metric_names(table="judged")
+SUMMARY_METRICS = summary_metric_names(table="judged")
 
 
-def _evaluate(run, qrels, engine: str, **options):
-    metrics = METRICS if options.get("per_query") else SUMMARY_METRICS
+def _evaluate(run, qrels, engine: str, metrics=None, **options):
+    metrics = metrics or (METRICS if options.get("per_query") else SUMMARY_METRICS)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = pr.evaluate(run, qrels, metrics, engine=engine, **options)
     return result, [str(w.message) for w in caught]
 
 
-def assert_engines_agree(run, qrels, **options) -> None:
+def assert_engines_agree(run, qrels, recommender: dict | None = None, **options) -> None:
+    """Both engines, per query and summarised; with ``recommender`` inputs, every registered
+    metric (corpus-level ones in the summary only), else the ranking metrics."""
+    inputs = {}
+    kind = None
+    if recommender is not None:
+        kind = recommender["kind"]
+        inputs = {k: v for k, v in recommender.items() if k != "kind"}
     for per_query in (True, False):
+        if recommender is None:
+            metrics = METRICS if per_query else SUMMARY_METRICS
+        elif per_query:
+            metrics = registry_metric_names(level="query", kind=kind)
+        else:
+            metrics = summary_metric_names(kind=kind)
         polars_result, polars_warnings = _evaluate(
-            run, qrels, "polars", per_query=per_query, **options
+            run, qrels, "polars", metrics, per_query=per_query, **inputs, **options
         )
         duckdb_result, duckdb_warnings = _evaluate(
-            run, qrels, "duckdb", per_query=per_query, **options
+            run, qrels, "duckdb", metrics, per_query=per_query, **inputs, **options
         )
         assert_same(polars_result, duckdb_result)
         assert polars_warnings == duckdb_warnings
@@ -50,7 +65,7 @@ def assert_engines_agree(run, qrels, **options) -> None:
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    data=runs_and_qrels(),
+    data=runs_and_qrels(recommender=True),
     queries=st.sampled_from(["qrels", "both"]),
     relevance_level=st.sampled_from([1, 2, 0.5]),
     order_by=st.sampled_from([None, "rank"]),
@@ -59,14 +74,16 @@ def assert_engines_agree(run, qrels, **options) -> None:
 )
 def test_engines_agree(data, queries, relevance_level, order_by, max_rank, pairwise_max) -> None:
     """``pairwise_max`` moves queries between the DuckDB engine's two ways of ranking (counting
-    the documents above each judged one, or sorting the query)."""
-    run, qrels = data
+    the documents above each judged one, or sorting the query). Every registered metric, the
+    recommender ones with generated interactions, item features and catalogs."""
+    run, qrels, recommender = data
     if order_by is None:
         run = run.drop("rank")
     with mock.patch("polars_rank.ranking.engines.duckdb_sql.PAIRWISE_MAX_JUDGED", pairwise_max):
         assert_engines_agree(
             run,
             qrels,
+            recommender,
             queries=queries,
             relevance_level=relevance_level,
             order_by=order_by,
@@ -205,21 +222,37 @@ def test_tie_break_is_bytewise_under_any_default_collation(collation) -> None:
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    data=runs_and_qrels(queries=CASED_QUERIES, docs=CASED_DOCS),
+    data=runs_and_qrels(queries=CASED_QUERIES, docs=CASED_DOCS, recommender=True),
     collation=st.sampled_from(COLLATIONS),
 )
 def test_engines_agree_under_any_default_collation(data, collation) -> None:
     """Ids that differ only in case or accents stay distinct, and sort as bytes, on a DuckDB
-    connection whose default collation would merge or reorder them."""
-    run, qrels = data
+    connection whose default collation would merge or reorder them — also in the recommender
+    metrics' joins, pairs and long-tail order."""
+    run, qrels, recommender = data
+    kind = recommender.pop("kind")
     con = duckdb.connect()
     con.execute(f"SET default_collation = '{collation}'")
     for per_query in (True, False):
-        expected, expected_warnings = _evaluate(run, qrels, "polars", per_query=per_query)
-        metrics = METRICS if per_query else SUMMARY_METRICS
+        metrics = (
+            registry_metric_names(level="query", kind=kind)
+            if per_query
+            else summary_metric_names(kind=kind)
+        )
+        expected, expected_warnings = _evaluate(
+            run, qrels, "polars", metrics, per_query=per_query, **recommender
+        )
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            got = pr.evaluate(run, qrels, metrics, engine="duckdb", con=con, per_query=per_query)
+            got = pr.evaluate(
+                run,
+                qrels,
+                metrics,
+                engine="duckdb",
+                con=con,
+                per_query=per_query,
+                **recommender,
+            )
         assert_same(expected, got)
         assert expected_warnings == [str(w.message) for w in caught]
 

@@ -22,6 +22,9 @@ ROOT = Path(__file__).resolve().parents[1]
 SQL_TEXT = "\n".join(path.read_text(encoding="utf-8") for path in pr.duckdb.sql_paths())
 ENTRIES = list(registry.metrics())
 
+#: Keyword arguments of the frame-level recommender functions that name columns.
+COLUMN_KEYWORDS = {"query", "doc", "rank", "relevance"}
+
 
 def _macro_headers() -> dict[str, str]:
     """Macro name → the parameter list written in its CREATE MACRO header."""
@@ -32,11 +35,13 @@ def _macro_headers() -> dict[str, str]:
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.name)
 def test_polars_signature_matches_the_registry(entry) -> None:
     """Parameter names and defaults of the Polars function are the registry's (columns take
-    their own name as default)."""
+    their own name as default; frame-level functions also take column names, which the
+    registry does not list)."""
     signature = inspect.signature(entry.polars)
     got = {
         name: (REQUIRED if p.default is inspect.Parameter.empty else p.default)
         for name, p in signature.parameters.items()
+        if not (entry.tables and name in COLUMN_KEYWORDS)
     }
     expected = {
         name: (name if name in entry.columns else default) for name, default in entry.parameters()
@@ -46,17 +51,19 @@ def test_polars_signature_matches_the_registry(entry) -> None:
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.name)
 def test_sql_macro_parameters_match_the_registry(entry) -> None:
-    """The macro, as DuckDB registers it, takes the registry's parameters in its order, and the
-    header in sql/ranking.sql (or sql/trec_eval.sql) gives the registry's defaults."""
+    """Each macro (one per variant of item features), as DuckDB registers it, takes the
+    registry's parameters in its order, and its header in sql/*.sql gives the registry's
+    defaults."""
     con = pr.duckdb.register(duckdb.connect())
-    name = entry.sql_macro.strip('"')
-    rows = con.sql(
-        "SELECT parameters FROM duckdb_functions() "
-        f"WHERE function_name = {literal(name)} AND function_type = 'macro'"
-    ).fetchall()
-    assert rows, f"no macro {name}"
-    assert rows[0][0] == [n for n, _ in entry.parameters()]
-    assert _macro_headers()[name] == entry.sql_signature()
+    for macro, variant in entry.sql_macros():
+        name = macro.strip('"')
+        rows = con.sql(
+            "SELECT parameters FROM duckdb_functions() WHERE function_name = "
+            f"{literal(name)} AND function_type IN ('macro', 'table_macro')"
+        ).fetchall()
+        assert rows, f"no macro {name}"
+        assert rows[0][0] == [n for n, _ in entry.parameters(variant)]
+        assert _macro_headers()[name] == entry.sql_signature(variant)
 
 
 def test_every_alias_parses_to_its_metric() -> None:
@@ -66,6 +73,22 @@ def test_every_alias_parses_to_its_metric() -> None:
             spec = parse_metric(alias.name + cut)
             assert spec.metric == entry.name
             assert set(alias.fixed) <= set(spec.params)
+
+
+def test_explicit_relevance_level_ignores_the_global_one() -> None:
+    """RBP is graded unless its own rel= is given: evaluate's relevance_level does not make
+    it binary (ir_measures' RBP(p=..) vs RBP(p=..,rel=..)); P takes the global level."""
+    assert parse_metric("RBP(p=0.5)").arguments(2)["relevance_level"] is None
+    assert parse_metric("RBP(p=0.5,rel=3)").arguments(2)["relevance_level"] == 3
+    assert parse_metric("P@5").arguments(2)["relevance_level"] == 2
+    assert REGISTRY["rbp"].sql_signature().endswith("relevance_level := NULL")
+
+
+def test_table_parameters_are_not_passed_to_the_function() -> None:
+    """novelty's model and count shape its item table; its expression takes neither."""
+    spec = parse_metric("novelty(model=discovery,count=interactions,unknown=zero)@10")
+    assert spec.arguments()["model"] == "discovery"
+    assert spec.call_arguments() == {"k": 10, "unknown": "zero"}
 
 
 #: trec_eval measure names whose generic spelling means another metric: ``rbp`` is ir_measures'
@@ -113,6 +136,8 @@ TABLES = {
     "metrics": registry.markdown_metric_table,
     "names": registry.markdown_names_table,
     "macros": registry.markdown_macro_table,
+    "recommender": registry.markdown_recommender_table,
+    "recommender-macros": lambda: registry.markdown_macro_table("recommendations"),
 }
 
 

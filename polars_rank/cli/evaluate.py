@@ -7,7 +7,7 @@ import argparse
 import polars as pl
 
 from polars_rank._errors import PolarsRankError
-from polars_rank.cli.inputs import Inputs, add_input_options
+from polars_rank.cli.inputs import Inputs, add_input_options, add_recommender_options
 from polars_rank.cli.options import (
     add_evaluation_options,
     add_metric_option,
@@ -77,6 +77,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         raise PolarsRankError("-o parquet needs --out FILE")
     options = evaluation_kwargs(args)
     inputs = Inputs(args, args.qrels, args.runs)
+    options |= inputs.recommender(args)
     with reported_warnings():
         values = inputs.evaluate(metrics, options, per_query=args.per_query)
     values = integer_counts(values, count_columns(metrics))
@@ -110,3 +111,4 @@ def build_evaluate_parser(parser: argparse.ArgumentParser) -> None:
     )
     add_evaluation_options(parser)
     add_input_options(parser)
+    add_recommender_options(parser)

@@ -222,6 +222,44 @@ def read_qrels(
     return _read(path, fmt, columns, "qrels", ids_as_text, checked)
 
 
+#: The recommender inputs of ``evaluate``: option, description, id columns read as text.
+RECOMMENDER_INPUTS = {
+    "interactions": ("training history: query, doc", ("query", "doc")),
+    "item_features": (
+        "item features: doc and a vector column (Parquet, NDJSON) or a category column, or "
+        "doc_a, doc_b, similarity",
+        ("doc", "doc_a", "doc_b"),
+    ),
+    "catalog": ("item universe: a doc column", ("doc",)),
+}
+
+
+def read_recommender_input(
+    path: str | Path, what: str, columns: ColumnMap | None = None
+) -> pl.DataFrame:
+    """An interactions, item-features or catalog file: a table (Parquet, CSV, TSV, NDJSON, by
+    extension) with its columns renamed like the run's (``--query-col``, ``--doc-col``)."""
+    fmt = detect_format(path)
+    if fmt == "trec":
+        raise PolarsRankError(
+            f"{path}: the {what.replace('_', ' ')} file must be a table "
+            "(.parquet, .csv, .tsv or .jsonl)"
+        )
+    columns = columns or ColumnMap()
+    text_ids = tuple(getattr(columns, c, c) for c in RECOMMENDER_INPUTS[what][1])
+    frame = read_table(path, fmt, text_ids=text_ids)
+    return frame.rename(columns.renames(frame.columns))
+
+
+def add_recommender_options(parser: argparse.ArgumentParser) -> None:
+    """``--interactions``, ``--item-features``, ``--catalog``: the recommender metrics' inputs."""
+    group = parser.add_argument_group("recommender metrics (novelty, coverage, ild, ...)")
+    for name, (what, _) in RECOMMENDER_INPUTS.items():
+        group.add_argument(
+            f"--{name.replace('_', '-')}", metavar="FILE", dest=name, help=f"{what} (a table)"
+        )
+
+
 def estimated_rows(path: str | Path, fmt: str) -> int:
     """A cheap estimate of a file's row count (exact for Parquet), for progress display."""
     p = Path(path)
@@ -303,6 +341,16 @@ class Inputs:
             with self.progress.stage(f"evaluating {name}"):
                 yield name, frame
             del frame
+
+    def recommender(self, args: argparse.Namespace) -> dict[str, pl.DataFrame]:
+        """The recommender inputs given with ``--interactions`` etc., read."""
+        found = {}
+        for name in RECOMMENDER_INPUTS:
+            path = getattr(args, name, None)
+            if path:
+                with self.progress.stage(f"reading {name.replace('_', ' ')} {path}"):
+                    found[name] = read_recommender_input(path, name, self.columns)
+        return found
 
     def evaluate(self, metrics: list[str], options: dict, *, per_query: bool) -> pl.DataFrame:
         """Every run evaluated against the judgments (:func:`polars_rank.evaluate_runs`)."""

@@ -1,5 +1,5 @@
-"""``polars-rank metrics``: every ranking metric with the names it is known by, read from the
-registry."""
+"""``polars-rank metrics``: every ranking and recommender metric with the names it is known
+by, read from the registry."""
 
 from __future__ import annotations
 
@@ -32,20 +32,22 @@ def metrics_frame() -> pl.DataFrame:
     """One row per registered metric: ``metric`` (the Python function), ``names`` (every name
     the parser accepts, case-insensitive; ``[@k]`` an optional cutoff), ``trec_eval`` (the
     measures ``polars-rank trec_eval -m`` computes with it, "" for none), ``parameters``
-    (written ``Name(param=value)``), ``summary`` (over queries) and ``definition``.
+    (written ``Name(param=value)``), ``needs`` (the inputs besides run and judgments:
+    ``interactions``, ``item_features``), ``summary`` (over queries; ``one per run`` for
+    corpus-level recommender metrics) and ``definition``.
 
     >>> metrics_frame().filter(pl.col("metric") == "r_precision")["names"].item()
     'Rprec, r-precision, r_precision, R-Prec, RPrec'
     >>> metrics_frame().filter(pl.col("metric") == "trec_rbp")["trec_eval"].item()
     'rbp'
     """
-    from polars_rank.ranking.registry import metrics
+    from polars_rank.ranking.registry import alias_parameters, metrics
 
     rows = []
     for entry in metrics():
         names = []
         for alias in entry.aliases:
-            fixed = ", ".join(f"{k}={v}" for k, v in alias.fixed)
+            fixed = ",".join(alias_parameters(entry, alias))  # ", " separates the names
             names.append(_spelled(alias.name, entry.cutoff) + (f" ({fixed})" if fixed else ""))
         parameters = [p.name for p in entry.params]
         if entry.relevance_level:
@@ -56,7 +58,8 @@ def metrics_frame() -> pl.DataFrame:
                 "names": ", ".join(names),
                 "trec_eval": ", ".join(_trec_spelled(t, entry.cutoff) for t in entry.trec_eval),
                 "parameters": ", ".join(parameters),
-                "summary": entry.summary,
+                "needs": ", ".join(entry.inputs),
+                "summary": "one per run" if entry.level == "corpus" else entry.summary,
                 "definition": entry.formula.replace("**", "").replace("`", ""),
             }
         )

@@ -29,6 +29,9 @@ FLAGS = {
     "queries": "--queries",
     "relevance_level": "--relevance-level",
     "engine": "--engine",
+    "interactions": "--interactions",
+    "item_features": "--item-features",
+    "catalog": "--catalog",
 }
 
 

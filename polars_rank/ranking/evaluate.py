@@ -16,10 +16,18 @@ from polars_rank._frames import as_polars
 from polars_rank.ranking import messages
 from polars_rank.ranking.conventions import OrderBy
 from polars_rank.ranking.engines import RESERVED
-from polars_rank.ranking.names import parse_metrics
-from polars_rank.ranking.options import Duplicates, Options, Queries
+from polars_rank.ranking.names import MetricSpec, parse_metrics
+from polars_rank.ranking.options import Duplicates, GradeLimit, Options, Queries
 
 Engine = Literal["polars", "duckdb"]
+
+
+def grade_limit(specs: list[MetricSpec]) -> GradeLimit | None:
+    """The smallest ``max_grade`` among the requested metrics (ERR's), with its metric."""
+    limits = [
+        (float(s.arguments()["max_grade"]), s.label) for s in specs if "max_grade" in s.entry.param
+    ]
+    return GradeLimit(*min(limits)) if limits else None
 
 
 def evaluate(
@@ -27,6 +35,9 @@ def evaluate(
     qrels: Any,
     metrics: list[str] | tuple[str, ...] | str,
     *,
+    interactions: Any = None,
+    item_features: Any = None,
+    catalog: Any = None,
     per_query: bool = False,
     engine: Engine = "polars",
     queries: Queries = "qrels",
@@ -48,10 +59,22 @@ def evaluate(
         run: ``query, doc, score`` (and/or ``rank``): a DataFrame or LazyFrame, or a pandas
             DataFrame or pyarrow Table (converted with ``pl.from_pandas`` / ``pl.from_arrow``;
             the DuckDB engine also takes relations, table names and Parquet paths).
-        qrels: ``query, doc, relevance``.
+        qrels: ``query, doc, relevance``; None to evaluate only recommender metrics that do
+            not read judgments, over every user of the run.
         metrics: names such as ``["nDCG@10", "RR@10", "AP", "P(rel=2)@5", "ndcg_cut.10"]``
-            (see the README's metric table).
-        per_query: one row per query (sorted by query) instead of one summary row.
+            (see the README's metric table), and the recommender metrics such as
+            ``["coverage@10", "novelty@10", "ild@10", "serendipity@10"]``.
+        interactions: the training history ``query, doc`` (item popularity, novelty, the long
+            tail, serendipity's history), for the recommender metrics that need it.
+        item_features: item vectors (``doc`` and a list/array column), categories (``doc`` and
+            one other column, one row per item and category) or a similarity table
+            (``doc_a, doc_b, similarity``), for diversity and serendipity.
+        catalog: the item universe (a frame with the ``doc`` column, or a Series) for coverage
+            and Gini; default: the items of the interactions and of the run. Recommended items
+            outside it are not counted (a warning says how many).
+        per_query: one row per query (sorted by query) instead of one summary row. Corpus-level
+            metrics (coverage, entropy, Gini, user coverage) have no per-query value: asking
+            for them per query is an error.
         engine: ``"polars"`` (lazy in, lazy out) or ``"duckdb"`` (one SQL query).
         queries: ``"qrels"`` (default; every query with judgments counts, a query missing from
             the run scores 0, as trec_eval ``-c``, ir_measures and MS MARCO) or ``"both"``
@@ -63,6 +86,10 @@ def evaluate(
         order_by, max_rank, duplicates, validate: see :func:`polars_rank.judge`.
         con: a DuckDB connection for ``engine="duckdb"`` (the package's in-memory database by
             default).
+
+    The recommender metrics see the same users as the ranking metrics (the ``queries`` rule:
+    a judged user without recommendations has null per-user values and counts as uncovered);
+    without qrels, every user of the run.
 
     Returns:
         One row with one column per metric, named as written (mean over queries; counts such
@@ -94,6 +121,9 @@ def evaluate(
         duplicates=duplicates,
         validate=validate,
         con=con,
+        interactions=interactions,
+        item_features=item_features,
+        catalog=catalog,
     )
 
 
@@ -110,6 +140,9 @@ def _evaluate(
     rank: str,
     relevance: str,
     con: Any,
+    interactions: Any = None,
+    item_features: Any = None,
+    catalog: Any = None,
     run_name: str | None = None,
     **settings: Any,
 ) -> pl.DataFrame | pl.LazyFrame:
@@ -119,7 +152,13 @@ def _evaluate(
     run, qrels = as_polars(run), as_polars(qrels)
     specs = parse_metrics(metrics)
     options = Options.from_arguments(
-        query=query, doc=doc, score=score, rank=rank, relevance=relevance, **settings
+        query=query,
+        doc=doc,
+        score=score,
+        rank=rank,
+        relevance=relevance,
+        grade_limit=grade_limit(specs),
+        **settings,
     )
     if engine not in get_args(Engine):
         raise messages.bad_choice("engine", engine, get_args(Engine))
@@ -131,14 +170,33 @@ def _evaluate(
                 f"metric {spec.label!r} has one value per query and no summary over queries "
                 "(pass per_query=True; on the command line, --per-query)"
             )
-        spec.expr()  # checks the parameters (gain tables, lists) the same way for every engine
+        if spec.entry.table == "judged":
+            spec.expr()  # checks the parameters (gain tables, lists) the same way for every engine
+    recommender = {
+        "interactions": interactions,
+        "item_features": item_features,
+        "catalog": catalog,
+    }
     if engine == "duckdb":
         from polars_rank.ranking.engines.duckdb import evaluate_duckdb
 
-        return evaluate_duckdb(run, qrels, specs, options, per_query=per_query, con=con, warn=warn)
+        return evaluate_duckdb(
+            run,
+            qrels,
+            specs,
+            options,
+            per_query=per_query,
+            con=con,
+            recommender=recommender,
+            warn=warn,
+        )
     from polars_rank.ranking.engines.polars import evaluate_polars
+    from polars_rank.recsys.inputs import prepare
 
-    return evaluate_polars(run, qrels, specs, options, per_query=per_query, warn=warn)
+    inputs = prepare(specs, run, qrels, recommender, options, per_query=per_query)
+    return evaluate_polars(
+        run, qrels, specs, options, per_query=per_query, inputs=inputs, warn=warn
+    )
 
 
 def evaluate_runs(
@@ -171,7 +229,7 @@ def evaluate_runs(
         raise TypeError(f"evaluate_runs() got unexpected keyword argument(s) {sorted(unknown)}")
     # metric names and options are checked once, before any run is read
     parse_metrics(metrics)
-    Options.from_arguments(**{k: v for k, v in arguments.items() if k not in ("engine", "con")})
+    Options.from_arguments(**{k: v for k, v in arguments.items() if k not in _NOT_OPTIONS})
     frames = []
     for name, frame in pairs:
         try:
@@ -195,6 +253,10 @@ _EVALUATE_DEFAULTS: dict[str, Any] = {
     for name, parameter in inspect.signature(evaluate).parameters.items()
     if parameter.kind is inspect.Parameter.KEYWORD_ONLY and name != "per_query"
 }
+
+
+#: The arguments of :func:`evaluate` that are not :class:`Options`.
+_NOT_OPTIONS = ("engine", "con", "interactions", "item_features", "catalog")
 
 
 def runs_first(runs: Any, qrels: Any, function: str) -> tuple[Any, Any]:

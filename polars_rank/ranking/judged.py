@@ -24,6 +24,41 @@ def _dedupe(frame: pl.LazyFrame, cols: Columns, value: str, policy: Duplicates) 
     return frame
 
 
+def judgments(qrels: pl.LazyFrame, options: Options) -> pl.LazyFrame:
+    """``query, doc, relevance`` with one row per ``(query, doc)`` (the duplicates policy)."""
+    cols = options.columns
+    return _dedupe(
+        qrels.select(cols.query, cols.doc, cols.relevance), cols, cols.relevance, options.duplicates
+    )
+
+
+def empty_qrels(run_schema: pl.Schema, options: Options) -> pl.LazyFrame:
+    """Judgments without a row, with the run's id dtypes (for an evaluation without qrels)."""
+    cols = options.columns
+    schema = {c: run_schema[c] for c in (cols.query, cols.doc) if c in run_schema}
+    return pl.LazyFrame(schema={**schema, cols.relevance: pl.Int64})
+
+
+def deduplicated_run(run: pl.LazyFrame, options: Options) -> pl.LazyFrame:
+    """``query, doc, <score or rank>`` with one row per ``(query, doc)`` (the duplicates
+    policy). ``options`` must be resolved."""
+    cols, order_column = options.columns, options.order_column
+    return _dedupe(
+        run.select(cols.query, cols.doc, order_column), cols, order_column, options.duplicates
+    )
+
+
+def ranked_run(run: pl.LazyFrame, options: Options, doc_dtype: pl.DataType) -> pl.LazyFrame:
+    """``query, doc, rank``: the run with one row per ``(query, doc)`` (the duplicates policy),
+    ranked in trec_eval's order, cut at ``max_rank``. ``options`` must be resolved."""
+    cols = options.columns
+    run = deduplicated_run(run, options)
+    ranked = run.with_columns(rank_expr(cols, options.order_by, doc_dtype))
+    if options.max_rank is not None:
+        ranked = ranked.filter(pl.col(cols.rank) <= options.max_rank)
+    return ranked.select(cols.query, cols.doc, cols.rank)
+
+
 def judged_table(
     run: pl.LazyFrame,
     qrels: pl.LazyFrame,
@@ -31,6 +66,7 @@ def judged_table(
     *,
     compact: bool = False,
     in_memory: bool = False,
+    ranked: pl.LazyFrame | None = None,
 ) -> pl.LazyFrame:
     """The judged table as a LazyFrame (see :func:`judge`), after the input checks.
 
@@ -38,27 +74,20 @@ def judged_table(
     unjudged row per query at rank = number retrieved (so that ``rank.max()`` still counts the
     retrieved documents; its doc is null). Every metric of :mod:`polars_rank.ranking.metrics`
     gives the same value on the compact and the full table. ``in_memory=True`` says the inputs
-    are DataFrames, so the input checks may use the in-memory engine.
+    are DataFrames, so the input checks may use the in-memory engine. ``ranked`` is
+    :func:`ranked_run` of the same run and options when the caller has it already (it is then
+    shared, and the checks are the caller's).
     """
     run_schema, qrels_schema = run.collect_schema(), qrels.collect_schema()
     options = options.resolve(run_schema, qrels_schema)
-    cols, order_column = options.columns, options.order_column
-    if options.validate:
+    cols = options.columns
+    if options.validate and ranked is None:
         validate(run, qrels, options, in_memory=in_memory)
-
-    run = _dedupe(
-        run.select(cols.query, cols.doc, order_column), cols, order_column, options.duplicates
-    )
-    qrels = _dedupe(
-        qrels.select(cols.query, cols.doc, cols.relevance), cols, cols.relevance, options.duplicates
-    )
-    rank = rank_expr(cols, options.order_by, run_schema[cols.doc])
+    if ranked is None:
+        ranked = ranked_run(run, options, run_schema[cols.doc])
+    qrels = judgments(qrels, options)
     keys = [cols.query, cols.doc]
-    max_rank = options.max_rank
     if not compact:
-        ranked = run.with_columns(rank).select(cols.query, cols.doc, cols.rank)
-        if max_rank is not None:
-            ranked = ranked.filter(pl.col(cols.rank) <= max_rank)
         table = ranked.join(qrels, on=keys, how="full", coalesce=True, maintain_order="none")
         return table.select(cols.query, cols.doc, cols.rank, cols.relevance)
 
@@ -67,16 +96,11 @@ def judged_table(
     # retrieved documents), and the judged rows not retrieved (an anti-join against the few
     # judged retrieved rows). The ranked run is computed once and cached.
     retrieved = pl.len().over(cols.query).cast(pl.UInt32)
-    if max_rank is not None:
-        retrieved = pl.min_horizontal(retrieved, pl.lit(max_rank, pl.UInt32))
-    ranked = run.with_columns(rank, retrieved.alias("__retrieved"))
-    if max_rank is not None:
-        ranked = ranked.filter(pl.col(cols.rank) <= max_rank)
     ranked = ranked.cache()
     found = ranked.join(qrels, on=keys, how="inner", maintain_order="none").select(
         cols.query, cols.doc, cols.rank, cols.relevance
     )
-    last = ranked.filter(pl.col(cols.rank) == pl.col("__retrieved")).select(
+    last = ranked.filter(pl.col(cols.rank) == retrieved).select(
         cols.query,
         pl.lit(None, run_schema[cols.doc]).alias(cols.doc),
         cols.rank,

@@ -86,6 +86,10 @@ INPUT_PROBLEMS = {
     "first at row {row} (query {query!r}, doc {doc!r})",
     "qrels_bad_rel": "qrels column {rel!r} has {count} null or NaN value(s); first at row {row} "
     "(query {query!r}, doc {doc!r})",
+    "qrels_grade_above_max": "qrels column {rel!r} has {count} grade(s) above {limit:g}, the "
+    "max_grade of metric {metric!r} (largest grade {largest:g}; first at row {row}: query "
+    "{query!r}, doc {doc!r}); give the metric max_grade={largest:g} or more, e.g. "
+    "'ERR(max_grade={largest:g})@10', or clip the grades",
     "run_duplicate": "run has {count} duplicate (query, doc) pair(s), e.g. query {query!r} doc "
     "{doc!r}; pass {keep_first} or {keep_max} to keep one row per pair",
     "qrels_duplicate": "qrels has {count} duplicate (query, doc) pair(s), e.g. query {query!r} "
@@ -94,7 +98,9 @@ INPUT_PROBLEMS = {
 
 
 def input_problem(check: str, *, order_column: str, rel: str, **found: Any) -> PolarsRankError:
-    """The error for one failed input check (see :data:`INPUT_PROBLEMS`)."""
+    """The error for one failed input check (see :data:`INPUT_PROBLEMS`); ``found`` holds the
+    count, the first row, its query and doc, and for the grade check the limit, the metric
+    and the largest grade."""
     return PolarsRankError(
         INPUT_PROBLEMS[check].format(
             order_column=order_column,

@@ -43,6 +43,7 @@ __all__ = [
     "bpref",
     "dcg",
     "eleven_pt_avg",
+    "err",
     "f1",
     "hit_rate",
     "hits",
@@ -58,6 +59,8 @@ __all__ = [
     "num_ret",
     "precision",
     "r_precision",
+    "rbp",
+    "rbp_residual",
     "recall",
     "recall_cap",
     "reciprocal_rank",
@@ -72,6 +75,12 @@ APDenominator = Literal["R", "min(k,R)"]
 
 #: The recall levels of trec_eval's 11-point interpolated precision (``11pt_avg``).
 ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+#: gdeval.pl's ``$MAX_JUDGMENT``: the default largest grade of ERR (ir_measures ``ERR@k``).
+ERR_MAX_GRADE = 4
+
+#: ir_measures' default persistence of RBP.
+RBP_P = 0.8
 
 _F64 = pl.Float64
 
@@ -615,3 +624,139 @@ def _check_points(points: Sequence[float]) -> tuple[float, ...]:
             raise PolarsRankError(f"eleven_pt_avg: points must be finite numbers, got {x!r}")
         out.append(float(x))
     return tuple(out)
+
+
+# --------------------------------------------------------------------------------------------
+# cascade and user-model metrics: ERR, RBP
+
+
+def check_max_grade(max_grade: float, name: str = "err") -> None:
+    """``max_grade`` must be a positive finite number."""
+    if (
+        isinstance(max_grade, bool)
+        or not isinstance(max_grade, int | float)
+        or not (0 < max_grade < float("inf"))
+    ):
+        raise PolarsRankError(f"{name}: max_grade must be a positive number, got {max_grade!r}")
+
+
+def check_persistence(p: float, name: str = "rbp") -> None:
+    """RBP's persistence ``p`` must lie strictly between 0 and 1."""
+    if isinstance(p, bool) or not isinstance(p, int | float) or not 0.0 < p < 1.0:
+        raise PolarsRankError(f"{name}: p must be in (0, 1), got {p!r}")
+
+
+def err(
+    k: int | None = None,
+    *,
+    max_grade: float = ERR_MAX_GRADE,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+) -> pl.Expr:
+    """ERR@k, expected reciprocal rank (Chapelle, Metzler, Zhang & Grinspan, CIKM 2009), as
+    gdeval.pl computes it (ir_measures' only ``ERR@k`` provider):
+
+        R(g) = (2^g − 1) / 2^max_grade,   ERR@k = Σ_{r ≤ k} R(g_r) / r · Π_{i < r} (1 − R(g_i)).
+
+    g is the grade of the document at rank r; unjudged and negative grades give R = 0 (gdeval
+    drops grades ≤ 0). gdeval fixes ``max_grade = 4`` and refuses larger grades;
+    :func:`polars_rank.evaluate` raises for a grade above ``max_grade``, while this expression,
+    which cannot raise, clips such a grade to ``max_grade``. gdeval prints 5 decimals; this is
+    the exact value. The relevance level does not apply.
+
+    Ranks 1–3 graded 2, 0, 4 (R = 3/16, 0, 15/16):
+    3/16 + 0 + (15/16)·(13/16)·(1)/3 = 0.1875 + 0.25390625 = 0.44140625.
+
+    >>> judged = pl.DataFrame({"query": ["q"] * 3, "rank": [1, 2, 3], "relevance": [2, 0, 4]})
+    >>> judged.group_by("query").agg(err(3)).item(0, 1)
+    0.44140625
+    """
+    _check_k(k, "err")
+    check_max_grade(max_grade)
+    within = _retrieved_within(rank, k)
+    grade = _col(relevance).cast(_F64).fill_null(0.0).clip(0.0, float(max_grade))
+    stop = (pl.lit(2.0).pow(grade) - 1.0) / (2.0 ** float(max_grade))
+    order = _col(rank).filter(within)
+    stop = stop.filter(within).sort_by(order)
+    position = order.sort().cast(_F64)
+    reach = (1.0 - stop).cum_prod().shift(1, fill_value=1.0)
+    return (stop * reach / position).sum().alias("err")
+
+
+def _rbp_weight(rank: ColumnOrExpr, p: float) -> pl.Expr:
+    """(1 − p) · p^(rank − 1), the weight RBP gives rank ``rank``."""
+    return (1.0 - float(p)) * pl.lit(float(p)).pow(_col(rank).cast(_F64) - 1.0)
+
+
+def rbp(
+    k: int | None = None,
+    *,
+    p: float = RBP_P,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+    relevance_level: float | None = None,
+) -> pl.Expr:
+    """RBP(p)@k, rank-biased precision (Moffat & Zobel, TOIS 2008):
+    (1 − p) · Σ_{r ≤ k} p^(r−1) · gain_r.
+
+    * ``relevance_level=None`` (ir_measures ``RBP(p=…)``, its trectools provider): graded, the
+      gain is the grade itself when positive, else 0. It is not normalised: a grade-3 document
+      adds 3·(1 − p)·p^(r−1), so RBP can exceed 1.
+    * ``relevance_level=ℓ`` (ir_measures ``RBP(p=…,rel=ℓ)``, its cwl_eval provider): binary,
+      gain 1 when the grade is ≥ ℓ (and not negative).
+
+    :func:`polars_rank.evaluate`'s ``relevance_level`` does not make RBP binary: only the
+    metric's own ``rel=`` does. Unjudged documents give 0 (the lower bound; the rest is
+    :func:`rbp_residual`). cwl_eval stops at 1000 documents and normalises by Σ_{i<1000} p^i
+    instead of 1/(1 − p): the same up to p^1000.
+
+    Ranks 1, 3 graded 1, 2 with p = 0.5: 0.5 · (1 + 0.25 · 2) = 0.75; binary at level 2:
+    0.5 · 0.25 = 0.125.
+
+    >>> judged = pl.DataFrame({"query": ["q"] * 2, "rank": [1, 3], "relevance": [1, 2]})
+    >>> judged.group_by("query").agg(rbp(p=0.5), rbp(p=0.5, relevance_level=2).alias("b")).row(0)
+    ('q', 0.75, 0.125)
+    """
+    _check_k(k, "rbp")
+    check_persistence(p)
+    grade = _col(relevance).cast(_F64)
+    if relevance_level is None:
+        gain = pl.when(grade > 0).then(grade).otherwise(0.0)
+    else:
+        gain = _is_rel(relevance, relevance_level).cast(_F64)
+    within = _retrieved_within(rank, k)
+    return (gain * _rbp_weight(rank, p)).filter(within).sum().alias("rbp")
+
+
+def rbp_residual(
+    k: int | None = None,
+    *,
+    p: float = RBP_P,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+) -> pl.Expr:
+    """The RBP residual (Moffat & Zobel 2008, section 4): the weight the judgments do not see,
+
+        residual = Σ_{r ≤ d, retrieved, unjudged} (1 − p)·p^(r−1) + p^d,
+
+    with depth d = k, or the number retrieved n without a cutoff. Computed from the judged rows
+    as (1 − p^min(n, d)) − Σ_{judged r ≤ d} (1 − p)·p^(r−1) + p^d. A negative grade counts as
+    judged. Binary RBP lies in [RBP, RBP + residual] (graded: RBP + max grade · residual).
+    trectools' ``get_rbp`` gives the same with a cutoff and leaves out p^d without one.
+
+    Two retrieved documents, rank 1 judged, p = 0.5, k = 3: unjudged rank 2 weighs 0.25, and
+    p^3 = 0.125: residual 0.375.
+
+    >>> judged = pl.DataFrame({"query": ["q"] * 2, "rank": [1, 2], "relevance": [0, None]})
+    >>> judged.group_by("query").agg(rbp_residual(3, p=0.5)).item(0, 1)
+    0.375
+    """
+    _check_k(k, "rbp_residual")
+    check_persistence(p, "rbp_residual")
+    within = _retrieved_within(rank, k)
+    n = _col(rank).max().fill_null(0).cast(_F64)
+    depth = n if k is None else group_constant(k)
+    judged_weight = _rbp_weight(rank, p).filter(within & _col(relevance).is_not_null()).sum()
+    persistence = pl.lit(float(p))
+    seen = 1.0 - persistence.pow(pl.min_horizontal(n, depth))
+    return (seen - judged_weight + persistence.pow(depth)).alias("rbp_residual")

@@ -66,13 +66,22 @@ class MetricSpec:
             out["relevance_level"] = self.level(relevance_level)
         return out
 
+    def call_arguments(
+        self, relevance_level: float = 1, variant: str | None = None
+    ) -> dict[str, Any]:
+        """The arguments the metric's function and macro take (those of
+        :meth:`arguments` without the parameters that shape its input table)."""
+        taken = {name for name, _ in self.entry.parameters(variant)}
+        return {k: v for k, v in self.arguments(relevance_level).items() if k in taken}
+
     def expr(
         self, *, relevance_level: float = 1, rank: str = "rank", relevance: str = "relevance"
     ) -> pl.Expr:
-        """The Polars aggregation for this metric, aliased to the label."""
+        """The Polars aggregation for this metric, aliased to the label (metrics that read
+        the judged table or the enriched recommendations)."""
         columns = {"rank": rank, "relevance": relevance}
-        kwargs = {c: columns[c] for c in self.entry.columns}
-        kwargs.update(self.arguments(relevance_level))
+        kwargs = {c: columns.get(c, c) for c in self.entry.columns}
+        kwargs.update(self.call_arguments(relevance_level))
         return self.entry.polars(**kwargs).alias(self.label)
 
 

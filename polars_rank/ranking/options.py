@@ -30,6 +30,15 @@ Duplicates = Literal["error", "first", "max"]
 
 
 @dataclass(frozen=True)
+class GradeLimit:
+    """The largest grade the requested metrics accept (ERR's ``max_grade``) and the metric
+    that sets it; the input checks refuse qrels with a larger grade."""
+
+    value: float
+    metric: str
+
+
+@dataclass(frozen=True)
 class Options:
     """How a run is judged and which queries count (see :func:`polars_rank.evaluate`).
 
@@ -43,6 +52,7 @@ class Options:
         max_rank: keep only the top ``max_rank`` documents per query.
         duplicates: ``"error"``, ``"first"`` or ``"max"`` for a repeated ``(query, doc)``.
         validate: check nulls, NaNs and duplicates in the inputs first.
+        grade_limit: the largest grade the metrics accept (checked with the inputs), if any.
     """
 
     columns: Columns = field(default_factory=Columns)
@@ -52,6 +62,7 @@ class Options:
     max_rank: int | None = None
     duplicates: Duplicates = "error"
     validate: bool = True
+    grade_limit: GradeLimit | None = None
 
     def __post_init__(self) -> None:
         for name in ("queries", "duplicates"):

@@ -22,20 +22,31 @@ rank, relevance, k := NULL, denominator := 'R', relevance_level := 1
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import polars as pl
 
+from polars_rank import recsys as rs
 from polars_rank.ranking import metrics as m
 from polars_rank.ranking import trec_metrics as tm
 
 Summary = Literal["mean", "sum", "gmean", "none"]
 Cutoff = Literal["required", "optional", "none", "recall"]
-Tool = Literal["ir_measures", "trec_eval", "ranx", "other"]
+Tool = Literal["ir_measures", "trec_eval", "ranx", "recommenders", "recbole", "other"]
 Result = Literal["float", "string"]
 ParamKind = Literal["number", "numbers", "gains", "choice"]
+Scope = Literal["metric", "table"]
+#: ``query``: one value per query (user), summarised over queries; ``corpus``: one value for
+#: the whole run (coverage, entropy, ...), with no per-query value.
+Level = Literal["query", "corpus"]
+#: The table a metric reads: the judged table (run + qrels) or the recommendations (the run's
+#: top k per user, with item data from the interactions and item features).
+Table = Literal["judged", "recommendations"]
+#: Inputs of :func:`polars_rank.evaluate` besides the run.
+Input = Literal["qrels", "interactions", "item_features"]
 
 #: trec_eval's floor for the geometric mean of a per-query value (``gm_map``).
 GM_FLOOR = 1e-5
@@ -56,6 +67,11 @@ class Param:
     ``{1:3,2:9}`` (pairs in Python, a ``MAP(INTEGER, DOUBLE)`` in SQL); or ``"choice"``, one of
     ``spellings`` (lower case), each mapped to the value it stands for. ``examples`` are
     written values the tests evaluate (numbers default to 0.5 and 2).
+    A number may be checked by ``valid`` (``valid_doc`` says what it accepts).
+    ``scope="table"`` marks a parameter that shapes the table the metric reads (e.g. how item
+    popularity is counted) rather than the metric's own function or macro, which therefore do
+    not take it. ``variants`` limits a parameter to some of the metric's input variants (e.g.
+    Jaccard similarity only for category features).
     """
 
     name: str
@@ -63,6 +79,10 @@ class Param:
     spellings: Mapping[str, Any] | None = None
     doc: str = ""
     kind: ParamKind = "number"
+    valid: Callable[[float], bool] | None = None
+    valid_doc: str = ""
+    scope: Scope = "metric"
+    variants: tuple[str, ...] = ()
     examples: tuple[str, ...] = ()
 
     def parse(self, text: str) -> Any:
@@ -95,7 +115,10 @@ class Param:
                         raise ValueError(f"{item.strip()!r} is not grade:gain")
                     pairs.append((int(level), float(gain)))
             return tuple(pairs)
-        return float(raw)
+        value = float(raw)
+        if self.valid is not None and not self.valid(value):
+            raise ValueError(f"{self.name} must be {self.valid_doc}")
+        return value
 
     def sql(self, value: Any) -> str:
         """A value of this parameter as an SQL literal."""
@@ -135,10 +158,20 @@ class TrecEval:
 
 @dataclass(frozen=True)
 class Metric:
-    """One ranking metric: definition, names, parameters, summary rule and implementations."""
+    """One metric: definition, names, parameters, summary rule and implementations.
+
+    Ranking metrics read the judged table (``table="judged"``) and are Polars expressions over
+    its ``columns``. Recommender metrics read the recommendations (``table="recommendations"``):
+    either expressions over the recommendation table's ``columns`` (item columns joined), or,
+    with ``tables``, functions of whole frames (``top`` recommendations, ``catalog``, ...) whose
+    macros are table macros. ``inputs`` lists what :func:`polars_rank.evaluate` must be given
+    besides the run (``qrels`` only when ``needs_qrels`` says so for recommender metrics);
+    ``level="corpus"`` metrics have one value per run and no per-query value. ``variants`` are
+    the kinds of item features a metric accepts, one macro each (``{macro}_{variant}``).
+    """
 
     name: str
-    polars: Callable[..., pl.Expr]
+    polars: Callable[..., Any]
     formula: str
     cutoff: Cutoff = "none"
     params: tuple[Param, ...] = ()
@@ -149,58 +182,88 @@ class Metric:
     aliases: tuple[Alias, ...] = ()
     trec_eval: tuple[TrecEval, ...] = ()
     title: str = ""
+    level: Level = "query"
+    table: Table = "judged"
+    inputs: tuple[Input, ...] = ()
+    tables: tuple[str, ...] = ()
+    variants: tuple[str, ...] = ()
     #: The relevance level applies only when the name gives one, ``(rel=N)``; without it the
     #: metric counts every document (evaluate's ``relevance_level`` does not apply) and its
-    #: ``relevance`` column may be left out in SQL.
+    #: ``relevance`` column may be left out in SQL — unless ``graded``: then, without a
+    #: level, the metric reads the grades themselves (RBP) and needs the column.
     explicit_level: bool = False
     result: Result = "float"
+    graded: bool = False
+    needs_qrels: Callable[[Mapping[str, Any]], bool] | None = None
+    reference: str = ""
 
     @property
     def sql_macro(self) -> str:
         """The SQL macro computing this metric (quoted when it is an SQL keyword)."""
         return self.macro or self.name
 
+    def sql_macros(self) -> list[tuple[str, str | None]]:
+        """``(macro, variant)`` for each macro of the metric: one, or one per variant."""
+        if not self.variants:
+            return [(self.sql_macro, None)]
+        return [(f"{self.sql_macro}_{v}", v) for v in self.variants]
+
     @property
     def param(self) -> dict[str, Param]:
         """Parameters by name."""
         return {p.name: p for p in self.params}
 
-    def parameters(self) -> list[tuple[str, Any]]:
+    def parameters(self, variant: str | None = None) -> list[tuple[str, Any]]:
         """``(name, default)`` of every parameter the implementations take, in SQL order:
-        columns, required arguments, then optional ones; ``REQUIRED`` marks no default."""
-        optional = ("relevance",) if self.explicit_level else ()
-        out: list[tuple[str, Any]] = [
-            (c, None if c in optional else REQUIRED) for c in self.columns
-        ]
+        tables, columns, required arguments, then optional ones; ``REQUIRED`` marks no default.
+        Parameters of ``scope="table"`` are left out (they shape the input, not the call);
+        with ``variant``, so are parameters of other variants."""
+        optional = ("relevance",) if self.explicit_level and not self.graded else ()
+        out: list[tuple[str, Any]] = [(t, REQUIRED) for t in self.tables]
+        out += [(c, None if c in optional else REQUIRED) for c in self.columns]
         if self.cutoff == "required":
             out.append(("k", REQUIRED))
         elif self.cutoff == "recall":
             out.append(("recall_level", REQUIRED))
         elif self.cutoff == "optional":
             out.append(("k", None))
-        out += [(p.name, p.default) for p in self.params]
+        out += [
+            (p.name, p.default)
+            for p in self.params
+            if p.scope == "metric" and (variant is None or not p.variants or variant in p.variants)
+        ]
         if self.relevance_level:
             out.append(("relevance_level", None if self.explicit_level else 1))
         return out
 
-    def sql_signature(self) -> str:
-        """The macro's parameter list as written in ``sql/ranking.sql``."""
+    def uses_qrels(self, arguments: Mapping[str, Any]) -> bool:
+        """Whether evaluating the metric with these arguments reads the qrels."""
+        if self.table == "judged":
+            return True
+        return self.needs_qrels is not None and self.needs_qrels(arguments)
+
+    def sql_signature(self, variant: str | None = None) -> str:
+        """The macro's parameter list as written in the ``sql/*.sql`` files."""
 
         def shown(value: Any) -> str:
             if value is None:
                 return "NULL"
+            if isinstance(value, bool):
+                return "true" if value else "false"
             if isinstance(value, tuple):
                 return "[" + ", ".join(repr(x) for x in value) + "]"
             return f"'{value}'" if isinstance(value, str) else repr(value)
 
         return ", ".join(
             name if default is REQUIRED else f"{name} := {shown(default)}"
-            for name, default in self.parameters()
+            for name, default in self.parameters(variant)
         )
 
     def python_signature(self) -> str:
         """The Polars function's call with its first argument, e.g. ``ndcg(k)``."""
-        if self.cutoff in ("required", "optional"):
+        if self.tables:
+            first = ", ".join(self.tables)
+        elif self.cutoff in ("required", "optional"):
             first = "k"
         elif self.cutoff == "recall":
             first = "recall_level"
@@ -244,6 +307,23 @@ _AP_DENOMINATOR = Param(
     {"r": "R", "min": "min(k,R)", "min(k,r)": "min(k,R)", "mink": "min(k,R)"},
     "`R` (trec_eval) or `min(k,R)` (Spark, recommender libraries)",
     kind="choice",
+)
+
+_P_PARAM = Param(
+    "p",
+    m.RBP_P,
+    doc="persistence in (0, 1)",
+    valid=lambda v: 0.0 < v < 1.0,
+    valid_doc="in (0, 1)",
+    examples=("0.5", "0.95"),
+)
+
+_COUNT_PARAM = Param(
+    "count",
+    "users",
+    {"users": "users", "interactions": "interactions", "rows": "interactions"},
+    "item popularity: distinct `users` or `interactions` (rows, RecBole)",
+    scope="table",
 )
 
 _ENTRIES: tuple[Metric, ...] = (
@@ -692,6 +772,306 @@ _ENTRIES: tuple[Metric, ...] = (
         aliases=(_a("trec_rbp_resid"), _a("trec_rbp_residual")),
         trec_eval=(TrecEval("rbp_resid", parameter="pairs"),),
     ),
+    # -- cascade and user-model metrics (ERR, RBP) ---------------------------------------------
+    Metric(
+        "err",
+        m.err,
+        "Σ_{r ≤ k} R(g_r) / r · Π_{i<r} (1 − R(g_i)), R(g) = (2^g − 1) / 2^max_grade "
+        "(gdeval, Chapelle et al. 2009); a grade above max_grade is an error",
+        cutoff="optional",
+        params=(
+            Param(
+                "max_grade",
+                m.ERR_MAX_GRADE,
+                doc="largest grade (gdeval: 4)",
+                valid=lambda v: 0 < v < float("inf"),
+                valid_doc="a positive number",
+                examples=("3", "5"),
+            ),
+        ),
+        relevance_level=False,
+        title="ERR",
+        aliases=(_a("ERR", "ir_measures"), _a("err")),
+        reference="ir_measures ERR@k (gdeval.pl), exact instead of 5 printed decimals",
+    ),
+    Metric(
+        "rbp",
+        m.rbp,
+        "(1 − p) Σ_{r ≤ k} p^(r−1) gain_r; gain = the grade (graded, trectools) or, with "
+        "rel=ℓ, 1 for grade ≥ ℓ (cwl_eval); unjudged 0",
+        cutoff="optional",
+        params=(_P_PARAM,),
+        explicit_level=True,
+        graded=True,
+        title="RBP",
+        aliases=(_a("RBP", "ir_measures"), _a("rbp")),
+        reference="ir_measures RBP(p=…) (trectools) and RBP(p=…,rel=ℓ) (cwl_eval)",
+    ),
+    Metric(
+        "rbp_residual",
+        m.rbp_residual,
+        "unjudged weight Σ_{unjudged r ≤ d} (1 − p) p^(r−1) + p^d, d = k or the number "
+        "retrieved (Moffat & Zobel 2008)",
+        cutoff="optional",
+        params=(_P_PARAM,),
+        relevance_level=False,
+        title="RBP residual",
+        aliases=(_a("RBP_residual"), _a("rbp_residual")),
+        reference="trectools get_rbp (residual, with a cutoff)",
+    ),
+    # -- recommender metrics beyond accuracy (polars_rank.recsys, sql/recsys.sql) -------------
+    Metric(
+        "catalog_coverage",
+        rs.catalog_coverage,
+        "catalog items in any user's top k / catalog size (items outside the catalog are not "
+        "counted: a warning says how many)",
+        cutoff="optional",
+        relevance_level=False,
+        columns=(),
+        tables=("top", "catalog"),
+        level="corpus",
+        table="recommendations",
+        title="catalog coverage",
+        aliases=(
+            _a("coverage"),
+            _a("catalog_coverage", "recommenders"),
+            _a("ItemCoverage", "recbole"),
+        ),
+        reference="MS Recommenders catalog_coverage (catalog = train items), RecBole "
+        "ItemCoverage (catalog = item ids with the padding id)",
+    ),
+    Metric(
+        "shannon_entropy",
+        rs.shannon_entropy,
+        "−Σ_i p(i) log_base p(i), p(i) = count(i) / Σ count over the top-k lists; "
+        "per_item divides by the number of recommended items",
+        cutoff="optional",
+        params=(
+            Param(
+                "base",
+                2.0,
+                doc="logarithm base (2: bits)",
+                valid=lambda v: v > 0 and v != 1,
+                valid_doc="positive and not 1",
+                examples=("10", "2.718281828459045"),
+            ),
+            Param(
+                "per_item",
+                False,
+                {"true": True, "false": False},
+                "divide by the number of recommended items (RecBole)",
+            ),
+        ),
+        relevance_level=False,
+        columns=(),
+        tables=("top",),
+        level="corpus",
+        table="recommendations",
+        title="Shannon entropy",
+        aliases=(
+            _a("entropy"),
+            _a("shannon_entropy"),
+            _a("distributional_coverage", "recommenders"),
+            _a("ShannonEntropy", "recbole", base=math.e, per_item=True),
+        ),
+        reference="MS Recommenders distributional_coverage; RecBole ShannonEntropy with "
+        "base=e, per_item=true",
+    ),
+    Metric(
+        "gini_index",
+        rs.gini_index,
+        "Σ_j (2j − n − 1) c_(j) / (n Σ c) over the n catalog items' top-k counts in ascending "
+        "order (0: equal exposure)",
+        cutoff="optional",
+        relevance_level=False,
+        columns=(),
+        tables=("top", "catalog"),
+        level="corpus",
+        table="recommendations",
+        title="Gini index",
+        aliases=(_a("gini"), _a("gini_index"), _a("GiniIndex", "recbole")),
+        reference="RecBole GiniIndex (n = its item count, padding id included)",
+    ),
+    Metric(
+        "user_coverage",
+        rs.user_coverage,
+        "users with at least one item in the top k (with rel=ℓ: one item of grade ≥ ℓ) / users",
+        cutoff="optional",
+        explicit_level=True,
+        columns=(),
+        tables=("top", "users"),
+        level="corpus",
+        table="recommendations",
+        needs_qrels=lambda a: a["relevance_level"] is not None,
+        title="user coverage",
+        aliases=(_a("user_coverage"),),
+        reference="Ge, Delgado-Battenfeld & Jannach 2010 (neither MS Recommenders nor RecBole "
+        "has it)",
+    ),
+    Metric(
+        "novelty",
+        rs.novelty,
+        "mean over the top-k items of −log2 p(i), p(i) = pop(i) / Σ pop (choice) or pop(i) / "
+        "users (discovery); items without interactions skipped (unknown=zero: 0)",
+        cutoff="optional",
+        params=(
+            Param(
+                "unknown",
+                "skip",
+                {"skip": "skip", "zero": "zero"},
+                "an item without interactions is left out (`skip`) or counts 0 (`zero`, MS "
+                "Recommenders)",
+            ),
+            _COUNT_PARAM,
+            Param(
+                "model",
+                "choice",
+                {"choice": "choice", "discovery": "discovery"},
+                "`choice`: p = pop / Σ pop (MS Recommenders); `discovery`: p = pop / users",
+                scope="table",
+            ),
+        ),
+        relevance_level=False,
+        columns=("rank", "self_information"),
+        table="recommendations",
+        inputs=("interactions",),
+        aliases=(_a("novelty"),),
+        reference="MS Recommenders historical_item_novelty (per item); its novelty averages "
+        "over all recommendations with unknown=zero",
+    ),
+    Metric(
+        "average_popularity",
+        rs.average_popularity,
+        "mean popularity of the top-k items (0 for an item without interactions)",
+        cutoff="optional",
+        params=(_COUNT_PARAM,),
+        relevance_level=False,
+        columns=("rank", "popularity"),
+        table="recommendations",
+        inputs=("interactions",),
+        title="average recommendation popularity",
+        aliases=(
+            _a("arp"),
+            _a("average_popularity"),
+            _a("AveragePopularity", "recbole", count="interactions"),
+        ),
+        reference="RecBole AveragePopularity (count=interactions)",
+    ),
+    Metric(
+        "long_tail_share",
+        rs.long_tail_share,
+        "share of the top-k items in the long tail: outside the ⌊head_share · n⌋ most popular "
+        "of the n items with interactions (or tail_share / tail_popularity, RecBole)",
+        cutoff="optional",
+        params=(
+            _COUNT_PARAM,
+            Param(
+                "head_share",
+                0.2,
+                doc="the head: this share of the items, most popular first",
+                valid=lambda v: 0.0 <= v <= 1.0,
+                valid_doc="in [0, 1]",
+                scope="table",
+                examples=("0.1", "0.5"),
+            ),
+            Param(
+                "tail_share",
+                None,
+                doc="instead, the tail: max(⌊share · n⌋, 1) least popular items (RecBole)",
+                valid=lambda v: 0.0 < v <= 1.0,
+                valid_doc="in (0, 1]",
+                scope="table",
+                examples=("0.1", "0.3"),
+            ),
+            Param(
+                "tail_popularity",
+                None,
+                doc="instead, the tail: items with popularity ≤ this (RecBole)",
+                valid=lambda v: v >= 0,
+                valid_doc="non-negative",
+                scope="table",
+                examples=("1", "3"),
+            ),
+            Param(
+                "unknown",
+                True,
+                {"tail": True, "head": False},
+                "an item without interactions is `tail` (default) or `head` (RecBole)",
+                scope="table",
+            ),
+        ),
+        relevance_level=False,
+        columns=("rank", "in_tail"),
+        table="recommendations",
+        inputs=("interactions",),
+        title="long-tail share (APLT)",
+        aliases=(
+            _a("aplt"),
+            _a("long_tail_share"),
+            _a(
+                "TailPercentage",
+                "recbole",
+                tail_share=0.1,
+                unknown=False,
+                count="interactions",
+            ),
+        ),
+        reference="RecBole TailPercentage (tail_share or tail_popularity, unknown=head, "
+        "count=interactions)",
+    ),
+    Metric(
+        "intra_list_diversity",
+        rs.intra_list_diversity,
+        "1 − Σ_{i<j} sim(i, j) / C(n, 2) over the n top-k items (null for n < 2); sim: cosine "
+        "of vectors or categories, Jaccard of categories, or a similarity table (missing 0)",
+        cutoff="optional",
+        params=(
+            Param(
+                "similarity",
+                "cosine",
+                {"cosine": "cosine", "jaccard": "jaccard"},
+                "for category features: `cosine` of multi-hot vectors or `jaccard`",
+                variants=("categories",),
+            ),
+        ),
+        relevance_level=False,
+        columns=(),
+        tables=("top", "item_features"),
+        variants=rs.features.KINDS,
+        table="recommendations",
+        inputs=("item_features",),
+        title="intra-list diversity",
+        aliases=(
+            _a("ild"),
+            _a("intra_list_diversity"),
+            _a("diversity", "recommenders"),
+        ),
+        reference="MS Recommenders user_diversity / diversity",
+    ),
+    Metric(
+        "serendipity",
+        rs.serendipity,
+        "mean over the top-k items of (1 − mean_{j ∈ history} sim(i, j)) · gain, gain from the "
+        "qrels (binary, graded or none); null without history",
+        cutoff="optional",
+        params=(
+            Param(
+                "gain",
+                "binary",
+                {"binary": "binary", "graded": "graded", "none": "none"},
+                "relevance factor: `binary` (grade ≥ level), `graded` (the grade) or `none` "
+                "(1, MS Recommenders without relevance)",
+            ),
+        ),
+        columns=(),
+        tables=("top", "interactions", "item_features"),
+        variants=rs.features.KINDS,
+        table="recommendations",
+        inputs=("interactions", "item_features"),
+        needs_qrels=lambda a: a["gain"] != "none",
+        aliases=(_a("serendipity", "recommenders"),),
+        reference="MS Recommenders user_serendipity / serendipity",
+    ),
 )
 
 #: Every ranking metric by canonical name, in the order of the README's tables.
@@ -746,7 +1126,8 @@ def trec_eval_names() -> dict[str, tuple[Metric, TrecEval]]:
 
 def summary_expr(rule: Summary, column: str, query: str = "query") -> pl.Expr:
     """How the per-query values in ``column`` become the summary value: their mean, their sum
-    (counts), or trec_eval's geometric mean exp(mean(ln(max(x, 1e-5)))).
+    (counts), or trec_eval's geometric mean exp(mean(ln(max(x, 1e-5)))), over the non-null
+    values (a recommender metric is null where it is undefined, e.g. ILD of one item).
 
     The values are added one after the other in query order, as trec_eval adds them, so the
     result does not depend on the order in which an engine produced the queries: repeatable to
@@ -754,7 +1135,7 @@ def summary_expr(rule: Summary, column: str, query: str = "query") -> pl.Expr:
     """
     if rule == "none":
         raise ValueError(f"{column}: a metric without a summary has no summary expression")
-    values = pl.col(column).sort_by(query)
+    values = pl.col(column).sort_by(query).drop_nulls()  # undefined values: out of the mean
     if rule == "gmean":
         values = values.clip(lower_bound=GM_FLOOR).log()
     total = values.cum_sum().last()
@@ -788,9 +1169,22 @@ def _code(text: str) -> str:
     return f"`{text}`"
 
 
+def alias_parameters(entry: Metric, alias: Alias) -> list[str]:
+    """The parameters a name fixes, as a user writes them: ``gain=exponential``, ``base=e``."""
+
+    def shown(name: str, value: Any) -> str:
+        spellings = entry.param[name].spellings or {}
+        spelled = [k for k, v in spellings.items() if v == value and type(v) is type(value)]
+        if value in spelled:  # the value is its own spelling: gain=exponential
+            return str(value)
+        return spelled[0] if spelled else ("e" if value == math.e else str(value))
+
+    return [f"{k}={shown(k, v)}" for k, v in alias.fixed]
+
+
 def _spelled(entry: Metric, alias: Alias) -> str:
     """How a name is written with its cutoff: ``P@k``, ``RR``/``RR@k``, ``IPrec@x``."""
-    fixed = ", ".join(f"{k}={v}" for k, v in alias.fixed)
+    fixed = ", ".join(alias_parameters(entry, alias))
     note = f" ({fixed})" if fixed else ""
     if entry.cutoff == "optional":
         return f"{_code(alias.name)}, {_code(alias.name + '@k')}{note}"
@@ -805,35 +1199,72 @@ def _trec_spelled(entry: Metric, trec: TrecEval) -> str:
     return _code(trec.name + (".k" if entry.cutoff in ("required", "optional") else ".x"))
 
 
+def _param_cells(e: Metric) -> list[str]:
+    params = {"required": ["`k`"], "optional": ["`k` (optional)"], "recall": ["`x` in [0, 1]"]}
+    shown = list(params.get(e.cutoff, []))
+    for p in e.params:
+        default = p.default
+        if p.spellings is not None:  # the spelling of the default
+            default = next((k for k, v in p.spellings.items() if v == default), default)
+        note = f" (default {default})" if default is not None and e.table != "judged" else ""
+        shown.append(f"`{p.name}`: {p.doc}{note}" if p.doc else f"`{p.name}`{note}")
+    if e.relevance_level:
+        shown.append("`rel` (only when given)" if e.explicit_level else "`rel`")
+    return shown
+
+
 def markdown_metric_table() -> str:
-    """The README's metric table: function, parameters, definition and summary of each metric."""
+    """The README's metric table of the ranking metrics: function, parameters, definition
+    and summary."""
     lines = [
         "| metric | function | parameters | definition | summary over queries |",
         "| --- | --- | --- | --- | --- |",
     ]
     for e in _ENTRIES:
-        params = {"required": ["`k`"], "optional": ["`k` (optional)"], "recall": ["`x` in [0, 1]"]}
-        shown = list(params.get(e.cutoff, []))
-        shown += [f"`{p.name}`: {p.doc}" if p.doc else f"`{p.name}`" for p in e.params]
-        if e.relevance_level:
-            shown.append("`rel` (only when given)" if e.explicit_level else "`rel`")
+        if e.table != "judged":
+            continue
         summary = {"mean": "mean", "sum": "sum", "gmean": "geometric mean", "none": "none"}[
             e.summary
         ]
         lines.append(
-            f"| {e.title or e.name} | `{e.python_signature()}` | {'; '.join(shown) or '—'} | "
-            f"{e.formula} | {summary} |"
+            f"| {e.title or e.name} | `{e.python_signature()}` | "
+            f"{'; '.join(_param_cells(e)) or '—'} | {e.formula} | {summary} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def markdown_recommender_table() -> str:
+    """The README's table of the recommender metrics: names, inputs, level, parameters,
+    definition and the reference each matches."""
+    lines = [
+        "| metric | names | needs | per query | parameters | definition | matches |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for e in _ENTRIES:
+        if e.table != "recommendations":
+            continue
+        names = ", ".join(_spelled(e, a) for a in e.aliases)
+        needs = ", ".join(f"`{i}`" for i in e.inputs) or "—"
+        if e.needs_qrels is not None:
+            needs += " (+ qrels for relevance)"
+        per_query = "yes" if e.level == "query" else "no (one value)"
+        lines.append(
+            f"| {e.title or e.name} (`{e.python_signature()}`) | {names} | {needs} | "
+            f"{per_query} | {'; '.join(_param_cells(e))} | {e.formula} | {e.reference} |"
         )
     return "\n".join(lines) + "\n"
 
 
 def markdown_names_table() -> str:
-    """The README's table of the names each tool uses for each metric (all accepted here)."""
+    """The README's table of the names each tool uses for each ranking metric (all accepted
+    here)."""
     lines = [
         "| polars_rank | trec_eval (`-m`) | ir_measures | ranx | also accepted |",
         "| --- | --- | --- | --- | --- |",
     ]
     for e in _ENTRIES:
+        if e.table != "judged":
+            continue
         cells = [", ".join(_trec_spelled(e, t) for t in e.trec_eval) or "—"]
         cells += [
             ", ".join(_spelled(e, a) for a in e.aliases if tool in a.tools) or "—"
@@ -844,14 +1275,18 @@ def markdown_names_table() -> str:
     return "\n".join(lines) + "\n"
 
 
-def markdown_macro_table() -> str:
-    """The README's table of the SQL aggregate macros."""
+def markdown_macro_table(table: Table = "judged") -> str:
+    """The README's table of the SQL macros of the ranking (``table="judged"``) or the
+    recommender metrics (one line per variant)."""
     lines = ["| macro | parameters | value |", "| --- | --- | --- |"]
     seen: set[str] = set()
     for e in _ENTRIES:
-        if e.sql_macro in seen:
+        if e.table != table:
             continue
-        seen.add(e.sql_macro)
-        signature = f"`{e.sql_signature()}`" if e.parameters() else "—"
-        lines.append(f"| `{e.sql_macro}` | {signature} | {e.formula} |")
+        for macro, variant in e.sql_macros():
+            if macro in seen:
+                continue
+            seen.add(macro)
+            signature = f"`{e.sql_signature(variant)}`" if e.parameters(variant) else "—"
+            lines.append(f"| `{macro}` | {signature} | {e.formula} |")
     return "\n".join(lines) + "\n"

@@ -39,11 +39,22 @@ def _pair_hash(cols: Columns) -> pl.Expr:
     return pl.col(cols.query).hash(seed=1) ^ pl.col(cols.doc).hash(seed=2)
 
 
+def _above(name: str, limit: float) -> pl.Expr:
+    """True for a grade above ``limit`` (null and NaN grades are reported by their own check)."""
+    value = pl.col(name)
+    return (value > limit).fill_null(False) & ~value.cast(pl.Float64).is_nan()
+
+
 def _problem_count(
-    frame: pl.LazyFrame, cols: Columns, value: str, dtype: pl.DataType, duplicates: str
+    frame: pl.LazyFrame,
+    cols: Columns,
+    value: str,
+    dtype: pl.DataType,
+    duplicates: str,
+    limit: float | None = None,
 ) -> pl.LazyFrame:
-    """The fast pre-check, one pass: null ids + null/NaN values + (rows − distinct pair hashes),
-    and the number of rows.
+    """The fast pre-check, one pass: null ids + null/NaN values + (rows − distinct pair hashes)
+    (+ grades above ``limit``), and the number of rows.
 
     0 problems proves the table is clean; anything else sends it to the exact checks, which
     find the first problem and tell a real duplicate from a hash collision.
@@ -52,6 +63,8 @@ def _problem_count(
         _null_id(cols).sum().cast(pl.Int64),
         _is_bad_number(value, dtype).sum().cast(pl.Int64),
     ]
+    if limit is not None:
+        counts.append(_above(value, limit).sum().cast(pl.Int64))
     if duplicates == "error":
         counts.append((pl.len() - _pair_hash(cols).n_unique()).cast(pl.Int64))
     return frame.select(pl.sum_horizontal(counts).alias("problems"), pl.len().alias("rows"))
@@ -95,28 +108,43 @@ def _duplicate_example(frame: pl.LazyFrame, cols: Columns, check: str) -> pl.Laz
 
 
 def validate(
-    run: pl.LazyFrame, qrels: pl.LazyFrame, options: Options, *, in_memory: bool = False
+    run: pl.LazyFrame,
+    qrels: pl.LazyFrame,
+    options: Options,
+    *,
+    in_memory: bool = False,
+    judgments_given: bool = True,
 ) -> None:
     """Raise :class:`~polars_rank.PolarsRankError` naming the first problem in the inputs.
 
     Checks that neither input is empty, null ids, null/NaN scores (or ranks) and relevance,
     and duplicate ``(query, doc)`` pairs (only when ``options.duplicates == "error"``).
     ``options`` must be resolved.
+    ``judgments_given=False`` (recommender metrics without qrels: ``qrels`` is an empty
+    stand-in) skips the check that the judgments are not empty.
     ``in_memory=True`` (inputs that are DataFrames) runs the counting pass on the in-memory
     engine, about twice as fast as the streaming engine for a hash count; lazy inputs, which
     may be larger than memory, keep Polars' default engine.
     """
     cols, order_column, duplicates = options.columns, options.order_column, options.duplicates
+    limit = options.grade_limit
     run_schema, qrels_schema = run.collect_schema(), qrels.collect_schema()
     found = pl.collect_all(
         [
             _problem_count(run, cols, order_column, run_schema[order_column], duplicates),
-            _problem_count(qrels, cols, cols.relevance, qrels_schema[cols.relevance], duplicates),
+            _problem_count(
+                qrels,
+                cols,
+                cols.relevance,
+                qrels_schema[cols.relevance],
+                duplicates,
+                None if limit is None else limit.value,
+            ),
         ],
         engine="in-memory" if in_memory else "auto",
     )
     for what, frame in zip(("run", "qrels"), found, strict=True):
-        if frame["rows"][0] == 0:
+        if frame["rows"][0] == 0 and (what == "run" or judgments_given):
             raise messages.empty_input(what)
     if not any(frame["problems"][0] for frame in found):
         return
@@ -133,6 +161,13 @@ def validate(
             "qrels_bad_rel",
         ),
     ]
+    extra: dict[str, dict] = {}
+    if limit is not None:
+        checks.append(
+            _first_bad(qrels, _above(cols.relevance, limit.value), cols, "qrels_grade_above_max")
+        )
+        largest = qrels.select(pl.col(cols.relevance).cast(pl.Float64).max())
+        extra["qrels_grade_above_max"] = {"limit": limit.value, "metric": limit.metric}
     if duplicates == "error":
         checks += [
             _pair_hash_collisions(run, cols, "run_duplicate"),
@@ -146,6 +181,9 @@ def validate(
             result = _duplicate_example(frame, cols, result["check"][0]).collect()
             if not result.height:
                 continue  # a hash collision, not a duplicate
+        details = extra.get(result["check"][0], {})
+        if details:  # the grade check names the largest grade
+            details = {**details, "largest": largest.collect().item()}
         raise messages.input_problem(
-            **result.row(0, named=True), order_column=order_column, rel=cols.relevance
+            **result.row(0, named=True), **details, order_column=order_column, rel=cols.relevance
         )

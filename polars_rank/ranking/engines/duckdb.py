@@ -29,13 +29,14 @@ import polars as pl
 
 from polars_rank._arrow import register_frame, to_polars
 from polars_rank._errors import PolarsRankError
-from polars_rank._frames import ACCEPTED
+from polars_rank._frames import ACCEPTED, as_polars
 from polars_rank._sql import ident, literal, table_name
 from polars_rank.duckdb import session
 from polars_rank.ranking import messages
 from polars_rank.ranking.engines import LEFT_OUT
 from polars_rank.ranking.engines.duckdb_checks import check_sql
 from polars_rank.ranking.engines.duckdb_sql import ROW, id_sql, query_sql
+from polars_rank.ranking.judged import empty_qrels
 from polars_rank.ranking.names import MetricSpec
 from polars_rank.ranking.options import Options
 from polars_rank.ranking.validation import validate
@@ -89,6 +90,74 @@ def _left_out_fallback(con, run: _Source, qrels: _Source, query: str) -> int:
     return rows[0][0]
 
 
+def _frame(con: duckdb.DuckDBPyConnection, obj: Any, what: str) -> pl.DataFrame | None:
+    """A recommender input as a Polars DataFrame (tables and Parquet files are read once)."""
+    obj = as_polars(obj)
+    if obj is None or isinstance(obj, pl.DataFrame | pl.Series):
+        return obj
+    if isinstance(obj, pl.LazyFrame):
+        return obj.collect()
+    if isinstance(obj, duckdb.DuckDBPyRelation):
+        return to_polars(obj)
+    if isinstance(obj, str):
+        sql = f"read_parquet({literal(obj)})" if _is_parquet(obj) else table_name(obj)
+        try:
+            return to_polars(con.sql(f"SELECT * FROM {sql}"))
+        except duckdb.Error as error:
+            raise PolarsRankError(f"{what} {obj!r} cannot be read by DuckDB: {error}") from None
+    raise TypeError(
+        f"{what} must be {ACCEPTED}, a DuckDB relation, a table name or a .parquet path, "
+        f"got {type(obj).__name__}"
+    )
+
+
+def _recommender_sql(
+    con, specs, run_src: _Source, qrels: Any, recommender: dict, options: Options, *, per_query
+) -> tuple[str, list[_Source]]:
+    """The recommender CTEs and the sources registered for them (after the checks)."""
+    from polars_rank.recsys.duckdb_sql import input_ctes, recommender_ctes
+    from polars_rank.recsys.inputs import prepare, recommender_specs
+
+    frames = {name: _frame(con, obj, name) for name, obj in recommender.items()}
+    run_frame = run_src.frame if run_src.frame is not None else pl.DataFrame(schema=run_src.schema)
+    inputs = prepare(specs, run_frame, qrels, frames, options, per_query=per_query)
+    rec_specs = recommender_specs(specs)
+    if not rec_specs:
+        return "", []
+    sources: list[_Source] = []
+    texts: dict[str, str | None] = {}
+    given = {
+        "interactions": inputs.interactions,
+        "item_features": inputs.item_features.frame if inputs.item_features else None,
+        "catalog": inputs.catalog,
+    }
+    for name, frame in given.items():
+        if frame is None:
+            texts[name] = None
+            continue
+        source = _source(con, frame, name, row_index=False)
+        sources.append(source)
+        texts[name] = source.sql
+    features = inputs.item_features
+    cols = options.columns
+    sql = input_ctes(
+        texts,
+        {},
+        query=cols.query,
+        doc=cols.doc,
+        run_schema=run_src.schema,
+        feature_kind=features.kind if features else None,
+        feature_column=features.column if features else None,
+    ) + recommender_ctes(
+        rec_specs,
+        options,
+        sources=texts,
+        feature_kind=features.kind if features else None,
+        with_relevance=qrels is not None,
+    )
+    return sql, sources
+
+
 def evaluate_duckdb(
     run: Any,
     qrels: Any,
@@ -98,6 +167,7 @@ def evaluate_duckdb(
     per_query: bool,
     con: duckdb.DuckDBPyConnection | None = None,
     warn: Callable[[int], None] = messages.warn_left_out_here,
+    recommender: dict[str, Any] | None = None,
 ) -> pl.DataFrame | pl.LazyFrame:
     """Evaluate in DuckDB; the same result as the Polars engine (see :func:`evaluate`).
 
@@ -105,31 +175,70 @@ def evaluate_duckdb(
     (as the Polars engine does). Gives ``warn`` the number of run queries without judgments,
     as the Polars engine does. ``con`` gets the macros defined on it; without it a cursor of
     the package's in-memory database is used (table names then cannot be resolved: pass
-    ``con`` with them).
+    ``con`` with them). ``recommender`` holds the interactions, item features and catalog
+    (read into memory when given as tables or Parquet paths).
     """
+    from polars_rank.recsys.duckdb_sql import OUTSIDE
+    from polars_rank.recsys.engine import warn_outside_catalog
+    from polars_rank.recsys.inputs import recommender_specs
+
     lazy_out = isinstance(run, pl.LazyFrame)
     row_index = options.duplicates == "first"  # only needed to know which row came first
+    has_qrels = qrels is not None
     with session(con) as con:
         sources: list[_Source] = []
         try:
             run_src = _source(con, run, "run", row_index=row_index)
             sources.append(run_src)
+            if not has_qrels:
+                qrels = empty_qrels(run_src.schema, options).collect()
             qrels_src = _source(con, qrels, "qrels", row_index=row_index)
             sources.append(qrels_src)
             options = options.resolve(run_src.schema, qrels_src.schema)
             if options.validate:
                 if run_src.frame is not None and qrels_src.frame is not None:
-                    validate(run_src.frame.lazy(), qrels_src.frame.lazy(), options, in_memory=True)
+                    validate(
+                        run_src.frame.lazy(),
+                        qrels_src.frame.lazy(),
+                        options,
+                        in_memory=True,
+                        judgments_given=has_qrels,
+                    )
                 else:
                     check_sql(
-                        con, run_src.sql, run_src.schema, qrels_src.sql, qrels_src.schema, options
+                        con,
+                        run_src.sql,
+                        run_src.schema,
+                        qrels_src.sql,
+                        qrels_src.schema,
+                        options,
+                        judgments_given=has_qrels,
                     )
+            recommender_sql, extra = _recommender_sql(
+                con,
+                specs,
+                run_src,
+                qrels if has_qrels else None,
+                recommender or {"interactions": None, "item_features": None, "catalog": None},
+                options,
+                per_query=per_query,
+            )
+            sources += extra
+            has_corpus = any(s.entry.level == "corpus" for s in specs)
             sql = query_sql(
-                run_src.sql, qrels_src.sql, run_src.schema, specs, options, per_query=per_query
+                run_src.sql,
+                qrels_src.sql,
+                run_src.schema,
+                specs,
+                options,
+                per_query=per_query,
+                recommender=recommender_sql,
+                has_qrels=has_qrels,
+                outside=OUTSIDE if has_corpus else None,
             )
             result = to_polars(con.sql(sql))
-            if result.height:
-                left_out = int(result[LEFT_OUT][0] or 0)
+            if result.height or not has_qrels:
+                left_out = int(result[LEFT_OUT][0] or 0) if result.height else 0
             else:
                 left_out = _left_out_fallback(con, run_src, qrels_src, options.columns.query)
         finally:
@@ -138,6 +247,10 @@ def evaluate_duckdb(
                     con.unregister(view)
     warn(left_out)
     result = result.drop(LEFT_OUT)
+    if OUTSIDE in result.columns:
+        labels = [s.label for s in recommender_specs(specs) if "catalog" in s.entry.tables]
+        warn_outside_catalog(int(result[OUTSIDE][0] or 0), labels, stacklevel=3)
+        result = result.drop(OUTSIDE)
     if per_query:
         query = options.columns.query
         result = result.with_columns(pl.col(query).cast(run_src.schema[query]))

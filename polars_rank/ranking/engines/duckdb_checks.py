@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from polars_rank._sql import ident
+from polars_rank._sql import ident, literal
 from polars_rank.ranking import messages
 from polars_rank.ranking.options import Options
 
@@ -88,9 +88,12 @@ def check_sql(
     qrels: str,
     qrels_schema: pl.Schema,
     options: Options,
+    *,
+    judgments_given: bool = True,
 ) -> None:
     """The checks of :func:`polars_rank.ranking.validation.validate` on SQL sources (``FROM``
-    texts), with the same messages, raised in the same order. ``options`` must be resolved."""
+    texts), with the same messages, raised in the same order. ``options`` must be resolved;
+    ``judgments_given=False``: ``qrels`` is the empty stand-in of a run without judgments."""
     cols, order_column = options.columns, options.order_column
     q, d = ident(cols.query), ident(cols.doc)
     null_id = f"{q} IS NULL OR {d} IS NULL"
@@ -101,23 +104,31 @@ def check_sql(
         f"SELECT count(*) FILTER (WHERE {null_id}), "
         f"count(*) FILTER (WHERE {bad_order_value}), count(*) FROM {run}",
     )
-    qrels_null, qrels_bad, qrels_rows = _one(
+    limit = options.grade_limit
+    rel = f"CAST({ident(cols.relevance)} AS DOUBLE)"
+    above = "false" if limit is None else f"coalesce({rel} > {literal(limit.value)}, false)"
+    above += f" AND NOT coalesce(isnan({rel}), false)"
+    qrels_null, qrels_bad, qrels_above, qrels_rows = _one(
         con,
         f"SELECT count(*) FILTER (WHERE {null_id}), count(*) FILTER (WHERE {bad_rel}), "
-        f"count(*) FROM {qrels}",
+        f"count(*) FILTER (WHERE {above}), count(*) FROM {qrels}",
     )
     for what, rows in (("run", run_rows), ("qrels", qrels_rows)):
-        if rows == 0:
+        if rows == 0 and (what == "run" or judgments_given):
             raise messages.empty_input(what)
     checks = [
         ("run_null_id", run_null, run, null_id),
         ("qrels_null_id", qrels_null, qrels, null_id),
         ("run_bad_order_value", run_bad, run, bad_order_value),
         ("qrels_bad_rel", qrels_bad, qrels, bad_rel),
+        ("qrels_grade_above_max", qrels_above, qrels, above),
     ]
     for check, count, source, bad in checks:
         if count:
             found = _first_bad(con, source, bad, cols.query, cols.doc)
+            if check == "qrels_grade_above_max" and limit is not None:
+                largest = _one(con, f"SELECT max({rel}) FROM {qrels}")[0]
+                found |= {"limit": limit.value, "metric": limit.metric, "largest": largest}
             raise messages.input_problem(
                 check, order_column=order_column, rel=cols.relevance, **found
             )

@@ -27,21 +27,30 @@ ROW = "__pr_row"
 PAIRWISE_MAX_JUDGED = 32
 
 
-def metric_sql(spec: MetricSpec, relevance_level: float) -> str:
+def metric_sql(
+    spec: MetricSpec,
+    relevance_level: float,
+    variant: str | None = None,
+    leading: tuple[str, ...] | None = None,
+) -> str:
     """The macro call computing ``spec`` for one query of the judged table: the columns, the
-    required arguments by position, the optional ones by name (a NULL default is left out)."""
+    required arguments by position, the optional ones by name (a NULL default is left out).
+    ``leading`` replaces the columns (or tables) by these SQL texts; ``variant`` picks the
+    variant's macro."""
     entry = spec.entry
     arguments = spec.arguments(relevance_level)
-    parts = list(entry.columns)
+    given = tuple(entry.tables) + tuple(entry.columns)
+    parts = list(given if leading is None else leading)
     params = entry.param
-    for name, default in entry.parameters()[len(entry.columns) :]:
+    macro = entry.sql_macro if variant is None else f"{entry.sql_macro}_{variant}"
+    for name, default in entry.parameters(variant)[len(given) :]:
         value = arguments[name]
         text = params[name].sql(value) if name in params else literal(value)
         if default is REQUIRED:
             parts.append(text)
         elif value is not None:
             parts.append(f"{name} := {text}")
-    return f"{entry.sql_macro}({', '.join(parts)})"
+    return f"{macro}({', '.join(parts)})"
 
 
 def id_sql(column: str, dtype: pl.DataType) -> str:
@@ -141,40 +150,75 @@ def query_sql(
     options: Options,
     *,
     per_query: bool,
+    recommender: str = "",
+    has_qrels: bool = True,
+    outside: str | None = None,
 ) -> str:
     """The whole evaluation as one SELECT: per-query values (sorted by query) or the summary
-    row, plus the count of run queries without judgments in column :data:`LEFT_OUT`."""
-    metrics = ",\n       ".join(
-        f"{metric_sql(s, options.relevance_level)} AS {ident(s.label)}" for s in specs
-    )
+    row, plus the count of run queries without judgments in column :data:`LEFT_OUT`.
+
+    ``recommender`` holds the CTEs of the recommender metrics (they define ``_rec_user`` and
+    ``_rec_corpus``, see :mod:`polars_rank.recsys.duckdb_sql`); ``outside`` names the column
+    of ``_rec_corpus`` to return with the summary. Without qrels (``has_qrels=False``) every
+    run query is evaluated."""
+    judged = [s for s in specs if s.entry.table == "judged"]
+    query_level = [s for s in specs if s.entry.level == "query"]
+    metrics = [f"{metric_sql(s, options.relevance_level)} AS {ident(s.label)}" for s in judged]
     keep = JUDGED if options.queries == "qrels" else f"{JUDGED} AND {IN_RUN}"
-    labels = [ident(s.label) for s in specs]
+    select = ",\n       ".join(
+        [
+            "query",
+            f"bool_or(rank IS NOT NULL) AS {IN_RUN}",
+            f"bool_or(relevance IS NOT NULL) AS {JUDGED}",
+            *metrics,
+        ]
+    )
+    users = (
+        f"SELECT query FROM _per_query WHERE {keep}"
+        if has_qrels
+        else ("SELECT DISTINCT query FROM _run")
+    )
+    left_out = (
+        f"SELECT count(*) FILTER (WHERE {IN_RUN} AND NOT {JUDGED}) AS n FROM _per_query"
+        if has_qrels
+        else "SELECT 0 AS n"
+    )
+    values = ["u.query"] + [f"p.{ident(s.label)}" for s in judged]
+    values += [f"r.{ident(s.label)}" for s in query_level if s not in judged]
+    rec_join = "LEFT JOIN _rec_user AS r ON u.query = r.query" if recommender else ""
     sql = (
         judged_sql(run, qrels, schema, options)
         + f"""_per_query AS (
-    SELECT query,
-       bool_or(rank IS NOT NULL) AS {IN_RUN},
-       bool_or(relevance IS NOT NULL) AS {JUDGED},
-       {metrics}
+    SELECT {select}
     FROM _judged
     GROUP BY query
+),
+_users AS ({users}),
+_left AS ({left_out}),
+{recommender}_values AS (
+    SELECT {", ".join(values)}
+    FROM _users AS u LEFT JOIN _per_query AS p ON u.query = p.query {rec_join}
 )
 """
     )
-    left_out = f"count(*) FILTER (WHERE {IN_RUN} AND NOT {JUDGED})"
+    left = f"(SELECT n FROM _left) AS {LEFT_OUT}"
     if per_query:
         columns = ", ".join(
             [
                 f"query AS {ident(options.columns.query)}",
-                *labels,
-                f"{left_out} OVER () AS {LEFT_OUT}",
+                *(ident(s.label) for s in specs),
+                left,
             ]
         )
-        return sql + f"SELECT {columns} FROM _per_query QUALIFY {keep} ORDER BY query"
-    aggregates = ", ".join(
-        [
-            *(f"{summary_sql(s.summary, s.label, keep)} AS {ident(s.label)}" for s in specs),
-            f"{left_out} AS {LEFT_OUT}",
-        ]
-    )
-    return sql + f"SELECT {aggregates} FROM _per_query"
+        return sql + f"SELECT {columns} FROM _values ORDER BY query"
+    aggregates = []
+    for s in specs:
+        if s.entry.level == "query":
+            aggregates.append(f"{summary_sql(s.summary, s.label)} AS {ident(s.label)}")
+        else:
+            aggregates.append(f"(SELECT {ident(s.label)} FROM _rec_corpus) AS {ident(s.label)}")
+    aggregates.append(left)
+    if outside is not None:
+        aggregates.append(f"(SELECT {outside} FROM _rec_corpus) AS {outside}")
+    source = " FROM _values" if query_level else ""  # corpus values only: one row
+    return sql + f"SELECT {', '.join(aggregates)}{source}"

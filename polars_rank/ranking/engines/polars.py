@@ -1,5 +1,8 @@
 """``evaluate(..., engine="polars")``: the judged table and every metric in one lazy plan.
 
+The run is ranked once; the ranking metrics read the judged table built from it, the
+recommender metrics (:mod:`polars_rank.recsys.engine`) its top k per user.
+
 >>> import polars as pl
 >>> from polars_rank.ranking.names import parse_metrics
 >>> from polars_rank.ranking.options import Options
@@ -18,10 +21,13 @@ import polars as pl
 from polars_rank._frames import like, to_lazy
 from polars_rank.ranking import messages
 from polars_rank.ranking.engines import IN_RUN, JUDGED, LEFT_OUT
-from polars_rank.ranking.judged import judged_table
+from polars_rank.ranking.judged import empty_qrels, judged_table, judgments, ranked_run
 from polars_rank.ranking.names import MetricSpec
 from polars_rank.ranking.options import Options
 from polars_rank.ranking.registry import summary_expr
+from polars_rank.ranking.validation import validate
+from polars_rank.recsys.engine import recommender_values, top_rows
+from polars_rank.recsys.inputs import RecommenderInputs, recommender_specs
 
 
 def _reporting(warn: Callable[[int], None]) -> Callable[[pl.Series], pl.Series]:
@@ -65,27 +71,92 @@ def per_query_values(
     return grouped.filter(keep).select(cols.query, *[s.label for s in specs]).sort(cols.query)
 
 
+def judged_users(
+    run: pl.LazyFrame,
+    qrels: pl.LazyFrame,
+    options: Options,
+    warn: Callable[[int], None] = messages.warn_left_out_here,
+) -> pl.LazyFrame:
+    """``query``: the queries that count (those of :func:`per_query_values`), found without
+    ranking the run; ``warn`` gets (when the plan runs) how many run queries have no
+    judgments."""
+    query = options.columns.query
+    in_run = run.select(query).unique()
+    judged = qrels.filter(pl.col(options.columns.relevance).is_not_null()).select(query).unique()
+    users = judged if options.queries == "qrels" else judged.join(in_run, on=query, how="semi")
+    left_out = in_run.join(judged, on=query, how="anti").select(
+        pl.len().map_batches(_reporting(warn), return_dtype=pl.UInt32, returns_scalar=True)
+    )
+    # reading the warning column keeps the optimiser from pruning it
+    return (
+        users.join(left_out, how="cross")
+        .filter(pl.col("len").is_not_null())
+        .select(query)
+        .sort(query)
+    )
+
+
 def evaluate_polars(
     run: pl.DataFrame | pl.LazyFrame,
-    qrels: pl.DataFrame | pl.LazyFrame,
+    qrels: pl.DataFrame | pl.LazyFrame | None,
     specs: list[MetricSpec],
     options: Options,
     *,
     per_query: bool,
+    inputs: RecommenderInputs | None = None,
     warn: Callable[[int], None] = messages.warn_left_out_here,
 ) -> pl.DataFrame | pl.LazyFrame:
     """Evaluate with Polars: LazyFrame in, LazyFrame out; DataFrame in, DataFrame out.
-    ``warn`` reports the run queries left out (see :func:`per_query_values`)."""
-    table = judged_table(
-        to_lazy(run, "run"),
-        to_lazy(qrels, "qrels"),
-        options,
-        compact=True,
-        in_memory=isinstance(run, pl.DataFrame) and isinstance(qrels, pl.DataFrame),
-    )
-    result = per_query_values(table, specs, options, warn)
-    if not per_query:
-        result = result.select(
-            summary_expr(s.summary, s.label, options.columns.query) for s in specs
+    ``warn`` reports the run queries left out (see :func:`per_query_values`).
+
+    Without ``qrels`` every user of the run is evaluated (only recommender metrics that do
+    not read judgments can be asked for: the caller checks). The run is ranked when ranking
+    metrics are asked for; recommender metrics alone rank only the lists a cutoff cuts."""
+    run_lazy = to_lazy(run, "run")
+    run_schema = run_lazy.collect_schema()
+    in_memory = isinstance(run, pl.DataFrame) and not isinstance(qrels, pl.LazyFrame)
+    given = to_lazy(qrels, "qrels") if qrels is not None else empty_qrels(run_schema, options)
+    options = options.resolve(run_schema, given.collect_schema())
+    query, doc_dtype = options.columns.query, run_schema[options.columns.doc]
+    if options.validate:
+        validate(run_lazy, given, options, in_memory=in_memory, judgments_given=qrels is not None)
+    rec_specs = recommender_specs(specs)
+    judged_specs = [s for s in specs if s not in rec_specs]
+    ranked = None
+    if judged_specs:
+        ranked = ranked_run(run_lazy, options, doc_dtype).cache()
+        table = judged_table(run_lazy, given, options, compact=True, ranked=ranked)
+        values = per_query_values(table, judged_specs, options, warn)
+    elif qrels is not None:
+        values = judged_users(run_lazy, given, options, warn)
+    else:
+        values = run_lazy.select(query).unique().sort(query)
+    corpus = None
+    if rec_specs:
+        values = values.cache()  # one plan node: the left-out warning fires once
+        grades = judgments(given, options) if qrels is not None else None
+        top = top_rows(run_lazy, options, doc_dtype, rec_specs, ranked)
+        per_user, corpus = recommender_values(
+            top,
+            values.select(query),
+            grades,
+            rec_specs,
+            inputs or RecommenderInputs(),
+            options,
+            run_lazy.select(options.columns.doc),
+            every_user=qrels is None,
         )
+        if per_user is not None:
+            # without qrels the per-user frame has every user already
+            values = per_user if qrels is None else values.join(per_user, on=query, how="left")
+    values = values.sort(query)
+    query_level = [s for s in specs if s.entry.level == "query"]
+    if per_query:
+        return like(values.select(query, *[s.label for s in specs]), run)
+    parts = []
+    if query_level:
+        parts.append(values.select(summary_expr(s.summary, s.label, query) for s in query_level))
+    if corpus is not None:
+        parts.append(corpus)
+    result = pl.concat(parts, how="horizontal").select(s.label for s in specs)
     return like(result, run)

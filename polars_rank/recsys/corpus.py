@@ -1,0 +1,201 @@
+"""Corpus-level recommender metrics: one value for all users' recommendations together
+(catalog coverage, Shannon entropy and Gini index of the exposure, user coverage), as
+frame-level functions (LazyFrame in, one-row LazyFrame out).
+
+The recommendations ``top`` are ``query, doc, rank`` (e.g. :func:`~polars_rank.recsys.top_k`);
+``k`` keeps ``rank <= k``. count(i) is the number of users with item i in their top k.
+
+* **Catalog coverage** (Shani & Gunawardana 2011; MS Recommenders ``catalog_coverage``,
+  RecBole ``ItemCoverage``): |catalog items in any top k| / |catalog|. A recommended item
+  outside the catalog is not counted (MS Recommenders counts it, so its value can exceed 1);
+  :func:`polars_rank.evaluate` warns how many there are. MS Recommenders' catalog is the
+  items of the training data; RecBole's item count includes its padding id.
+* **Shannon entropy** (Shani & Gunawardana eq. 21; MS Recommenders
+  ``distributional_coverage``): H = −Σ_i p(i) log_base p(i), p(i) = count(i) / Σ_j count(j),
+  base 2. RecBole ``ShannonEntropy`` is ``base=e, per_item=True``: natural log, and H divided
+  by the number of distinct recommended items.
+* **Gini index** (RecBole ``GiniIndex``): G = Σ_{j=1..n} (2j − n − 1) c_(j) / (n Σ c), the
+  counts of the n catalog items in ascending order, 0 for items never recommended. 0 when
+  every catalog item is recommended equally often; (n − 1)/n when one item takes everything.
+* **User coverage** (Ge, Delgado-Battenfeld & Jannach, RecSys 2010): the share of users
+  with at least one item in their top k — or, with a relevance level, at least one item
+  whose qrels grade reaches it (then the mean Success@k over the users).
+
+>>> import polars as pl
+>>> top = pl.LazyFrame({"query": [1, 1, 2, 2], "doc": ["a", "b", "a", "c"],
+...                     "rank": [1, 2, 1, 2]})
+>>> catalog = pl.LazyFrame({"doc": ["a", "b", "c", "d"]})
+>>> catalog_coverage(top, catalog, 1).collect().item()  # only a is shown at k = 1: 1/4
+0.25
+"""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+
+from polars_rank._errors import PolarsRankError
+from polars_rank.ranking.conventions import relevant
+from polars_rank.recsys.diversity import cut
+from polars_rank.recsys.options import check_base, check_k
+
+_F64 = pl.Float64
+COUNT = "count"
+
+
+def recommendation_counts(
+    top: pl.LazyFrame, k: int | None = None, *, doc: str = "doc", rank: str = "rank"
+) -> pl.LazyFrame:
+    """``doc, count``: how many users have the item in their top k."""
+    check_k(k, "recommendation_counts")
+    return cut(top, k, rank).group_by(doc).agg(pl.len().cast(pl.Int64).alias(COUNT))
+
+
+def default_catalog(
+    run: pl.LazyFrame, interactions: pl.LazyFrame | None = None, *, doc: str = "doc"
+) -> pl.LazyFrame:
+    """``doc``: the items of the interactions and every item of the run (all ranks, all users,
+    so that coverage@10 and coverage@20 share one denominator)."""
+    parts = [run.select(doc)]
+    if interactions is not None:
+        parts.append(interactions.select(doc))
+    return pl.concat(parts).unique()
+
+
+def coverage_from_counts(
+    counts: pl.LazyFrame, catalog: pl.LazyFrame, *, doc: str = "doc"
+) -> pl.LazyFrame:
+    """Catalog coverage from :func:`recommendation_counts` (null for an empty catalog)."""
+    items = catalog.select(doc).unique()
+    shown = counts.join(items, on=doc, how="semi").select(pl.len().cast(_F64).alias("_shown"))
+    size = items.select(pl.len().cast(_F64).alias("_size"))
+    return shown.join(size, how="cross").select(
+        pl.when(pl.col("_size") > 0)
+        .then(pl.col("_shown") / pl.col("_size"))
+        .alias("catalog_coverage")
+    )
+
+
+def catalog_coverage(
+    top: pl.LazyFrame,
+    catalog: pl.LazyFrame,
+    k: int | None = None,
+    *,
+    doc: str = "doc",
+    rank: str = "rank",
+) -> pl.LazyFrame:
+    """``catalog_coverage``: the share of the catalog (``doc`` column) shown in any top k
+    (see the module docstring)."""
+    check_k(k, "catalog_coverage")
+    return coverage_from_counts(recommendation_counts(top, k, doc=doc, rank=rank), catalog, doc=doc)
+
+
+def entropy_from_counts(
+    counts: pl.LazyFrame, *, base: float = 2.0, per_item: bool = False
+) -> pl.LazyFrame:
+    """Shannon entropy from :func:`recommendation_counts` (null when nothing is recommended)."""
+    check_base(base)
+    c = pl.col(COUNT).cast(_F64)
+    p = c / c.sum()
+    h = -(p * (p.log() / math.log(base))).sum()
+    if per_item:
+        h = h / pl.len().cast(_F64)
+    return counts.select(pl.when(pl.len() > 0).then(h).alias("shannon_entropy"))
+
+
+def shannon_entropy(
+    top: pl.LazyFrame,
+    k: int | None = None,
+    *,
+    base: float = 2.0,
+    per_item: bool = False,
+    doc: str = "doc",
+    rank: str = "rank",
+) -> pl.LazyFrame:
+    """``shannon_entropy`` of the recommendation counts (see the module docstring).
+
+    Counts a: 2, b: 1, c: 1 → p = ½, ¼, ¼: H = ½ + ½ + ½ = 1.5 bits.
+
+    >>> top = pl.LazyFrame({"query": [1, 1, 2, 2], "doc": ["a", "b", "a", "c"],
+    ...                     "rank": [1, 2, 1, 2]})
+    >>> shannon_entropy(top).collect().item()
+    1.5
+    """
+    check_k(k, "shannon_entropy")
+    if not isinstance(per_item, bool):
+        raise PolarsRankError(f"per_item must be True or False, got {per_item!r}")
+    counts = recommendation_counts(top, k, doc=doc, rank=rank)
+    return entropy_from_counts(counts, base=base, per_item=per_item)
+
+
+def gini_from_counts(
+    counts: pl.LazyFrame, catalog: pl.LazyFrame, *, doc: str = "doc"
+) -> pl.LazyFrame:
+    """Gini index from :func:`recommendation_counts` over the catalog (null when no catalog
+    item is recommended). Only the m recommended items are materialised: the n − m others
+    take positions 1 … n − m with count 0 and add nothing."""
+    items = catalog.select(doc).unique()
+    n = items.select(pl.len().cast(_F64).alias("_n"))
+    c = pl.col(COUNT).cast(_F64)
+    position = (pl.col("_n") - pl.len().cast(_F64)) + c.rank("ordinal").cast(_F64)
+    total = ((2.0 * position - pl.col("_n") - 1.0) * c).sum()
+    return (
+        counts.join(items, on=doc, how="semi")
+        .join(n, how="cross")
+        .select(pl.when(c.sum() > 0).then(total / (pl.col("_n").first() * c.sum())).alias("gini"))
+    )
+
+
+def gini_index(
+    top: pl.LazyFrame,
+    catalog: pl.LazyFrame,
+    k: int | None = None,
+    *,
+    doc: str = "doc",
+    rank: str = "rank",
+) -> pl.LazyFrame:
+    """``gini``: the Gini index of the recommendation counts over the catalog (see the module
+    docstring).
+
+    Catalog a, b, c, d; counts a: 2, c: 1 → sorted 0, 0, 1, 2 at j = 1 … 4:
+    ((−3)·0 + (−1)·0 + 1·1 + 3·2) / (4 · 3) = 7/12.
+
+    >>> top = pl.LazyFrame({"query": [1, 2, 2], "doc": ["a", "a", "c"], "rank": [1, 1, 2]})
+    >>> gini_index(top, pl.LazyFrame({"doc": ["a", "b", "c", "d"]})).collect().item()
+    0.5833333333333334
+    """
+    check_k(k, "gini_index")
+    return gini_from_counts(recommendation_counts(top, k, doc=doc, rank=rank), catalog, doc=doc)
+
+
+def user_coverage(
+    top: pl.LazyFrame,
+    users: pl.LazyFrame,
+    k: int | None = None,
+    *,
+    relevance_level: float | None = None,
+    query: str = "query",
+    rank: str = "rank",
+    relevance: str = "relevance",
+) -> pl.LazyFrame:
+    """``user_coverage``: the share of ``users`` (``query`` column) with at least one item in
+    their top k; with ``relevance_level``, with at least one item whose ``relevance`` (a
+    column of ``top``: the qrels grade, null when unjudged) is ≥ the level.
+
+    >>> top = pl.LazyFrame({"query": [1, 2], "doc": ["a", "b"], "rank": [1, 3]})
+    >>> users = pl.LazyFrame({"query": [1, 2, 3]})
+    >>> user_coverage(top, users, 2).collect().item()  # user 1 only: 1/3
+    0.3333333333333333
+    """
+    check_k(k, "user_coverage")
+    rows = cut(top, k, rank)
+    if relevance_level is not None:
+        rows = rows.filter(relevant(pl.col(relevance), relevance_level))
+    everyone = users.select(query).unique()
+    covered = rows.select(query).unique().join(everyone, on=query, how="semi")
+    hit = covered.select(pl.len().cast(_F64).alias("_hit"))
+    size = everyone.select(pl.len().cast(_F64).alias("_all"))
+    return hit.join(size, how="cross").select(
+        pl.when(pl.col("_all") > 0).then(pl.col("_hit") / pl.col("_all")).alias("user_coverage")
+    )

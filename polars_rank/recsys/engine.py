@@ -1,0 +1,336 @@
+"""The recommender metrics of :func:`polars_rank.evaluate` in the Polars engine: one lazy plan.
+
+* **The recommendations** are the evaluated users' rows within the largest cutoff asked for.
+  A user whose list is no longer than every cutoff (and ``max_rank``) keeps all its rows
+  whatever their order, so only longer lists are ranked (the package's order, see
+  :func:`top_rows`); when ranking metrics are asked for too, their ranked run is reused.
+* **Per-user metrics** share one join and one group-by: the recommendations get the item
+  table's columns (one per item-table configuration) and the unit feature vectors, and one
+  ``group_by(query)`` computes the popularity metrics and the vector sums that intra-list
+  diversity and serendipity read in closed form (see :mod:`.diversity`). Category and
+  similarity-table features go through :mod:`.diversity`'s frame-level functions.
+* **The history** is de-duplicated once, for the popularity (distinct users per item) and for
+  serendipity's history sums.
+* **Corpus metrics** at one k share the recommendation counts.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+
+import polars as pl
+
+from polars_rank.ranking.conventions import rank_expr
+from polars_rank.ranking.judged import deduplicated_run
+from polars_rank.ranking.names import MetricSpec
+from polars_rank.ranking.options import Options
+from polars_rank.recsys import corpus, diversity, items
+from polars_rank.recsys.features import unit_vectors
+from polars_rank.recsys.inputs import RecommenderInputs, item_options
+from polars_rank.recsys.options import ItemOptions
+
+POPULARITY_METRICS = ("novelty", "average_popularity", "long_tail_share")
+_COLUMN = {"novelty": "self_information", "average_popularity": "popularity"}
+
+
+def outside_catalog_message(count: int, labels: list[str]) -> str:
+    """How many recommended items the catalog does not hold."""
+    items_ = "item is" if count == 1 else "items are"
+    return (
+        f"{count} recommended {items_} not in the catalog and "
+        f"{'was' if count == 1 else 'were'} not counted by {', '.join(labels)}"
+    )
+
+
+def warn_outside_catalog(count: int, labels: list[str], stacklevel: int = 2) -> None:
+    """Warn how many recommended items were outside the catalog (nothing when 0)."""
+    if count:
+        warnings.warn(
+            outside_catalog_message(count, labels), UserWarning, stacklevel=stacklevel + 1
+        )
+
+
+def largest_cutoff(specs: list[MetricSpec]) -> int | None:
+    """The largest k of the metrics (None when one of them has no cutoff)."""
+    ks = [s.k for s in specs]
+    return None if any(k is None for k in ks) else max(ks)  # type: ignore[type-var]
+
+
+def top_rows(
+    run: pl.LazyFrame,
+    options: Options,
+    doc_dtype: pl.DataType,
+    specs: list[MetricSpec],
+    ranked: pl.LazyFrame | None = None,
+) -> pl.LazyFrame:
+    """``query, doc, rank``: the rows within the largest cutoff of ``specs``.
+
+    A user with n items, n at most every cutoff and ``max_rank``, keeps every row: its rank is
+    not needed and is 0 here (only ``rank <= k`` reads it). Longer lists are ranked in the
+    package's order (a first pass over the list lengths finds whether there are any).
+    ``ranked`` (the ranking metrics' ranked run) is used when given."""
+    cols = options.columns
+    query, rank = cols.query, cols.rank
+    largest = largest_cutoff(specs)
+    if ranked is not None:
+        return diversity.cut(ranked.select(query, cols.doc, rank), largest, rank)
+    deduped = deduplicated_run(run, options)
+    bounds = [s.k for s in specs if s.k is not None]
+    if options.max_rank is not None:
+        bounds.append(options.max_rank)
+    unranked = deduped.select(query, cols.doc, pl.lit(0, pl.UInt32).alias(rank))
+    if not bounds:
+        return unranked
+    bound = min(bounds)
+    # one cheap pass (list lengths) saves ranking anything when no list is longer than the cut
+    longest = deduped.group_by(query).len().select(pl.col("len").max()).collect().item()
+    if longest is None or longest <= bound:
+        return unranked
+    size = pl.len().over(query)
+    short = deduped.filter(size <= bound).select(query, cols.doc, pl.lit(0, pl.UInt32).alias(rank))
+    long = deduped.filter(size > bound).with_columns(rank_expr(cols, options.order_by, doc_dtype))
+    cut = [b for b in (largest, options.max_rank) if b is not None]
+    if cut:
+        long = long.filter(pl.col(rank) <= min(cut))
+    return pl.concat([short, long.select(query, cols.doc, rank)], how="vertical")
+
+
+def _mask(k: int | None, top_cut: int | None, rank: str) -> pl.Expr | None:
+    """``rank <= k`` when k cuts the recommendations further, else None (every row)."""
+    if k is None or (top_cut is not None and k >= top_cut):
+        return None
+    return pl.col(rank) <= k
+
+
+def _item_table(
+    interactions: pl.LazyFrame,
+    distinct: pl.LazyFrame | None,
+    option: ItemOptions,
+    query: str,
+    doc: str,
+) -> pl.LazyFrame:
+    """The item table; with the de-duplicated history at hand (``distinct``, computed for
+    serendipity anyway), distinct users per item are its rows per item."""
+    if option.count == "users" and distinct is not None:
+        popularity = distinct.group_by(doc).agg(pl.len().cast(pl.Int64).alias(items.POPULARITY))
+    else:
+        popularity = items.item_popularity(interactions, count=option.count, query=query, doc=doc)
+    n_users = None
+    if option.model == "discovery":
+        n_users = items.user_count(interactions, query=query)
+    return items.item_table(
+        popularity,
+        n_users=n_users,
+        model=option.model,
+        head_share=option.head_share,
+        tail_share=option.tail_share,
+        tail_popularity=option.tail_popularity,
+        doc=doc,
+    )
+
+
+def _per_user(
+    top: pl.LazyFrame,
+    specs: list[MetricSpec],
+    inputs: RecommenderInputs,
+    options: Options,
+    distinct: pl.LazyFrame | None,
+    top_cut: int | None,
+) -> list[pl.LazyFrame]:
+    """``query, <labels>`` frames for the query-level metrics: one fused group-by for the
+    popularity metrics and the vector closed forms, one frame per other metric."""
+    cols = options.columns
+    query, doc, rank = cols.query, cols.doc, cols.rank
+    features = inputs.item_features
+    vectors = features is not None and features.kind == "vectors"
+    fused = [s for s in specs if s.metric in POPULARITY_METRICS or vectors]
+    aggs: list[pl.Expr] = []
+    finals: list[pl.Expr] = []
+    item_columns: list[pl.LazyFrame] = []  # small per-item tables, joined to the rows once
+    groups: dict[ItemOptions, list[MetricSpec]] = {}
+    for spec in fused:
+        if spec.metric in POPULARITY_METRICS:
+            groups.setdefault(item_options(spec), []).append(spec)
+    for g, (option, group) in enumerate(groups.items()):
+        assert inputs.interactions is not None
+        table = _item_table(inputs.interactions, distinct, option, query, doc)
+        renamed = {c: f"_{c}{g}" for c in (items.POPULARITY, items.SELF_INFORMATION, items.IN_TAIL)}
+        item_columns.append(table.rename(renamed))
+        for spec in group:
+            column = pl.col(renamed[_COLUMN.get(spec.metric, items.IN_TAIL)])
+            if spec.metric == "average_popularity":
+                column = column.fill_null(0)
+            elif spec.metric == "long_tail_share":
+                column = column.fill_null(option.unknown_in_tail)
+            args = spec.call_arguments(options.relevance_level)
+            args["k"] = None if _mask(spec.k, top_cut, rank) is None else spec.k
+            entry_columns = {c: column for c in spec.entry.columns if c != "rank"}
+            expr = spec.entry.polars(rank=rank, **entry_columns, **args)
+            aggs.append(expr.alias(spec.label))
+    similar = [s for s in fused if s.metric not in POPULARITY_METRICS]
+    if similar:
+        assert features is not None and features.dim is not None
+        dim = features.dim
+        item_columns.append(unit_vectors(features))
+        tags: dict[tuple, str] = {}
+        for spec in similar:
+            args = spec.call_arguments(options.relevance_level, "vectors")
+            gain = args.get("gain", "none")
+            level = args.get("relevance_level")
+            key = (spec.k if _mask(spec.k, top_cut, rank) is not None else None, gain, level)
+            if key not in tags:
+                tags[key] = tag = f"_{len(tags)}"
+                weight = None
+                if gain != "none":
+                    weight = diversity.gain_expr(gain, cols.relevance, level)
+                mask = None if key[0] is None else pl.col(rank) <= key[0]
+                aggs += diversity.vector_sum_aggs(dim, mask=mask, gain=weight, suffix=tag)
+            tag = tags[key]
+            if spec.metric == "intra_list_diversity":
+                finals.append(diversity.ild_from_vector_sums(dim, tag).alias(spec.label))
+            else:
+                value = diversity.serendipity_from_sums(dim, with_gain=gain != "none", suffix=tag)
+                finals.append(value.alias(spec.label))
+    frames = []
+    if aggs:
+        per_item = item_columns[0]
+        for table in item_columns[1:]:
+            per_item = per_item.join(table, on=doc, how="full", coalesce=True)
+        rows = top.join(per_item, on=doc, how="left")
+        grouped = rows.group_by(query).agg(aggs)
+        if any(s.metric == "serendipity" for s in similar):
+            assert distinct is not None and features is not None and features.dim is not None
+            history = diversity.history_sums(
+                distinct, unit_vectors(features), features.dim, query=query, doc=doc
+            )
+            grouped = grouped.join(history, on=query, how="left")
+        labels = [s.label for s in fused if s.metric in POPULARITY_METRICS]
+        frames.append(grouped.select(query, *labels, *finals))
+    names = {"query": query, "doc": doc, "rank": rank}
+    for spec in (s for s in specs if s not in fused):
+        args = spec.call_arguments(options.relevance_level, features.kind if features else None)
+        if spec.metric == "intra_list_diversity":
+            frame = diversity.intra_list_diversity(top, features, **args, **names)
+            value = diversity.ILD
+        else:
+            frame = diversity.serendipity(
+                top, distinct, features, **args, **names, relevance=cols.relevance
+            )
+            value = diversity.SERENDIPITY
+        frames.append(frame.select(query, pl.col(value).alias(spec.label)))
+    return frames
+
+
+def _corpus_frames(
+    top: pl.LazyFrame,
+    users: pl.LazyFrame,
+    specs: list[MetricSpec],
+    catalog: pl.LazyFrame,
+    explicit_catalog: bool,
+    options: Options,
+) -> list[pl.LazyFrame]:
+    """One one-row frame per corpus-level metric (counts shared per k), plus the warning
+    about recommended items outside an explicit catalog."""
+    cols = options.columns
+    doc, rank = cols.doc, cols.rank
+    counts: dict[int | None, pl.LazyFrame] = {}
+
+    def counts_at(k: int | None) -> pl.LazyFrame:
+        if k not in counts:
+            counts[k] = corpus.recommendation_counts(top, k, doc=doc, rank=rank).cache()
+        return counts[k]
+
+    builders: dict[str, Callable[[MetricSpec], pl.LazyFrame]] = {
+        "catalog_coverage": lambda s: corpus.coverage_from_counts(counts_at(s.k), catalog, doc=doc),
+        "gini_index": lambda s: corpus.gini_from_counts(counts_at(s.k), catalog, doc=doc),
+        "shannon_entropy": lambda s: corpus.entropy_from_counts(
+            counts_at(s.k), base=s.arguments()["base"], per_item=s.arguments()["per_item"]
+        ),
+        "user_coverage": lambda s: corpus.user_coverage(
+            top,
+            users,
+            s.k,
+            relevance_level=s.relevance_level,
+            query=cols.query,
+            rank=rank,
+            relevance=cols.relevance,
+        ),
+    }
+    frames = []
+    for spec in specs:
+        frame = builders[spec.metric](spec)
+        frames.append(frame.select(pl.first().alias(spec.label)))
+    uses_catalog = [s for s in specs if "catalog" in s.entry.tables]
+    if explicit_catalog and uses_catalog:
+        labels = [s.label for s in uses_catalog]
+        shown = diversity.cut(top, largest_cutoff(uses_catalog), rank).select(doc).unique()
+        outside = shown.join(catalog, on=doc, how="anti").select(pl.len().alias("_outside"))
+
+        def warn(count: pl.Series) -> pl.Series:
+            warn_outside_catalog(int(count.sum() or 0), labels, stacklevel=2)
+            return count
+
+        checked = outside.select(
+            pl.col("_outside").map_batches(warn, return_dtype=pl.UInt32, returns_scalar=True)
+        )
+        # the first corpus value reads the warning column, so the plan keeps it
+        first = frames[0].join(checked, how="cross")
+        frames[0] = first.select(
+            pl.when(pl.col("_outside").is_not_null()).then(pl.first()).alias(specs[0].label)
+        )
+    return frames
+
+
+def recommender_values(
+    top: pl.LazyFrame,
+    users: pl.LazyFrame,
+    qrels: pl.LazyFrame | None,
+    specs: list[MetricSpec],
+    inputs: RecommenderInputs,
+    options: Options,
+    catalog_run: pl.LazyFrame,
+    *,
+    every_user: bool = False,
+) -> tuple[pl.LazyFrame | None, pl.LazyFrame | None]:
+    """``(per_user, corpus)``: ``query`` plus the query-level metrics for every evaluated user
+    (null where undefined), and one row of corpus-level metrics; None when there are none.
+
+    ``top`` is :func:`top_rows` of the run, ``users`` the evaluated users (``query``),
+    ``qrels`` the judgments (serendipity's relevance, user coverage with a relevance level),
+    ``catalog_run`` the run's ``doc`` column for the default catalog; ``every_user`` says
+    that ``users`` are all the run's users (no filter needed).
+    """
+    cols = options.columns
+    query, doc = cols.query, cols.doc
+    top_cut = largest_cutoff(specs)
+    if not every_user:
+        top = top.join(users, on=query, how="semi")
+    if qrels is not None and any(s.entry.uses_qrels(s.arguments()) for s in specs):
+        grades = qrels.select(query, doc, cols.relevance)
+        top = top.join(grades, on=[query, doc], how="left")
+    top = top.cache()
+    distinct = None
+    if inputs.interactions is not None and any(s.metric == "serendipity" for s in specs):
+        distinct = diversity.history(inputs.interactions, query, doc).cache()
+    query_level = [s for s in specs if s.entry.level == "query"]
+    per_user = None
+    if query_level:
+        frames = _per_user(top, query_level, inputs, options, distinct, top_cut)
+        # every user of the run has a row in each frame: no need to join onto the users
+        per_user = frames[0] if every_user else users.join(frames[0], on=query, how="left")
+        for frame in frames[1:]:
+            per_user = per_user.join(frame, on=query, how="left")
+        per_user = per_user.select(query, *[s.label for s in query_level])
+    corpus_specs = [s for s in specs if s.entry.level == "corpus"]
+    result = None
+    if corpus_specs:
+        catalog = inputs.catalog
+        if catalog is None:
+            catalog = corpus.default_catalog(catalog_run, inputs.interactions, doc=doc)
+        catalog = catalog.select(doc).unique().cache()
+        corpus_frames = _corpus_frames(
+            top, users, corpus_specs, catalog, inputs.catalog is not None, options
+        )
+        result = pl.concat(corpus_frames, how="horizontal")
+    return per_user, result

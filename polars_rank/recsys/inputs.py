@@ -1,0 +1,300 @@
+"""The recommender inputs of :func:`polars_rank.evaluate` — interactions, item features and a
+catalog — checked against the requested metrics and the run, for both engines.
+
+* which metrics need which input (from the registry): a metric without its input is a
+  :class:`~polars_rank.PolarsRankError` naming the metric and the argument to pass;
+* corpus-level metrics (coverage, entropy, Gini, user coverage) have no per-query value: with
+  ``per_query=True`` they are an error naming them;
+* id columns must have the run's dtypes;
+* with ``validate=True``: no null ids, no null or NaN vector component or similarity, one
+  vector per item, one similarity per pair, vectors of one length.
+
+>>> import polars as pl
+>>> from polars_rank.ranking.names import parse_metrics
+>>> check_request(parse_metrics(["coverage@10", "novelty@10"]), per_query=True, has_qrels=True,
+...               given={"interactions"})
+Traceback (most recent call last):
+...
+polars_rank._errors.PolarsRankError: coverage@10 has one value for the whole run, not one per query: leave it out of per_query=True or evaluate it apart
+"""  # noqa: E501
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from polars_rank._errors import PolarsRankError, option
+from polars_rank._frames import to_lazy
+from polars_rank.ranking import messages
+from polars_rank.ranking.names import MetricSpec
+from polars_rank.recsys.features import DOC_A, DOC_B, SIMILARITY, ItemFeatures, item_features
+from polars_rank.recsys.options import ItemOptions
+
+#: What each input a metric may need holds.
+_ARGUMENT = {
+    "qrels": "the judgments: query, doc, relevance",
+    "interactions": "the training history: query, doc",
+    "item_features": "vectors, categories or a similarity table",
+}
+
+
+class _Given:
+    """The value of an input in a message: ``interactions=…`` as a keyword argument,
+    ``--interactions FILE`` as a command-line flag."""
+
+    def __repr__(self) -> str:
+        return "…"
+
+    def __str__(self) -> str:
+        return "FILE"
+
+
+def _needs(name: str) -> str:
+    """How to pass input ``name``, and what it holds."""
+    how = "qrels" if name == "qrels" else option(name, _Given())
+    return f"{how} ({_ARGUMENT[name]})"
+
+
+def recommender_specs(specs: list[MetricSpec]) -> list[MetricSpec]:
+    """The metrics that read the recommendations (not the judged table)."""
+    return [s for s in specs if s.entry.table == "recommendations"]
+
+
+def item_options(spec: MetricSpec) -> ItemOptions:
+    """The item-table options of a popularity metric's arguments (defaults for the rest)."""
+    args = spec.arguments()
+    return ItemOptions(
+        count=args.get("count", "users"),
+        model=args.get("model", "choice"),
+        head_share=args.get("head_share", 0.2),
+        tail_share=args.get("tail_share"),
+        tail_popularity=args.get("tail_popularity"),
+        unknown_in_tail=args.get("unknown", True) if spec.metric == "long_tail_share" else True,
+    )
+
+
+def check_request(
+    specs: list[MetricSpec],
+    *,
+    per_query: bool,
+    has_qrels: bool,
+    given: set[str],
+    feature_kind: str | None = None,
+) -> None:
+    """Raise for a request that cannot be answered: a corpus-level metric per query, a metric
+    without its input (``given``: the inputs passed besides the run and qrels), a parameter
+    that does not fit the kind of item features, inconsistent item-table options."""
+    if per_query:
+        corpus = [s.label for s in specs if s.entry.level == "corpus"]
+        if corpus:
+            names = ", ".join(corpus)
+            raise PolarsRankError(
+                f"{names} {'has' if len(corpus) == 1 else 'have'} one value for the whole run, "
+                "not one per query: leave "
+                f"{'it' if len(corpus) == 1 else 'them'} out of per_query=True or evaluate "
+                f"{'it' if len(corpus) == 1 else 'them'} apart"
+            )
+    available = set(given) | ({"qrels"} if has_qrels else set())
+    for spec in specs:
+        needed = list(spec.entry.inputs)
+        if spec.entry.uses_qrels(spec.arguments()):
+            needed.insert(0, "qrels")
+        for name in needed:
+            if name not in available:
+                raise PolarsRankError(f"metric {spec.label!r} needs {_needs(name)}")
+        for param in spec.entry.params:
+            value = dict(spec.params).get(param.name)
+            if value is not None and param.variants and feature_kind not in param.variants:
+                raise PolarsRankError(
+                    f"metric {spec.label!r}: {param.name}={value} needs "
+                    f"{' or '.join(param.variants)} features, got {feature_kind}"
+                )
+        if spec.metric in ("novelty", "average_popularity", "long_tail_share"):
+            try:
+                item_options(spec)
+            except PolarsRankError as error:
+                raise PolarsRankError(f"metric {spec.label!r}: {error}") from None
+
+
+@dataclass(frozen=True)
+class RecommenderInputs:
+    """The recommender inputs as Polars LazyFrames (None when not given), with the item
+    features' kind."""
+
+    interactions: pl.LazyFrame | None = None
+    item_features: ItemFeatures | None = None
+    catalog: pl.LazyFrame | None = None
+
+
+def _same_dtype(what: str, schema: pl.Schema, name: str, column: str, run_dtype) -> None:
+    if column not in schema:
+        raise messages.missing_column(what, column, list(schema.names()))
+    if schema[column] != run_dtype:
+        raise PolarsRankError(
+            f"run column {name!r} is {run_dtype} but {what} column {column!r} is "
+            f"{schema[column]}; ids must have the same dtype in both (cast one of them)"
+        )
+
+
+def resolve_inputs(
+    interactions: Any,
+    features: Any,
+    catalog: Any,
+    run_schema: pl.Schema,
+    *,
+    query: str = "query",
+    doc: str = "doc",
+) -> RecommenderInputs:
+    """The inputs as LazyFrames with checked columns and id dtypes. ``catalog`` may be a
+    frame with the doc column or a Series of ids."""
+    inter = feats = cat = None
+    if interactions is not None:
+        inter = to_lazy(interactions, "interactions")
+        schema = inter.collect_schema()
+        _same_dtype("interactions", schema, query, query, run_schema[query])
+        _same_dtype("interactions", schema, doc, doc, run_schema[doc])
+        inter = inter.select(query, doc)
+    if features is not None:
+        feats = item_features(to_lazy(features, "item_features"), doc=doc)
+        schema = feats.frame.collect_schema()
+        for column in (DOC_A, DOC_B) if feats.kind == "similarities" else (doc,):
+            _same_dtype("item_features", schema, doc, column, run_schema[doc])
+    if catalog is not None:
+        if isinstance(catalog, pl.Series):
+            catalog = catalog.rename(doc).to_frame()
+        cat = to_lazy(catalog, "catalog")
+        _same_dtype("catalog", cat.collect_schema(), doc, doc, run_schema[doc])
+        cat = cat.select(doc)
+    return RecommenderInputs(inter, feats, cat)
+
+
+def _first_bad(frame: pl.LazyFrame, bad: pl.Expr, show: list[str]) -> tuple[int, int, dict]:
+    found = frame.select(
+        bad.sum().alias("_count"),
+        bad.arg_true().first().alias("_row"),
+        *[pl.col(c).filter(bad).first().cast(pl.String).alias(c) for c in show],
+    ).collect()
+    row = found.row(0, named=True)
+    return int(row.pop("_count") or 0), row.pop("_row"), row
+
+
+def _raise_if(frame: pl.LazyFrame, bad: pl.Expr, show: list[str], message: str) -> None:
+    count, row, values = _first_bad(frame, bad, show)
+    if count:
+        shown = ", ".join(f"{k} {v!r}" for k, v in values.items())
+        raise PolarsRankError(f"{message.format(count=count)}; first at row {row} ({shown})")
+
+
+def validate_inputs(inputs: RecommenderInputs, *, query: str = "query", doc: str = "doc") -> None:
+    """The input checks of the recommender inputs (see the module docstring); each raises a
+    :class:`~polars_rank.PolarsRankError` naming the input, the column, the count and the
+    first row."""
+    if inputs.interactions is not None:
+        null = pl.col(query).is_null() | pl.col(doc).is_null()
+        _raise_if(
+            inputs.interactions,
+            null,
+            [query, doc],
+            "interactions has {count} row(s) with a null query or doc id",
+        )
+    if inputs.catalog is not None:
+        _raise_if(
+            inputs.catalog, pl.col(doc).is_null(), [doc], "catalog has {count} null doc id(s)"
+        )
+    feats = inputs.item_features
+    if feats is None:
+        return
+    frame = feats.frame
+    if feats.kind == "similarities":
+        value = pl.col(SIMILARITY)
+        bad = pl.col(DOC_A).is_null() | pl.col(DOC_B).is_null() | value.is_null()
+        if frame.collect_schema()[SIMILARITY].is_float():
+            bad = bad | value.is_nan()
+        _raise_if(
+            frame,
+            bad,
+            [DOC_A, DOC_B],
+            "item_features has {count} row(s) with a null doc_a, doc_b or similarity, or a "
+            "NaN similarity",
+        )
+        a, b = pl.col(DOC_A), pl.col(DOC_B)
+        pairs = frame.filter(a != b).select(
+            pl.min_horizontal(a, b).alias(DOC_A),
+            pl.max_horizontal(a, b).alias(DOC_B),
+            value.cast(pl.Float64),
+        )
+        conflicts = (
+            pairs.group_by(DOC_A, DOC_B)
+            .agg(pl.col(SIMILARITY).n_unique().alias("_values"))
+            .filter(pl.col("_values") > 1)
+        )
+        found = conflicts.select(pl.len(), pl.col(DOC_A).first(), pl.col(DOC_B).first())
+        count, first_a, first_b = found.collect().row(0)
+        if count:
+            raise PolarsRankError(
+                f"item_features gives {count} pair(s) two different similarities (either "
+                f"orientation counts as the same pair), e.g. {first_a!r} and {first_b!r}"
+            )
+        return
+    column = feats.column or ""
+    _raise_if(frame, pl.col(doc).is_null(), [doc], "item_features has {count} null doc id(s)")
+    if feats.kind == "categories":
+        _raise_if(
+            frame,
+            pl.col(column).is_null(),
+            [doc],
+            f"item_features column {column!r} has {{count}} null categories",
+        )
+        return
+    values = pl.col(column)
+    is_array = isinstance(frame.collect_schema()[column], pl.Array)
+    elements = values.arr.to_list() if is_array else values
+    bad_element = elements.list.eval(
+        pl.element().is_null() | pl.element().cast(pl.Float64).is_nan()
+    ).list.any()
+    _raise_if(
+        frame,
+        bad_element.fill_null(False),
+        [doc],
+        f"item_features column {column!r} has {{count}} vector(s) with a null or NaN component",
+    )
+    repeated = frame.group_by(doc).len().filter(pl.col("len") > 1)
+    count, first = repeated.select(pl.len(), pl.col(doc).first()).collect().row(0)
+    if count:
+        raise PolarsRankError(
+            f"item_features has {count} item(s) with more than one vector, e.g. doc {first!r}"
+        )
+
+
+def prepare(
+    specs: list[MetricSpec],
+    run: Any,
+    qrels: Any,
+    given: dict[str, Any],
+    options: Any,
+    *,
+    per_query: bool,
+) -> RecommenderInputs:
+    """Check a request and its recommender inputs (Polars frames) for :func:`evaluate`: the
+    metrics against the inputs given, the inputs' columns and dtypes against the run, and,
+    with ``options.validate``, their values."""
+    present = {name for name, value in given.items() if value is not None}
+    run_schema = to_lazy(run, "run").collect_schema()
+    cols = options.columns
+    inputs = resolve_inputs(
+        given["interactions"],
+        given["item_features"],
+        given["catalog"],
+        run_schema,
+        query=cols.query,
+        doc=cols.doc,
+    )
+    kind = inputs.item_features.kind if inputs.item_features is not None else None
+    check_request(
+        specs, per_query=per_query, has_qrels=qrels is not None, given=present, feature_kind=kind
+    )
+    if options.validate and recommender_specs(specs):
+        validate_inputs(inputs, query=cols.query, doc=cols.doc)
+    return inputs
