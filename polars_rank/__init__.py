@@ -18,6 +18,7 @@ from polars_rank.ranking import (
     evaluate_runs,
     judge,
     parse_metric,
+    to_sql,
     valid_names,
 )
 from polars_rank.ranking.metrics import (
@@ -91,6 +92,7 @@ __all__ = [
     "set_f",
     "set_precision",
     "set_recall",
+    "to_sql",
     "unjudged",
     "valid_names",
     "write_trec_run",

@@ -19,7 +19,7 @@ from polars_rank.ranking.engines import RESERVED
 from polars_rank.ranking.names import parse_metrics
 from polars_rank.ranking.options import Duplicates, Options, Queries
 
-Engine = Literal["polars", "duckdb"]
+Engine = Literal["polars", "duckdb", "spark"]
 
 
 def evaluate(
@@ -47,12 +47,15 @@ def evaluate(
     Args:
         run: ``query, doc, score`` (and/or ``rank``): a DataFrame or LazyFrame, or a pandas
             DataFrame or pyarrow Table (converted with ``pl.from_pandas`` / ``pl.from_arrow``;
-            the DuckDB engine also takes relations, table names and Parquet paths).
+            the DuckDB engine also takes relations, table names and Parquet paths;
+            the Spark engine Spark DataFrames and table names).
         qrels: ``query, doc, relevance``.
         metrics: names such as ``["nDCG@10", "RR@10", "AP", "P(rel=2)@5", "ndcg_cut.10"]``
             (see the README's metric table).
         per_query: one row per query (sorted by query) instead of one summary row.
-        engine: ``"polars"`` (lazy in, lazy out) or ``"duckdb"`` (one SQL query).
+        engine: ``"polars"`` (lazy in, lazy out), ``"duckdb"`` (one SQL query) or
+            ``"spark"`` (the portable SQL of :func:`polars_rank.to_sql`, run by Spark; needs
+            pyspark).
         queries: ``"qrels"`` (default; every query with judgments counts, a query missing from
             the run scores 0, as trec_eval ``-c``, ir_measures and MS MARCO) or ``"both"``
             (only queries in both the run and the qrels, as trec_eval without ``-c``,
@@ -62,7 +65,8 @@ def evaluate(
             ``(rel=N)`` wins.
         order_by, max_rank, duplicates, validate: see :func:`polars_rank.judge`.
         con: a DuckDB connection for ``engine="duckdb"`` (the package's in-memory database by
-            default).
+            default), or the SparkSession for ``engine="spark"`` (by default the DataFrames'
+            or the active one).
 
     Returns:
         One row with one column per metric, named as written (mean over queries; counts such
@@ -126,6 +130,10 @@ def _evaluate(
     for spec in specs:
         if spec.label == query or spec.label in RESERVED:
             raise PolarsRankError(f"metric name {spec.label!r} clashes with a column name")
+    if engine == "spark":
+        from polars_rank.ranking.engines.spark import evaluate_spark
+
+        return evaluate_spark(run, qrels, specs, options, per_query=per_query, con=con, warn=warn)
     if engine == "duckdb":
         from polars_rank.ranking.engines.duckdb import evaluate_duckdb
 
