@@ -58,6 +58,7 @@ def test_the_printed_query_runs(capsys, tmp_path):
         (["--dialect", "spark", "--max-rank", "0"], "max_rank must be a positive integer"),
         (["--dialect", "spark", "-m", "Px@10"], "unknown name 'Px'"),
         (["--dialect", "spark", "--duplicates", "first"], "invalid choice: 'first'"),
+        (["--dialect", "spark", "--layout", "long", "--query-col", "value"], "(--query-col value)"),
     ],
 )
 def test_errors_are_one_line(capsys, extra, message):
@@ -65,3 +66,12 @@ def test_errors_are_one_line(capsys, extra, message):
     err = capsys.readouterr().err
     assert err.startswith("polars-rank: error: ") and message in err
     assert err.count("\n") == 1
+
+
+def test_an_empty_table_name_is_an_error(capsys):
+    assert main(["sql", "--dialect", "trino", "--run", " ", "--qrels", "q"]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err == "polars-rank: error: the run table name must be a non-empty string "
+        "(e.g. 'db.run'), got ' '\n"
+    )

@@ -19,30 +19,82 @@ from polars_rank.ranking.sql import BUILDERS, DIALECTS, column_names
 ENTRIES = list(registry.metrics())
 
 
-@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.name)
-def test_every_registry_metric_has_a_builder(entry):
-    """A metric added to the registry needs its portable SQL: a builder in
-    polars_rank/ranking/sql/builders.py registered with @builds(<its name>)."""
-    assert entry.name in BUILDERS, (
-        f"registry metric {entry.name!r} has no portable SQL builder: add one to "
-        "polars_rank/ranking/sql/builders.py with @builds(" + repr(entry.name) + ")"
+def _wanted_parameters(entry: registry.Metric) -> list[str]:
+    """What a builder takes after the parts: the entry's parameters besides its columns (the
+    keywords ``MetricSpec.arguments`` passes), in the registry's order."""
+    return [name for name, _ in entry.parameters() if name not in entry.columns]
+
+
+def _stub(entry: registry.Metric) -> str:
+    """The builder to write for ``entry``: its decorator and signature, ready to fill in."""
+    parameters = dict(entry.parameters())
+    types = {"k": "int | None", "recall_level": "float", "relevance_level": "float"}
+    arguments = []
+    for name in _wanted_parameters(entry):
+        kind = types.get(name, type(parameters[name]).__name__)
+        if parameters[name] is None and "None" not in kind:
+            kind += " | None"
+        arguments.append(f"{name}: {kind}")
+    listed = ", ".join(["q: Parts", "*", *arguments]) if arguments else "q: Parts"
+    return (
+        f'    @builds("{entry.name}")\n'
+        f"    def {entry.name}({listed}) -> str:\n"
+        f'        """{entry.formula}"""\n'
+        "        ...  # SQL over q's parts (see polars_rank/ranking/sql/parts.py)"
     )
 
 
-def test_every_builder_is_a_registry_metric():
-    assert sorted(set(BUILDERS) - set(registry.REGISTRY)) == []
+def builder_problems() -> list[str]:
+    """Every registry metric without a builder or whose builder's parameters differ from its
+    entry's, each with what to write; every builder that is not a registry metric."""
+    problems = []
+    for entry in ENTRIES:
+        builder = BUILDERS.get(entry.name)
+        if builder is None:
+            problems.append(
+                f"registry metric {entry.name!r} has no portable SQL builder; add to "
+                f"polars_rank/ranking/sql/builders.py:\n{_stub(entry)}"
+            )
+            continue
+        first, *rest = inspect.signature(builder).parameters.values()
+        positional = first.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+        keywords = all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in rest)
+        if not (positional and keywords) or [p.name for p in rest] != _wanted_parameters(entry):
+            problems.append(
+                f"the SQL builder of {entry.name!r} ({builder.__name__}) takes "
+                f"{[p.name for p in rest]}, its registry entry has "
+                f"{_wanted_parameters(entry)}; its signature must be:\n{_stub(entry)}"
+            )
+    problems += [
+        f"SQL builder {name!r} is not a registry metric (renamed or removed?)"
+        for name in sorted(set(BUILDERS) - set(registry.REGISTRY))
+    ]
+    return problems
 
 
-@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.name)
-def test_builder_parameters_are_the_registry_entrys(entry):
-    """A builder takes the parts, then exactly the entry's parameters besides its columns, by
-    keyword (what ``MetricSpec.arguments`` passes)."""
-    signature = inspect.signature(BUILDERS[entry.name])
-    first, *rest = signature.parameters.values()
-    assert first.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
-    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in rest)
-    expected = [name for name, _ in entry.parameters() if name not in entry.columns]
-    assert sorted(p.name for p in rest) == sorted(expected)
+def test_every_registry_metric_has_a_builder_with_its_parameters():
+    """A metric added to the registry needs its portable SQL: a builder registered with
+    ``@builds(<its name>)`` taking the parts, then exactly the entry's parameters besides its
+    columns, by keyword. The failure lists every metric to do and the signature to write."""
+    problems = builder_problems()
+    assert not problems, "\n\n" + "\n\n".join(problems)
+
+
+def test_the_coverage_check_names_what_to_add(monkeypatch):
+    """The check above fails for a missing builder with the stub to write, and for a builder
+    whose parameters are not its entry's."""
+    entry = registry.REGISTRY["average_precision"]
+    monkeypatch.delitem(BUILDERS, "average_precision")
+    monkeypatch.setitem(BUILDERS, "ndcg", lambda q, *, k: "1")
+    problems = builder_problems()
+    assert problems[0].startswith("registry metric 'average_precision' has no portable SQL")
+    assert '@builds("average_precision")' in problems[0]
+    assert (
+        "def average_precision(q: Parts, *, k: int | None, denominator: str, "
+        "relevance_level: float) -> str:" in problems[0]
+    )
+    assert entry.formula in problems[0]
+    assert "takes ['k'], its registry entry has ['k', 'gain']" in problems[1]
 
 
 BANNED = [
@@ -103,7 +155,7 @@ def test_only_the_windows_and_parts_the_metrics_need():
         ({"order_by": "rank", "duplicates": "max"}, "duplicates='max' is not defined"),
         ({"max_rank": 0}, "max_rank must be a positive integer, got 0"),
         ({"relevance_level": float("nan")}, "relevance_level must be a finite number"),
-        ({"run": ""}, "run must be a table name"),
+        ({"run": ""}, "the run table name must be a non-empty string"),
         ({"query": ""}, "the query column name must be a non-empty string"),
         ({"metrics": ["P@10", "P@10"]}, "metric 'P@10' is listed twice"),
         ({"metrics": ["nope"]}, "unknown name 'nope'"),

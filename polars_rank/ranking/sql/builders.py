@@ -46,8 +46,10 @@ def builds(*names: str) -> Callable[[Builder], Builder]:
 
 
 @builds("precision")
-def precision(q: Parts, *, k: int, relevance_level: float) -> str:
-    """Relevant within k / k."""
+def precision(q: Parts, *, k: int | None, relevance_level: float) -> str:
+    """Relevant within k / k; without k, relevant retrieved / retrieved (0 for none)."""
+    if k is None:
+        return div(q.hits(relevance_level, None), q.n_ret())
     return f"{dbl(q.hits(relevance_level, k))} / {num(k)}"
 
 
@@ -160,9 +162,12 @@ def unjudged(q: Parts, *, k: int) -> str:
 
 
 @builds("num_ret")
-def num_ret(q: Parts) -> str:
-    """Documents retrieved."""
-    return dbl(q.n_ret())
+def num_ret(q: Parts, *, relevance_level: float | None) -> str:
+    """Documents retrieved; with a level (only when the name gives one, ``NumRet(rel=N)``),
+    retrieved documents with grade >= N."""
+    if relevance_level is None:
+        return dbl(q.n_ret())
+    return dbl(q.hits(relevance_level, None))
 
 
 @builds("num_rel")

@@ -43,7 +43,9 @@ def _specs(metrics: Sequence[str | MetricSpec] | str | MetricSpec) -> list[Metri
 
 def _table(value: object, what: str) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise PolarsRankError(f"{what} must be a table name (a non-empty string), got {value!r}")
+        raise PolarsRankError(
+            f"the {what} table name must be a non-empty string (e.g. 'db.{what}'), got {value!r}"
+        )
     return value.strip()
 
 
@@ -137,8 +139,8 @@ def to_sql(
         reserved += list(LONG_COLUMNS)
     if len({name.lower() for name in reserved}) < len(reserved):
         raise PolarsRankError(
-            f"the output columns {reserved} must differ (case-insensitively); rename the "
-            "query column or choose another left_out_column"
+            f"the output columns {reserved} must differ (case-insensitively): the query column "
+            f"({messages.option('query', query)}) clashes with a column the query adds"
         )
     out = column_names(specs, reserved=reserved)
     internal = [f"pr_m{n}" for n in range(1, len(specs) + 1)]
