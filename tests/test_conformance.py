@@ -2,9 +2,9 @@
 
 Each expected file in ../shared/conformance/trec_eval was printed by trec_eval 10.0 with the
 arguments listed in that folder's README; here the same inputs go through
-``polars_rank.evaluate`` with the equivalent options, through both engines (Polars and DuckDB),
-and every line of every measure polars_rank implements must print identically, per query and
-for ``all``.
+``polars_rank.evaluate`` with the equivalent options, through every engine (Polars, DuckDB and
+Spark, the last running the portable SQL of ``to_sql``), and every line of every measure
+polars_rank implements must print identically, per query and for ``all``.
 """
 
 from __future__ import annotations
@@ -92,6 +92,12 @@ def _compare(trec_dir, expected_name: str, engine: str) -> int:
 def test_trec_eval_expected_output(trec_dir, expected_name, engine):
     checked = _compare(trec_dir, expected_name, engine)
     assert checked > 20  # the file really was compared
+
+
+@pytest.mark.parametrize("expected_name", sorted(CASES))
+def test_trec_eval_expected_output_on_spark(spark, trec_dir, expected_name):
+    """The same through ``engine="spark"`` (the session of the ``spark`` fixture is active)."""
+    assert _compare(trec_dir, expected_name, "spark") > 20
 
 
 def test_measures_cover_the_default_set(trec_dir):

@@ -49,8 +49,9 @@ def builder_problems() -> list[str]:
     entry's, each with what to write; every builder that is not a registry metric."""
     problems = []
     for entry in ENTRIES:
-        builder = BUILDERS.get(entry.name)
-        if builder is None:
+        try:
+            builder = entry.sql_builder  # what to_sql calls
+        except KeyError:
             problems.append(
                 f"registry metric {entry.name!r} has no portable SQL builder; add to "
                 f"polars_rank/ranking/sql/builders.py:\n{_stub(entry)}"

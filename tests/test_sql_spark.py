@@ -141,6 +141,8 @@ def test_input_errors_are_the_polars_engines(spark):
         (run.with_columns(doc=pl.Series(["x", "y", "x", "w"])), qrels),
         (run, pl.concat([qrels, qrels.head(1).with_columns(relevance=pl.lit(3, pl.Int64))])),
         (run, qrels.with_columns(relevance=pl.Series([1.0, float("nan")]))),
+        (run.clear(), qrels),
+        (run, qrels.clear()),
     ]
     for bad_run, bad_qrels in bad_inputs:
         expected = _message(lambda r=bad_run, q=bad_qrels: pr.evaluate(r, q, ["AP"]))

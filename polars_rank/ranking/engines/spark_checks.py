@@ -1,11 +1,12 @@
 """Input checks for the Spark engine on Spark data, raising exactly the Polars engine's errors.
 
-The checks are those of :func:`polars_rank.ranking.validation.validate`: null ids, null or NaN
-scores (or ranks) and grades, and duplicate ``(query, doc)`` pairs when ``duplicates="error"``.
-One Spark job counts nulls and NaNs in both tables; with ``duplicates="error"`` a second groups
-the rows by a 64-bit hash of the pair (a shuffle of 8-byte keys, cheaper than grouping by the
-two ids). Only when one of them finds something is the message built: the first bad row
-(0-based, in the DataFrame's partition order) and its ids, or an example of a repeated pair.
+The checks are those of :func:`polars_rank.ranking.validation.validate`: empty inputs, null
+ids, null or NaN scores (or ranks) and grades, and duplicate ``(query, doc)`` pairs when
+``duplicates="error"``. One Spark job counts rows, nulls and NaNs in both tables; with
+``duplicates="error"`` a second groups the rows by a 64-bit hash of the pair (a shuffle of
+8-byte keys, cheaper than grouping by the two ids). Only when one of them finds something is
+the message built: the first bad row (0-based, in the DataFrame's partition order) and its
+ids, or an example of a repeated pair.
 """
 
 from __future__ import annotations
@@ -49,12 +50,15 @@ def check_spark(spark: Any, run_view: str, qrels_view: str, options: Options) ->
     tables = (("run", run_view, order_column), ("qrels", qrels_view, cols.relevance))
     counts = " UNION ALL ".join(
         f"SELECT {n} AS i, SUM(CASE WHEN {null_id} THEN 1 ELSE 0 END) AS null_ids, "
-        f"SUM(CASE WHEN {_bad_value(value)} THEN 1 ELSE 0 END) AS bad_values "
-        f"FROM {quoted(view)}"
+        f"SUM(CASE WHEN {_bad_value(value)} THEN 1 ELSE 0 END) AS bad_values, "
+        f"COUNT(*) AS row_count FROM {quoted(view)}"
         for n, (_, view, value) in enumerate(tables)
     )
     found = {row["i"]: row for row in spark.sql(counts).collect()}
     run_counts, qrels_counts = found[0], found[1]
+    for what, row in (("run", run_counts), ("qrels", qrels_counts)):
+        if row["row_count"] == 0:
+            raise messages.empty_input(what)
     checks = [
         ("run_null_id", run_counts["null_ids"], run_view, null_id),
         ("qrels_null_id", qrels_counts["null_ids"], qrels_view, null_id),

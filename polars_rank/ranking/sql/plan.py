@@ -37,7 +37,6 @@ from collections.abc import Sequence
 from polars_rank.ranking.names import MetricSpec
 from polars_rank.ranking.options import Options
 from polars_rank.ranking.registry import GM_FLOOR, Summary
-from polars_rank.ranking.sql.builders import BUILDERS
 from polars_rank.ranking.sql.parts import ZERO, Parts, dbl, num
 
 #: Placeholders for the caller's tables and columns, replaced in the parsed tree.
@@ -136,7 +135,7 @@ def query_text(
     ``options`` resolved (``order_by`` set). With ``left_out``, a column :data:`LEFT_OUT_OUT`
     counts the run queries without judgments (on every row)."""
     q = Parts()
-    formulas = [BUILDERS[s.metric](q, **s.arguments(options.relevance_level)) for s in specs]
+    formulas = [s.entry.sql_builder(q, **s.arguments(options.relevance_level)) for s in specs]
     ctes = _inputs(options, q.needs_n_ret)
     ctes.append(("pr_joined", _joined(q, options)))
     windows = "".join(f", {sql} AS {name}" for name, sql in q.windows.items())
