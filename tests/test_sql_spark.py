@@ -114,6 +114,24 @@ def test_generated(spark, data, queries, relevance_level, max_rank):
     assert_like_polars(run.drop("rank"), qrels, per_query=True, **options)
 
 
+def test_duplicates_max_and_rank_order(spark):
+    """``duplicates="max"`` (checked in Spark: no duplicate error) and ranking by the run's
+    ``rank`` column, on Spark DataFrames."""
+    run, qrels = stacked_random(5, int_ids=False)
+    doubled = pl.concat([run, run.with_columns(pl.col("score") - 1).head(60)])
+    regraded = pl.concat([qrels, qrels.with_columns(pl.col("relevance") + 1).head(60)])
+    assert_like_polars(
+        doubled,
+        regraded,
+        per_query=True,
+        duplicates="max",
+        spark_run=spark.createDataFrame(doubled.to_arrow()),
+        spark_qrels=spark.createDataFrame(regraded.to_arrow()),
+    )
+    ranked = run.with_columns(rank=(pl.col("score") * 2).cast(pl.Int64).abs() + 1).drop("score")
+    assert_like_polars(ranked, qrels, per_query=True, order_by="rank")
+
+
 def test_left_out_warning_lazy_frames_and_integer_ids(spark):
     run = pl.DataFrame({"query": [1, 1, 2], "doc": [10, 9, 3], "score": [1.0, 1.0, 1.0]})
     qrels = pl.DataFrame({"query": [1], "doc": [9], "relevance": [1]})
