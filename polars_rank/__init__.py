@@ -18,6 +18,7 @@ from polars_rank.ranking import (
     evaluate_runs,
     judge,
     parse_metric,
+    to_sql,
     valid_names,
 )
 from polars_rank.ranking.metrics import (
@@ -124,6 +125,7 @@ __all__ = [
     "set_relative_precision",
     "trec_rbp",
     "trec_rbp_residual",
+    "to_sql",
     "unjudged",
     "utility",
     "valid_names",

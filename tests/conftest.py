@@ -1,8 +1,10 @@
-"""Shared test fixtures: trec_eval's own test files (tests/data/trec_eval) and how to read its
-output."""
+"""Shared test fixtures: trec_eval's own test files (tests/data/trec_eval), how to read its
+output, and the real engines of the SQL tests (PostgreSQL, Spark; started by
+``tests/engines.py``)."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import polars as pl
@@ -28,3 +30,29 @@ def read_trec_eval_output(path: Path) -> pl.DataFrame:
         measure, query, value = (part.strip() for part in line.split("\t"))
         rows.append((measure, query, value))
     return pl.DataFrame(rows, schema=["measure", "query", "value"], orient="row")
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """A PostgreSQL server for the whole test run (see ``tests/engines.py``), always stopped."""
+    from engines import start_postgres, stop_postgres
+
+    server = start_postgres()
+    try:
+        yield server
+    finally:
+        stop_postgres(server.process)
+        shutil.rmtree(server.directory, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """A ``local[2]`` SparkSession for the whole test run (see ``tests/engines.py``), stopped
+    at the end."""
+    from engines import start_spark
+
+    session = start_spark()
+    try:
+        yield session
+    finally:
+        session.stop()

@@ -7,6 +7,8 @@ which reads the files as trec_eval does and computes every measure with
 :func:`polars_rank.evaluate`) through the Polars and the DuckDB engine: every line of every
 file, per query and ``all``, relstring, gm_bpref, utility with custom coefficients, nDCG with
 a gain table and 11pt_avg with custom points included.
+The Spark engine (the portable SQL of :func:`polars_rank.to_sql`) prints the same lines for
+every measure that has portable SQL.
 """
 
 from __future__ import annotations
@@ -85,3 +87,32 @@ def test_the_expected_files_cover_every_all_trec_measure(trec_dir):
     ours = [m.name for m in select_measures(["all_trec"]) if m.summary]
     assert ours == names
     assert len(names) == 99
+
+
+def _portable(measure) -> bool:
+    from polars_rank.ranking.sql.builders import BUILDERS
+
+    return measure.spec is None or measure.spec.entry.name in BUILDERS
+
+
+@pytest.mark.parametrize("expected_name", sorted(CASES))
+def test_every_portable_line_on_spark(spark, trec_dir, expected_name):
+    """The same lines through ``engine="spark"`` (the ``spark`` fixture's session is active),
+    for the measures with portable SQL; the others are listed in the SQL compiler's tests."""
+    qrels_name, run_name, requests, options = CASES[expected_name]
+    run, run_id = read_run(trec_dir / run_name)
+    measures = [m for m in select_measures(requests) if _portable(m)]
+    lines = trec_eval_lines(
+        run, read_qrels(trec_dir / qrels_name), measures, run_id=run_id, engine="spark", **options
+    )
+    names = {m.name for m in measures}
+    expected = [
+        line
+        for line in (trec_dir / expected_name).read_text().splitlines()
+        if line.split("\t")[0].strip() in names
+    ]
+    assert len(expected) > 20 and len(lines) == len(expected)
+    mismatches = [
+        (ours, theirs) for ours, theirs in zip(lines, expected, strict=True) if ours != theirs
+    ]
+    assert not mismatches, "\n".join(f"ours   {a!r}\ntrec   {b!r}" for a, b in mismatches[:20])

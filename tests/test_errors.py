@@ -406,8 +406,9 @@ def test_bad_queries_value(run, qrels):
 
 
 def test_bad_engine_value(run, qrels):
-    with pytest.raises(PolarsRankError, match=r"engine must be 'polars' or 'duckdb', got 'spark'"):
-        pr.evaluate(run, qrels, ["AP"], engine="spark")
+    expected = r"engine must be 'polars', 'duckdb' or 'spark', got 'sparkle'"
+    with pytest.raises(PolarsRankError, match=expected):
+        pr.evaluate(run, qrels, ["AP"], engine="sparkle")
 
 
 @pytest.mark.parametrize("max_rank", [0, -1, 2.5])

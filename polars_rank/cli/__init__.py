@@ -1,4 +1,5 @@
-"""The ``polars-rank`` command: evaluate, trec_eval, compare, classify, plot, metrics and demo.
+"""The ``polars-rank`` command: evaluate, trec_eval, compare, classify, plot, metrics, sql
+and demo.
 
 Errors are one line on stderr (``polars-rank: error: ...``) with exit code 2 (``trec_eval``
 uses trec_eval's codes); ``--debug`` shows the traceback instead.
@@ -49,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     from polars_rank.cli.evaluate import build_evaluate_parser
     from polars_rank.cli.metrics import build_metrics_parser
     from polars_rank.cli.plot import build_plot_parser
+    from polars_rank.cli.sql import build_sql_parser
     from polars_rank.cli.trec_eval import build_parser as build_trec_eval_parser
 
     parser = _Parser(
@@ -71,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         ("plot", "plots: per-query differences, metric@k, precision-recall, ROC", None),
         ("metrics", "every metric and the names it is known by", build_metrics_parser),
+        ("sql", "print the SQL of a metric list for a warehouse or Spark", build_sql_parser),
         ("demo", "a built-in example: evaluation, comparison, code", build_demo_parser),
     ]
     for name, help_text, build in specs:
@@ -114,6 +117,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from polars_rank.cli.metrics import run_metrics
 
         return run_metrics(args)
+    if args.command == "sql":
+        from polars_rank.cli.sql import run_sql
+
+        return run_sql(args)
     if args.command == "demo":
         from polars_rank.cli.demo import run_demo
 

@@ -4,7 +4,8 @@ names, and the engines that evaluate them.
 Data flows one way: inputs → :class:`~.options.Options` (checked once) → the judged table
 (:mod:`.judged`, ordering and judging from :mod:`.conventions`) → metrics (:mod:`.metrics`,
 listed in :mod:`.registry`, named by :mod:`.names`) → per-query values and their summary
-(:mod:`.engines`).
+(:mod:`.engines`). The same metrics compile to portable SQL for warehouses and Spark
+(:mod:`.sql`).
 """
 
 from polars_rank.ranking.evaluate import evaluate, evaluate_runs
@@ -12,6 +13,7 @@ from polars_rank.ranking.judged import judge
 from polars_rank.ranking.names import MetricSpec, parse_metric, parse_metrics, valid_names
 from polars_rank.ranking.options import Options
 from polars_rank.ranking.registry import REGISTRY, Metric
+from polars_rank.ranking.sql import to_sql
 
 __all__ = [
     "REGISTRY",
@@ -23,5 +25,6 @@ __all__ = [
     "judge",
     "parse_metric",
     "parse_metrics",
+    "to_sql",
     "valid_names",
 ]

@@ -19,7 +19,7 @@ from polars_rank.ranking.engines import RESERVED
 from polars_rank.ranking.names import MetricSpec, parse_metrics
 from polars_rank.ranking.options import Duplicates, GradeLimit, Options, Queries
 
-Engine = Literal["polars", "duckdb"]
+Engine = Literal["polars", "duckdb", "spark"]
 
 
 def grade_limit(specs: list[MetricSpec]) -> GradeLimit | None:
@@ -58,7 +58,8 @@ def evaluate(
     Args:
         run: ``query, doc, score`` (and/or ``rank``): a DataFrame or LazyFrame, or a pandas
             DataFrame or pyarrow Table (converted with ``pl.from_pandas`` / ``pl.from_arrow``;
-            the DuckDB engine also takes relations, table names and Parquet paths).
+            the DuckDB engine also takes relations, table names and Parquet paths; the Spark
+            engine Spark DataFrames and table names).
         qrels: ``query, doc, relevance``; None to evaluate only recommender metrics that do
             not read judgments, over every user of the run.
         metrics: names such as ``["nDCG@10", "RR@10", "AP", "P(rel=2)@5", "ndcg_cut.10"]``
@@ -75,7 +76,9 @@ def evaluate(
         per_query: one row per query (sorted by query) instead of one summary row. Corpus-level
             metrics (coverage, entropy, Gini, user coverage) have no per-query value: asking
             for them per query is an error.
-        engine: ``"polars"`` (lazy in, lazy out) or ``"duckdb"`` (one SQL query).
+        engine: ``"polars"`` (lazy in, lazy out), ``"duckdb"`` (one SQL query) or
+            ``"spark"`` (the portable SQL of :func:`polars_rank.to_sql`, run by Spark; needs
+            pyspark; ranking metrics only).
         queries: ``"qrels"`` (default; every query with judgments counts, a query missing from
             the run scores 0, as trec_eval ``-c``, ir_measures and MS MARCO) or ``"both"``
             (only queries in both the run and the qrels, as trec_eval without ``-c``,
@@ -85,7 +88,8 @@ def evaluate(
             ``(rel=N)`` wins.
         order_by, max_rank, duplicates, validate: see :func:`polars_rank.judge`.
         con: a DuckDB connection for ``engine="duckdb"`` (the package's in-memory database by
-            default).
+            default), or the SparkSession for ``engine="spark"`` (by default the DataFrames'
+            or the active one).
 
     The recommender metrics see the same users as the ranking metrics (the ``queries`` rule:
     a judged user without recommendations has null per-user values and counts as uncovered);
@@ -177,6 +181,10 @@ def _evaluate(
         "item_features": item_features,
         "catalog": catalog,
     }
+    if engine == "spark":
+        from polars_rank.ranking.engines.spark import evaluate_spark
+
+        return evaluate_spark(run, qrels, specs, options, per_query=per_query, con=con, warn=warn)
     if engine == "duckdb":
         from polars_rank.ranking.engines.duckdb import evaluate_duckdb
 

@@ -26,6 +26,7 @@ __all__ = [
     "input_problem",
     "left_out_message",
     "missing_column",
+    "no_row_order",
     "not_positive_integer",
     "option",
     "swapped_hint",
@@ -134,3 +135,12 @@ def warn_left_out_here(count: int) -> None:
     """:func:`warn_left_out` at the caller of polars_rank, found now (for direct engine calls;
     :func:`polars_rank.evaluate` finds the call site before the plan runs)."""
     warn_left_out(count, CallSite.here())
+
+
+def no_row_order(where: str) -> PolarsRankError:
+    """``duplicates="first"`` asked of inputs that have no row order (SQL tables, Spark)."""
+    return PolarsRankError(
+        f"{option('duplicates', 'first')} needs the inputs' row order, which {where} does not "
+        f"have; use {option('duplicates', 'max')} (keep the highest score / grade) or "
+        f"{option('duplicates', 'error')}"
+    )

@@ -111,6 +111,13 @@ class Options:
         columns = Columns(query=query, doc=doc, score=score, rank=rank, relevance=relevance)
         return cls(columns=columns, **options)  # type: ignore[arg-type]
 
+    def unordered(self, where: str) -> Options:
+        """These options for inputs without a row order (``where``: SQL tables, Spark), which
+        cannot keep the first of duplicates: ``duplicates="first"`` is refused."""
+        if self.duplicates == "first":
+            raise messages.no_row_order(where)
+        return self
+
     @property
     def order_column(self) -> str:
         """The run column the ordering reads (after :meth:`resolve`)."""

@@ -209,6 +209,14 @@ class Metric:
         return [(f"{self.sql_macro}_{v}", v) for v in self.variants]
 
     @property
+    def sql_builder(self) -> Callable[..., str]:
+        """Its portable SQL (:func:`polars_rank.to_sql`): the builder registered for this name
+        in ``polars_rank/ranking/sql/builders.py``."""
+        from polars_rank.ranking.sql.builders import BUILDERS
+
+        return BUILDERS[self.name]
+
+    @property
     def param(self) -> dict[str, Param]:
         """Parameters by name."""
         return {p.name: p for p in self.params}

@@ -1,0 +1,104 @@
+"""``polars-rank sql``: print the portable SQL of a metric list for a warehouse dialect
+(:func:`polars_rank.to_sql`), for pasting into a scheduled query, a dbt model or a notebook."""
+
+from __future__ import annotations
+
+import argparse
+
+from polars_rank.cli.evaluate import DEFAULT_METRICS
+from polars_rank.cli.options import add_metric_option, split_metrics
+from polars_rank.cli.output import write_output
+from polars_rank.ranking.sql import DIALECTS, to_sql
+from polars_rank.ranking.sql.compiler import LAYOUTS
+
+#: Column flags: command-line name -> to_sql parameter.
+_COLUMNS = {
+    "query": "query",
+    "doc": "doc",
+    "score": "score",
+    "rank": "rank",
+    "relevance": "relevance",
+}
+
+
+def run_sql(args: argparse.Namespace) -> int:
+    """``polars-rank sql``."""
+    metrics = split_metrics(args.metrics) or list(DEFAULT_METRICS)
+    columns = {
+        parameter: getattr(args, f"{name}_col")
+        for name, parameter in _COLUMNS.items()
+        if getattr(args, f"{name}_col") is not None
+    }
+    text = to_sql(
+        metrics,
+        args.dialect,
+        args.run,
+        args.qrels,
+        per_query=args.per_query,
+        queries=args.queries,
+        relevance_level=args.relevance_level,
+        max_rank=args.max_rank,
+        order_by=args.order_by,
+        duplicates=args.duplicates,
+        layout=args.layout,
+        pretty=not args.compact,
+        **columns,
+    )
+    write_output(text + "\n", args.out)  # no ";": a dbt model must not end with one
+    return 0
+
+
+def build_sql_parser(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``polars-rank sql``."""
+    parser.add_argument("--dialect", required=True, choices=DIALECTS, help="the SQL dialect")
+    parser.add_argument(
+        "--run", required=True, metavar="TABLE", help="the run table: query, doc, score"
+    )
+    parser.add_argument(
+        "--qrels", required=True, metavar="TABLE", help="the judgments table: query, doc, relevance"
+    )
+    add_metric_option(parser, DEFAULT_METRICS)
+    parser.add_argument(
+        "--per-query", action="store_true", help="one row per query instead of the summary"
+    )
+    parser.add_argument(
+        "--layout",
+        choices=LAYOUTS,
+        default="wide",
+        help="wide: a column per metric (nDCG@10 -> ndcg_at_10; default); "
+        "long: measure and value columns",
+    )
+    parser.add_argument("--compact", action="store_true", help="one line, no indentation")
+    parser.add_argument("--out", metavar="FILE", help="write the query to FILE")
+    group = parser.add_argument_group("evaluation")
+    group.add_argument(
+        "--queries",
+        choices=("qrels", "both"),
+        default="qrels",
+        help="qrels: every judged query counts, a query missing from the run scores 0 "
+        "(default); both: only queries in both tables",
+    )
+    group.add_argument(
+        "--relevance-level", type=float, default=1, metavar="N", help="grades >= N are relevant"
+    )
+    group.add_argument(
+        "--order-by",
+        choices=("score", "rank"),
+        default="score",
+        help="rank documents by score (descending; default) or by the rank column",
+    )
+    group.add_argument(
+        "--max-rank", type=int, metavar="N", help="use only the top N documents of each query"
+    )
+    group.add_argument(
+        "--duplicates",
+        choices=("error", "max"),
+        default="error",
+        help="error: the tables have one row per (query, doc) (default; not checked by the "
+        "query); max: keep the highest score / grade of a repeated pair",
+    )
+    columns = parser.add_argument_group("columns")
+    for name in _COLUMNS:
+        columns.add_argument(
+            f"--{name}-col", metavar="NAME", help=f"the {name} column's name (default: {name})"
+        )

@@ -1,0 +1,177 @@
+"""``evaluate(..., engine="spark")``: the portable SQL of :func:`polars_rank.to_sql` runs in
+Spark; only the result rows come back, as a Polars frame.
+
+The run and the qrels may be PySpark DataFrames, table or view names the session knows, or
+Polars frames (checked in Polars, then sent to Spark through Arrow: for tests and small data).
+They are registered as temporary views under unique names (dropped afterwards), checked in
+Spark as the Polars engine checks its input (:mod:`.spark_checks`), and evaluated by one query
+(dialect ``"spark"``). The result has the Polars engine's columns (the metric labels as written;
+with ``per_query`` the query column first, in the run's dtype, sorted), dtypes and warning.
+
+pyspark is not a dependency of polars_rank: it is imported here, when the engine runs.
+
+Example, with ``spark`` a running SparkSession (``tests/test_sql_spark.py`` runs it)::
+
+    pr.evaluate("db.run", "db.qrels", ["nDCG@10", "AP"], engine="spark", con=spark)
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import polars as pl
+
+from polars_rank._errors import PolarsRankError
+from polars_rank.ranking import messages
+from polars_rank.ranking.engines.spark_checks import check_spark, quoted
+from polars_rank.ranking.names import MetricSpec
+from polars_rank.ranking.options import Options
+from polars_rank.ranking.sql import column_names, to_sql
+from polars_rank.ranking.validation import validate
+
+#: The result column that counts run queries without judgments.
+LEFT_OUT = "pr_left_out"
+
+MISSING_PYSPARK = (
+    "engine='spark' needs pyspark (pip install pyspark) and Java 17 or newer; "
+    "polars_rank does not install them"
+)
+
+
+def _pyspark() -> Any:
+    try:
+        import pyspark.sql
+    except ImportError as err:
+        raise ModuleNotFoundError(MISSING_PYSPARK, name="pyspark") from err
+    return pyspark.sql
+
+
+def _session(con: Any, *inputs: Any) -> Any:
+    """The SparkSession: ``con``, else the one of a DataFrame input, else the active one."""
+    if con is not None:
+        return con
+    for frame in inputs:
+        session = getattr(frame, "sparkSession", None)
+        if session is not None:
+            return session
+    session = _pyspark().SparkSession.getActiveSession()
+    if session is None:
+        raise PolarsRankError(
+            "engine='spark' needs a SparkSession: pass con=spark, or Spark DataFrames"
+        )
+    return session
+
+
+def _spark_frame(spark: Any, obj: Any, what: str) -> tuple[Any, pl.Schema, pl.DataFrame | None]:
+    """``obj`` as a Spark DataFrame, with its schema as Polars dtypes and, for a Polars input,
+    the Polars frame itself."""
+    sql = _pyspark()
+    if isinstance(obj, pl.LazyFrame):
+        obj = obj.collect()
+    if isinstance(obj, pl.DataFrame):
+        unsigned = [c for c, t in obj.schema.items() if t.is_unsigned_integer()]
+        sent = obj.with_columns(pl.col(unsigned).cast(pl.Int64)) if unsigned else obj
+        return spark.createDataFrame(sent.to_arrow()), obj.schema, obj
+    if isinstance(obj, str):
+        try:
+            obj = spark.table(obj)
+        except Exception as error:  # AnalysisException: no such table or view
+            first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+            raise PolarsRankError(
+                f"{what} table {obj!r} cannot be read by Spark: {first}"
+            ) from None
+    if not isinstance(obj, sql.DataFrame):
+        raise TypeError(
+            f"{what} must be a Spark DataFrame, a table name or a polars DataFrame or "
+            f"LazyFrame, got {type(obj).__name__}"
+        )
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    schema = pl.from_arrow(to_arrow_schema(obj.schema).empty_table()).schema
+    return obj, schema, None
+
+
+@contextmanager
+def _temp_views(spark: Any, **frames: Any) -> Iterator[dict[str, str]]:
+    """Each frame as a uniquely named temporary view, dropped afterwards."""
+    names = {key: f"pr_{key}_{uuid.uuid4().hex}" for key in frames}
+    try:
+        for key, frame in frames.items():
+            frame.createOrReplaceTempView(names[key])
+        yield names
+    finally:
+        for name in names.values():
+            spark.catalog.dropTempView(name)
+
+
+def evaluate_spark(
+    run: Any,
+    qrels: Any,
+    specs: list[MetricSpec],
+    options: Options,
+    *,
+    per_query: bool,
+    con: Any = None,
+    warn: Callable[[int], None] = messages.warn_left_out_here,
+) -> pl.DataFrame | pl.LazyFrame:
+    """Evaluate in Spark; the same result as the Polars engine (see :func:`evaluate`).
+
+    ``con`` is the SparkSession (by default the DataFrames' or the active one). With
+    ``validate`` the inputs are checked first: for Spark data one job counting nulls and NaNs
+    and, with ``duplicates="error"``, one grouping the pairs (a shuffle of the run: at 10M rows
+    it costs several times the evaluation; pass ``validate=False`` for tables known to be
+    clean). ``duplicates="first"`` is refused: a Spark table has no row order. Gives ``warn``
+    the number of run queries without judgments, as the Polars engine does.
+    """
+    options = options.unordered("engine='spark'")
+    lazy_out = isinstance(run, pl.LazyFrame)
+    spark = _session(con, run, qrels)
+    run_df, run_schema, run_frame = _spark_frame(spark, run, "run")
+    qrels_df, qrels_schema, qrels_frame = _spark_frame(spark, qrels, "qrels")
+    options = options.resolve(run_schema, qrels_schema)
+    cols = options.columns
+    polars_inputs = run_frame is not None and qrels_frame is not None
+    if options.validate and polars_inputs:
+        validate(run_frame.lazy(), qrels_frame.lazy(), options, in_memory=True)
+    with _temp_views(spark, run=run_df, qrels=qrels_df) as views:
+        if options.validate and not polars_inputs:
+            check_spark(spark, views["run"], views["qrels"], options)
+        sql = to_sql(
+            specs,
+            "spark",
+            quoted(views["run"]),
+            quoted(views["qrels"]),
+            per_query=per_query,
+            queries=options.queries,
+            relevance_level=options.relevance_level,
+            max_rank=options.max_rank,
+            query=cols.query,
+            doc=cols.doc,
+            score=cols.score,
+            rank=cols.rank,
+            relevance=cols.relevance,
+            order_by=options.order_by,
+            duplicates=options.duplicates,
+            left_out_column=LEFT_OUT,
+        )
+        result = pl.from_arrow(spark.sql(sql).toArrow())
+        if result.height:
+            left_out = int(result[LEFT_OUT][0] or 0)
+        else:  # no query to evaluate: count the run's queries apart
+            q = quoted(cols.query)
+            left_out = spark.sql(
+                f"SELECT COUNT(DISTINCT r.{q}) AS n FROM {quoted(views['run'])} AS r "
+                f"LEFT ANTI JOIN {quoted(views['qrels'])} AS j ON r.{q} = j.{q}"
+            ).collect()[0]["n"]
+    warn(left_out)
+    names = column_names(specs, reserved=[cols.query, LEFT_OUT])
+    result = result.drop(LEFT_OUT).rename({v: k for k, v in names.items()})
+    labels = [s.label for s in specs]
+    result = result.with_columns(pl.col(labels).cast(pl.Float64))
+    if per_query:
+        result = result.with_columns(pl.col(cols.query).cast(run_schema[cols.query]))
+        result = result.sort(cols.query)
+    return result.lazy() if lazy_out else result

@@ -1,0 +1,241 @@
+"""Each registry metric as portable SQL: one builder per metric, in :data:`BUILDERS`.
+
+A builder takes a :class:`~.parts.Parts` and the metric's arguments by keyword — exactly the
+names of its registry entry's parameters besides the columns (``k``, ``relevance_level``,
+``gain``, ...; what :meth:`MetricSpec.arguments` gives) — and returns the metric's value for
+one query as SQL arithmetic over the parts it asked for (base dialect, DOUBLE). It never writes
+dialect-specific SQL: :mod:`.dialects` renders the whole query for each dialect.
+
+**Adding a metric**: after its registry entry, Polars function and macro, write its builder
+here with ``@builds("<registry name>")``. ``tests/test_sql_compiler.py`` fails, naming the
+metric, while a registry entry has no builder or a builder's parameters differ from its entry's;
+the parity tests then run it on DuckDB, PostgreSQL, Spark and the transpiled dialects against
+the Polars engine. If a metric needs a per-row quantity that :class:`~.parts.Parts` lacks, add
+it there as a window over ``pr_rows`` (see that module for the columns a row has).
+
+>>> from polars_rank.ranking.sql.parts import Parts
+>>> BUILDERS["precision"](Parts(), k=10, relevance_level=1)
+'CAST(c1 AS DOUBLE) / CAST(10 AS DOUBLE)'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from polars_rank.ranking.metrics import ELEVEN_POINTS
+from polars_rank.ranking.sql.parts import ONE, ZERO, Parts, dbl, div, num, within
+
+#: A builder: ``(parts, **arguments) -> SQL`` of the per-query value.
+Builder = Callable[..., str]
+
+#: Registry name -> builder of its portable SQL.
+BUILDERS: dict[str, Builder] = {}
+
+
+def builds(*names: str) -> Callable[[Builder], Builder]:
+    """Register the decorated function as the builder of the registry metrics ``names``."""
+
+    def register(builder: Builder) -> Builder:
+        for name in names:
+            if name in BUILDERS:
+                raise AssertionError(f"metric {name!r} has two SQL builders")
+            BUILDERS[name] = builder
+        return builder
+
+    return register
+
+
+@builds("precision")
+def precision(q: Parts, *, k: int | None, relevance_level: float) -> str:
+    """Relevant within k / k; without k, relevant retrieved / retrieved (0 for none)."""
+    if k is None:
+        return div(q.hits(relevance_level, None), q.n_ret())
+    return f"{dbl(q.hits(relevance_level, k))} / {num(k)}"
+
+
+@builds("recall")
+def recall(q: Parts, *, k: int | None, relevance_level: float) -> str:
+    """Relevant within k / R."""
+    return div(q.hits(relevance_level, k), q.num_rel(relevance_level))
+
+
+@builds("recall_cap")
+def recall_cap(q: Parts, *, k: int, relevance_level: float) -> str:
+    """Relevant within k / min(k, R)."""
+    return div(q.hits(relevance_level, k), f"LEAST({q.num_rel(relevance_level)}, {int(k)})")
+
+
+@builds("hit_rate")
+def hit_rate(q: Parts, *, k: int | None, relevance_level: float) -> str:
+    """1 if a relevant document is within k."""
+    return f"CASE WHEN {q.hits(relevance_level, k)} > 0 THEN {ONE} ELSE {ZERO} END"
+
+
+@builds("hits")
+def hits(q: Parts, *, k: int | None, relevance_level: float) -> str:
+    """Relevant documents within k."""
+    return dbl(q.hits(relevance_level, k))
+
+
+@builds("reciprocal_rank")
+def reciprocal_rank(q: Parts, *, k: int | None, relevance_level: float) -> str:
+    """1 / rank of the first relevant document within k; 0 without one."""
+    rel = q.relevant(relevance_level)
+    first = q.aggregate(f"MIN(CASE WHEN {rel} = 1 AND {within(k)} THEN pos END)")
+    return f"COALESCE({ONE} / {dbl(first)}, {ZERO})"
+
+
+@builds("average_precision", "gm_map")
+def average_precision(q: Parts, *, k: int | None, denominator: str, relevance_level: float) -> str:
+    """Σ over relevant documents within k of (relevant at or above) / rank, over R (or over
+    min(k, R) with ``denominator="min(k,R)"``)."""
+    rel = q.relevant(relevance_level)
+    precision_at_rank = f"{dbl(q.rel_above(relevance_level))} / {dbl('pos')}"
+    total = q.aggregate(
+        f"SUM(CASE WHEN {rel} = 1 AND {within(k)} THEN {precision_at_rank} ELSE {ZERO} END)"
+    )
+    big_r = q.num_rel(relevance_level)
+    if denominator == "min(k,R)" and k is not None:
+        big_r = f"LEAST({big_r}, {int(k)})"
+    return div(total, big_r)
+
+
+@builds("ndcg")
+def ndcg(q: Parts, *, k: int | None, gain: str) -> str:
+    """DCG@k / IDCG@k (IDCG from all judgments)."""
+    return div(q.dcg(k, gain), q.ideal_dcg(k, gain))
+
+
+@builds("dcg")
+def dcg(q: Parts, *, k: int | None, gain: str) -> str:
+    """Σ within k of gain / log2(rank + 1)."""
+    return dbl(q.dcg(k, gain))
+
+
+@builds("r_precision")
+def r_precision(q: Parts, *, relevance_level: float) -> str:
+    """Relevant within the top R / R."""
+    rel = q.relevant(relevance_level)
+    big_r = q.big_r(relevance_level)
+    within_r = q.aggregate(f"SUM(CASE WHEN pos <= {big_r} THEN {rel} ELSE 0 END)")
+    return div(within_r, q.num_rel(relevance_level))
+
+
+@builds("bpref")
+def bpref(q: Parts, *, relevance_level: float) -> str:
+    """(1/R) Σ over retrieved relevant r of 1 − min(n_r, R) / min(N, R)."""
+    rel = q.relevant(relevance_level)
+    above = q.nonrel_above(relevance_level)
+    big_r, big_n = q.big_r(relevance_level), q.big_n(relevance_level)
+    penalty = f"{dbl(f'LEAST({above}, {big_r})')} / {dbl(f'LEAST({big_n}, {big_r})')}"
+    term = f"CASE WHEN {above} > 0 THEN {ONE} - {penalty} ELSE {ONE} END"
+    total = q.aggregate(f"SUM(CASE WHEN {rel} = 1 AND pos IS NOT NULL THEN {term} ELSE {ZERO} END)")
+    return div(total, q.num_rel(relevance_level))
+
+
+def _f_measure(p: str, r: str, beta: float) -> str:
+    """(β + 1)·P·R / (β·P + R), 0 when the denominator is 0, in the Polars metrics' order."""
+    return div(f"{num(beta + 1.0)} * {p} * {r}", f"{num(beta)} * {p} + {r}")
+
+
+@builds("f1")
+def f1(q: Parts, *, k: int | None, relevance_level: float) -> str:
+    """2·P@k·R@k / (P@k + R@k); without k, P divides by the number retrieved."""
+    h = q.hits(relevance_level, k)
+    p = div(h, num(k) if k is not None else q.n_ret())
+    return _f_measure(p, div(h, q.num_rel(relevance_level)), 1.0)
+
+
+@builds("judged_fraction")
+def judged_fraction(q: Parts, *, k: int | None) -> str:
+    """Judged documents within k / min(k, retrieved)."""
+    shown = q.n_ret() if k is None else f"LEAST({q.n_ret()}, {int(k)})"
+    return div(q.judged_within(k), shown)
+
+
+@builds("unjudged")
+def unjudged(q: Parts, *, k: int) -> str:
+    """(min(k, retrieved) − judged with a grade >= 0 within k) / k."""
+    shown = f"LEAST({q.n_ret()}, {int(k)})"
+    judged = q.judged_within(k, nonnegative=True)
+    return f"({dbl(shown)} - {dbl(judged)}) / {num(k)}"
+
+
+@builds("num_ret")
+def num_ret(q: Parts, *, relevance_level: float | None) -> str:
+    """Documents retrieved; with a level (only when the name gives one, ``NumRet(rel=N)``),
+    retrieved documents with grade >= N."""
+    if relevance_level is None:
+        return dbl(q.n_ret())
+    return dbl(q.hits(relevance_level, None))
+
+
+@builds("num_rel")
+def num_rel(q: Parts, *, relevance_level: float) -> str:
+    """R."""
+    return dbl(q.num_rel(relevance_level))
+
+
+@builds("num_rel_ret")
+def num_rel_ret(q: Parts, *, relevance_level: float) -> str:
+    """Relevant documents retrieved."""
+    return dbl(q.hits(relevance_level, None))
+
+
+@builds("num_nonrel_judged_ret")
+def num_nonrel_judged_ret(q: Parts, *, relevance_level: float) -> str:
+    """Judged non-relevant documents retrieved."""
+    nonrel = q.nonrelevant(relevance_level)
+    return dbl(q.aggregate(f"SUM(CASE WHEN pos IS NOT NULL THEN {nonrel} ELSE 0 END)"))
+
+
+@builds("num_q")
+def num_q(q: Parts) -> str:
+    """1 per query."""
+    return ONE
+
+
+@builds("set_precision")
+def set_precision(q: Parts, *, relevance_level: float) -> str:
+    """Relevant retrieved / retrieved."""
+    return div(q.hits(relevance_level, None), q.n_ret())
+
+
+@builds("set_recall")
+def set_recall(q: Parts, *, relevance_level: float) -> str:
+    """Relevant retrieved / R."""
+    return div(q.hits(relevance_level, None), q.num_rel(relevance_level))
+
+
+@builds("set_f")
+def set_f(q: Parts, *, beta: float, relevance_level: float) -> str:
+    """(β + 1)·P·R / (β·P + R) over the retrieved set."""
+    p = set_precision(q, relevance_level=relevance_level)
+    r = set_recall(q, relevance_level=relevance_level)
+    return _f_measure(p, r, float(beta))
+
+
+@builds("iprec_at_recall")
+def iprec_at_recall(q: Parts, *, recall_level: float, relevance_level: float) -> str:
+    """The highest precision at or after the c-th relevant retrieved document,
+    c = max(1, floor(level·R + 0.5)) (trec_eval 10.0's lround); 0 without one."""
+    rel, above, big_r = (
+        q.relevant(relevance_level),
+        q.rel_above(relevance_level),
+        q.big_r(relevance_level),
+    )
+    needed = f"GREATEST(FLOOR({num(recall_level)} * {dbl(big_r)} + {num(0.5)}), {ONE})"
+    best = q.aggregate(
+        f"MAX(CASE WHEN {rel} = 1 AND pos IS NOT NULL AND {above} >= {needed} "
+        f"THEN {dbl(above)} / {dbl('pos')} END)"
+    )
+    return f"COALESCE({best}, {ZERO})"
+
+
+@builds("eleven_pt_avg")
+def eleven_pt_avg(q: Parts, *, relevance_level: float) -> str:
+    """Mean of IPrec at recall 0.0, 0.1, ..., 1.0."""
+    total = " + ".join(
+        iprec_at_recall(q, recall_level=p, relevance_level=relevance_level) for p in ELEVEN_POINTS
+    )
+    return f"({total}) / {num(len(ELEVEN_POINTS))}"

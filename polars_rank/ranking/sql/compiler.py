@@ -1,0 +1,166 @@
+""":func:`to_sql`: metric names in, one self-contained ``SELECT`` for a dialect out.
+
+>>> sql = to_sql(["nDCG@10", "AP"], "bigquery", "project.ds.run", "project.ds.qrels")
+>>> "FROM project.ds.run" in sql, "ndcg_at_10" in sql
+(True, True)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Literal
+
+from polars_rank._errors import PolarsRankError
+from polars_rank.ranking import messages
+from polars_rank.ranking.conventions import OrderBy
+from polars_rank.ranking.names import MetricSpec, parse_metric, parse_metrics
+from polars_rank.ranking.options import Duplicates, Options, Queries
+from polars_rank.ranking.sql import plan
+from polars_rank.ranking.sql.columns import column_names
+from polars_rank.ranking.sql.dialects import DIALECTS, Dialect, render
+
+Layout = Literal["wide", "long"]
+LAYOUTS: tuple[str, ...] = ("wide", "long")
+
+#: The columns of the long layout besides the query.
+LONG_COLUMNS = ("measure", "value")
+
+
+def _specs(metrics: Sequence[str | MetricSpec] | str | MetricSpec) -> list[MetricSpec]:
+    """Metric names parsed (parsed ones kept); an error for none or a repeated label."""
+    if isinstance(metrics, str | MetricSpec):
+        metrics = [metrics]
+    if all(isinstance(m, str) for m in metrics):
+        return parse_metrics(list(metrics))  # type: ignore[arg-type]
+    specs = [m if isinstance(m, MetricSpec) else parse_metric(m) for m in metrics]
+    labels = [s.label for s in specs]
+    repeated = [label for label in labels if labels.count(label) > 1]
+    if repeated:
+        raise PolarsRankError(f"metric {repeated[0]!r} is listed twice")
+    return specs
+
+
+def _table(value: object, what: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise PolarsRankError(
+            f"the {what} table name must be a non-empty string (e.g. 'db.{what}'), got {value!r}"
+        )
+    return value.strip()
+
+
+def to_sql(
+    metrics: Sequence[str | MetricSpec] | str,
+    dialect: Dialect,
+    run: str,
+    qrels: str,
+    *,
+    per_query: bool = False,
+    queries: Queries = "qrels",
+    relevance_level: float = 1,
+    max_rank: int | None = None,
+    query: str = "query",
+    doc: str = "doc",
+    score: str = "score",
+    rank: str = "rank",
+    relevance: str = "relevance",
+    order_by: OrderBy = "score",
+    duplicates: Duplicates = "error",
+    layout: Layout = "wide",
+    left_out_column: str | None = None,
+    pretty: bool = True,
+) -> str:
+    """One self-contained ``SELECT`` computing ``metrics`` in ``dialect``, with trec_eval's
+    numbers (the Polars engine's, within 1e-12).
+
+    The query uses only window functions, joins, ``GROUP BY`` and ``CASE`` — no UDFs, macros,
+    arrays or lambdas — so it runs unchanged in a scheduled query, a dbt model or a notebook.
+    Every metric value is a DOUBLE. The conventions are :func:`polars_rank.evaluate`'s: score
+    descending, ties by doc id descending compared as bytes (integer ids as their decimal
+    text), R and IDCG from all judgments, a query missing from the run scoring 0.
+
+    Args:
+        metrics: metric names as :func:`polars_rank.evaluate` takes them (``"nDCG@10"``,
+            ``"P(rel=2)@5"``, ``"ndcg_cut.10"``, ...) or parsed :class:`MetricSpec` objects.
+        dialect: ``"spark"`` (also ``"databricks"``), ``"postgres"``, ``"bigquery"``,
+            ``"snowflake"``, ``"trino"`` or ``"duckdb"``.
+        run, qrels: table (or view) names as that dialect writes them in ``FROM``, e.g.
+            ``"catalog.db.run"`` or ``"my-project.dataset.run"``.
+        per_query: one row per query (ordered by query) instead of one summary row.
+        queries, relevance_level, max_rank, order_by: as in :func:`polars_rank.evaluate`
+            (``order_by="rank"`` ranks by the run's ``rank`` column).
+        query, doc, score, rank, relevance: the tables' column names.
+        duplicates: ``"error"``: the query expects one row per ``(query, doc)`` in each table
+            and does not check it (the engines check before running it; a repeated pair would
+            count twice); ``"max"``: keep the highest score / grade of a repeated pair.
+            ``"first"`` is refused: a table has no row order.
+        layout: ``"wide"``: one column per metric, named by :func:`column_names` (e.g.
+            ``nDCG@10`` → ``ndcg_at_10``); ``"long"``: columns ``measure`` (the label as
+            written) and ``value``, a row per metric (and query).
+        left_out_column: also output, under this name, the number of run queries that have no
+            judgments and were not evaluated (what the engines warn about).
+        pretty: indent the SQL.
+
+    Returns:
+        The query text.
+
+    Example:
+        >>> print(to_sql(["P@10"], "spark", "db.run", "db.qrels").splitlines()[0])
+        WITH pr_run AS (
+    """
+    specs = _specs(metrics)
+    options = Options.from_arguments(
+        query=query,
+        doc=doc,
+        score=score,
+        rank=rank,
+        relevance=relevance,
+        queries=queries,
+        relevance_level=relevance_level,
+        order_by=order_by,
+        max_rank=max_rank,
+        duplicates=duplicates,
+    ).unordered("SQL tables")
+    if options.order_by is None:
+        options = dataclasses.replace(options, order_by="score")
+    if dialect not in DIALECTS:
+        raise messages.bad_choice("dialect", dialect, DIALECTS)
+    if layout not in LAYOUTS:
+        raise messages.bad_choice("layout", layout, LAYOUTS)
+    tables = {plan.RUN: _table(run, "run"), plan.QRELS: _table(qrels, "qrels")}
+    if left_out_column is not None and (
+        not isinstance(left_out_column, str) or not left_out_column
+    ):
+        raise PolarsRankError(
+            f"left_out_column must be a non-empty string, got {left_out_column!r}"
+        )
+    reserved = [query] + ([left_out_column] if left_out_column else [])
+    if layout == "long":
+        reserved += list(LONG_COLUMNS)
+    if len({name.lower() for name in reserved}) < len(reserved):
+        raise PolarsRankError(
+            f"the output columns {reserved} must differ (case-insensitively): the query column "
+            f"({messages.option('query', query)}) clashes with a column the query adds"
+        )
+    out = column_names(specs, reserved=reserved)
+    internal = [f"pr_m{n}" for n in range(1, len(specs) + 1)]
+    text = plan.query_text(
+        specs,
+        internal,
+        options,
+        per_query=per_query,
+        layout=layout,
+        left_out=left_out_column is not None,
+    )
+    cols = options.columns
+    names = {
+        plan.QUERY: cols.query,
+        plan.DOC: cols.doc,
+        plan.ORDER: options.order_column,
+        plan.RELEVANCE: cols.relevance,
+        plan.QUERY_OUT: cols.query,
+    }
+    names.update(zip(internal, out.values(), strict=True))
+    if left_out_column is not None:
+        names[plan.LEFT_OUT_OUT] = left_out_column
+    return render(text, dialect, tables, names, doc_key=plan.DOC_KEY, pretty=pretty)

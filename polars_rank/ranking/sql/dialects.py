@@ -1,0 +1,112 @@
+"""Rendering the base-dialect query for each dialect, with sqlglot.
+
+The query is written once, in PostgreSQL's dialect (its reading keeps ``a / b`` as written;
+every division in the text is between DOUBLEs). :func:`render` parses it and rewrites the tree:
+
+1. the placeholder tables and columns become the caller's (tables parsed in the target
+   dialect, e.g. ``my-project.ds.run``; a column stays unquoted when it is a plain lower-case
+   word that is not a keyword, so that case-folding dialects resolve it as hand-written SQL
+   would, and is quoted otherwise);
+2. the doc id's text gets the byte-order collation where the default may not compare bytes:
+   ``COLLATE "C"`` on PostgreSQL, ``COLLATE "binary"`` on DuckDB (Spark, BigQuery, Snowflake
+   and Trino compare strings as bytes by default, and sqlglot would print a clause they reject);
+3. sort directions keep each dialect's default NULL placement, so no ``NULLS FIRST/LAST`` is
+   printed (BigQuery windows cannot take it) — no sort key is ever NULL;
+4. ``LEAST`` / ``GREATEST`` print plain (no argument is ever NULL).
+
+Then sqlglot prints the dialect. No SQL string is written per dialect anywhere.
+
+sqlglot is imported only when a query is rendered.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Literal
+
+#: The dialects :func:`~polars_rank.to_sql` renders (``databricks`` is Spark SQL).
+Dialect = Literal["spark", "databricks", "postgres", "bigquery", "snowflake", "trino", "duckdb"]
+DIALECTS: tuple[str, ...] = (
+    "spark",
+    "databricks",
+    "postgres",
+    "bigquery",
+    "snowflake",
+    "trino",
+    "duckdb",
+)
+
+#: The dialect the query text is written in.
+BASE = "postgres"
+
+#: Collation that makes the doc id's text compare as bytes, where the default may not.
+BYTE_COLLATION = {"postgres": "C", "duckdb": "binary"}
+
+#: Dialects whose LEAST / GREATEST skip NULL arguments (the others return NULL).
+_LEAST_IGNORES_NULLS = ("postgres", "duckdb")
+
+
+@cache
+def _keywords() -> frozenset[str]:
+    from sqlglot.tokens import Tokenizer
+
+    return frozenset(word.lower() for word in Tokenizer.KEYWORDS if word.isalpha())
+
+
+def _identifier(name: str):
+    """A caller's column name: unquoted when a plain lower-case non-keyword, else quoted."""
+    import re
+
+    from sqlglot import exp
+
+    plain = re.fullmatch(r"[a-z_][a-z0-9_]*", name) is not None and name not in _keywords()
+    return exp.to_identifier(name, quoted=not plain)
+
+
+def _nulls_first_by_default(dialect: str, desc: bool) -> bool:
+    from sqlglot.dialects.dialect import Dialect as SqlglotDialect
+
+    ordering = SqlglotDialect.get_or_raise(dialect).NULL_ORDERING
+    return (ordering == "nulls_are_small" and not desc) or (ordering == "nulls_are_large" and desc)
+
+
+def render(
+    text: str,
+    dialect: str,
+    tables: dict[str, str],
+    names: dict[str, str],
+    *,
+    doc_key: str,
+    pretty: bool = True,
+) -> str:
+    """``text`` (base dialect) printed in ``dialect``: placeholder tables → ``tables`` (names
+    as written in that dialect), placeholder columns → ``names``, and the rewrites of the
+    module docstring; ``doc_key`` is the column whose text gets the byte-order collation."""
+    import sqlglot
+    from sqlglot import exp
+
+    tree = sqlglot.parse_one(text, read=BASE)
+    replaced = {key: exp.to_table(value, dialect=dialect) for key, value in tables.items()}
+    collation = BYTE_COLLATION.get(dialect)
+
+    def rewrite(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Table) and node.name in replaced and not node.args.get("db"):
+            return replaced[node.name].copy()
+        if isinstance(node, exp.Identifier) and node.this in names:
+            return _identifier(names[node.this])
+        if isinstance(node, exp.Ordered):
+            node.set("nulls_first", _nulls_first_by_default(dialect, bool(node.args.get("desc"))))
+        if isinstance(node, exp.Least | exp.Greatest):
+            node.set("ignore_nulls", dialect in _LEAST_IGNORES_NULLS or None)
+        if (
+            collation
+            and isinstance(node, exp.Cast)
+            and isinstance(node.this, exp.Column)
+            and node.this.name == doc_key
+        ):
+            return exp.Collate(
+                this=node.copy(), expression=exp.to_identifier(collation, quoted=True)
+            )
+        return node
+
+    return tree.transform(rewrite, copy=False).sql(dialect=dialect, pretty=pretty)

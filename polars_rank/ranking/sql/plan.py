@@ -1,0 +1,184 @@
+"""The query plan: the whole evaluation as one ``SELECT`` in the base dialect, over placeholder
+table and column names that :mod:`.dialects` replaces.
+
+The CTEs, in order:
+
+1. ``pr_run`` / ``pr_qrels``: the inputs under internal names; the sort key as DOUBLE (the
+   score with -0.0 as 0.0, or the negated rank with ``order_by="rank"``), grades as DOUBLE
+   (``duplicates="max"``: one row per pair, the highest).
+2. ``pr_ranked``: the only pass over the whole run — ``ROW_NUMBER()`` per query by the sort key
+   descending, then the doc id descending compared as bytes on its text (trec_eval's order;
+   integer ids as decimal text), plus the query's length when a metric needs it (a window over
+   the same partition: no second sort).
+3. ``pr_joined``: one FULL JOIN of the ranked run with the qrels, keeping every judgment with
+   its document's rank (NULL when not retrieved or ranked below ``max_rank``) and its 0/1
+   relevance flags per relevance level in use, plus the rank-1 row of every run query (the
+   marker: the query is in the run, and how long it is).
+4. ``pr_rows``: windows over those few rows per query (not over the run): running counts in
+   rank order, R, N, ideal positions — only those the metrics need.
+5. ``pr_parts``: one ``GROUP BY`` per query with ``CASE`` sums, each distinct part once.
+6. ``pr_values``: each metric as arithmetic over the parts, with whether the query has
+   judgments and whether it is in the run.
+7. The result: the queries that count, or the summary over them (mean; sum for counts; the
+   geometric mean with trec_eval's floor for ``gm_map``) with ``CASE`` filters; wide (a column
+   per metric) or long (``measure``, ``value``).
+
+>>> from polars_rank.ranking.names import parse_metrics
+>>> text = query_text(parse_metrics(["P@10"]), ["pr_m1"], Options(order_by="score"),
+...                   per_query=False, layout="wide", left_out=False)
+>>> text.split(" AS (")[0]
+'WITH pr_run'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from polars_rank.ranking.names import MetricSpec
+from polars_rank.ranking.options import Options
+from polars_rank.ranking.registry import GM_FLOOR, Summary
+from polars_rank.ranking.sql.parts import ZERO, Parts, dbl, num
+
+#: Placeholders for the caller's tables and columns, replaced in the parsed tree.
+RUN, QRELS = "pr_input_run", "pr_input_qrels"
+QUERY, DOC, ORDER, RELEVANCE = "pr_col_query", "pr_col_doc", "pr_col_order", "pr_col_relevance"
+QUERY_OUT, LEFT_OUT_OUT = "pr_col_query_out", "pr_col_left_out"
+
+#: The column the joined rows call the doc id (its text form is where byte order applies).
+DOC_KEY = "docno"
+
+
+def _inputs(options: Options, n_ret: bool) -> list[tuple[str, str]]:
+    """``pr_run``, ``pr_qrels`` and ``pr_ranked``."""
+    value = dbl(ORDER)
+    if options.order_by == "score":  # -0.0 ties with 0.0, as in C
+        key = f"CASE WHEN {value} = 0 THEN {ZERO} ELSE {value} END"
+    else:  # the run's ranks, negated so that higher is better
+        key = f"-{value}"
+    grade = dbl(RELEVANCE)
+    if options.duplicates == "max":
+        run = (
+            f"SELECT {QUERY} AS qid, {DOC} AS {DOC_KEY}, MAX({key}) AS sort_key "
+            f"FROM {RUN} GROUP BY {QUERY}, {DOC}"
+        )
+        qrels = (
+            f"SELECT {QUERY} AS qid, {DOC} AS {DOC_KEY}, MAX({grade}) AS grade "
+            f"FROM {QRELS} GROUP BY {QUERY}, {DOC}"
+        )
+    else:
+        run = f"SELECT {QUERY} AS qid, {DOC} AS {DOC_KEY}, {key} AS sort_key FROM {RUN}"
+        qrels = f"SELECT {QUERY} AS qid, {DOC} AS {DOC_KEY}, {grade} AS grade FROM {QRELS}"
+    length = ""
+    if n_ret:
+        length = "COUNT(*) OVER (PARTITION BY qid)"
+        if options.max_rank is not None:
+            length = f"LEAST({length}, {int(options.max_rank)})"
+        length = f", {length} AS n_ret"
+    ranked = (
+        "SELECT qid, docno, ROW_NUMBER() OVER (PARTITION BY qid ORDER BY sort_key DESC, "
+        f"CAST({DOC_KEY} AS TEXT) DESC) AS pos{length} FROM pr_run"
+    )
+    return [("pr_run", run), ("pr_qrels", qrels), ("pr_ranked", ranked)]
+
+
+def _joined(parts: Parts, options: Options) -> str:
+    """``pr_joined``: every judgment with its rank and flags, plus one marker row per run
+    query (no judgment, no rank; it carries the query's length)."""
+    within = "j.qid IS NOT NULL"
+    if options.max_rank is not None:
+        within += f" AND r.pos <= {int(options.max_rank)}"
+    columns = [
+        "COALESCE(j.qid, r.qid) AS qid",
+        "j.grade",
+        f"CASE WHEN {within} THEN r.pos END AS pos",
+        "CASE WHEN r.qid IS NULL THEN 0 ELSE 1 END AS in_run",
+        "CASE WHEN j.qid IS NULL THEN 0 ELSE 1 END AS judged",
+    ]
+    if parts.needs_n_ret:
+        columns.append("r.n_ret")
+    for level in parts.levels:
+        rel, nonrel, lv = parts.relevant(level), parts.nonrelevant(level), num(level)
+        columns.append(f"CASE WHEN j.grade >= {lv} AND j.grade >= 0 THEN 1 ELSE 0 END AS {rel}")
+        columns.append(f"CASE WHEN j.grade >= 0 AND j.grade < {lv} THEN 1 ELSE 0 END AS {nonrel}")
+    return (
+        f"SELECT {', '.join(columns)} FROM pr_ranked AS r "
+        f"FULL OUTER JOIN pr_qrels AS j ON r.qid = j.qid AND r.{DOC_KEY} = j.{DOC_KEY} "
+        "WHERE j.qid IS NOT NULL OR r.pos = 1"
+    )
+
+
+def _summary(rule: Summary, column: str, keep: str) -> str:
+    """The summary of the per-query values of the rows where ``keep`` holds: the mean; the sum
+    for counts (0 over no query); exp(mean(ln(max(x, 1e-5)))) for ``gmean``. ``CASE`` rather
+    than ``FILTER (WHERE ...)``, which not every dialect has."""
+    if rule == "sum":
+        return f"COALESCE(SUM(CASE WHEN {keep} THEN {column} END), {ZERO})"
+    if rule == "gmean":
+        return f"EXP(AVG(CASE WHEN {keep} THEN LN(GREATEST({column}, {num(GM_FLOOR)})) END))"
+    return f"AVG(CASE WHEN {keep} THEN {column} END)"
+
+
+def _quoted(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def query_text(
+    specs: Sequence[MetricSpec],
+    columns: Sequence[str],
+    options: Options,
+    *,
+    per_query: bool,
+    layout: str,
+    left_out: bool,
+) -> str:
+    """The whole query; ``columns`` are the (placeholder) output columns of the metrics,
+    ``options`` resolved (``order_by`` set). With ``left_out``, a column :data:`LEFT_OUT_OUT`
+    counts the run queries without judgments (on every row)."""
+    q = Parts()
+    formulas = [s.entry.sql_builder(q, **s.arguments(options.relevance_level)) for s in specs]
+    ctes = _inputs(options, q.needs_n_ret)
+    ctes.append(("pr_joined", _joined(q, options)))
+    windows = "".join(f", {sql} AS {name}" for name, sql in q.windows.items())
+    ctes.append(("pr_rows", f"SELECT *{windows} FROM pr_joined"))
+    aggregates = "".join(f", {sql} AS {name}" for sql, name in q.aggregates.items())
+    ctes.append(
+        (
+            "pr_parts",
+            "SELECT qid AS pr_qid, MAX(in_run) AS pr_in_run, MAX(judged) AS pr_judged"
+            f"{aggregates} FROM pr_rows GROUP BY qid",
+        )
+    )
+    keep = "pr_judged = 1" + (" AND pr_in_run = 1" if options.queries == "both" else "")
+    metrics = "".join(f", {f} AS {c}" for f, c in zip(formulas, columns, strict=True))
+    values = "SELECT pr_qid, pr_in_run, pr_judged"
+    if per_query:
+        count = ", SUM(1 - pr_judged) OVER () AS pr_left_out" if left_out else ""
+        ctes.append(("pr_values", f"{values}{count}{metrics} FROM pr_parts"))
+        source, lead, order = (
+            f"pr_values WHERE {keep}",
+            f"pr_qid AS {QUERY_OUT}, ",
+            " ORDER BY pr_qid",
+        )
+    else:
+        ctes.append(("pr_values", f"{values}{metrics} FROM pr_parts"))
+        summary = [
+            f"{_summary(s.summary, c, keep)} AS {c}" for s, c in zip(specs, columns, strict=True)
+        ]
+        if left_out:
+            summary.append("COALESCE(SUM(1 - pr_judged), 0) AS pr_left_out")
+        ctes.append(("pr_summary", f"SELECT {', '.join(summary)} FROM pr_values"))
+        source, lead, order = "pr_summary", "", ""
+    extra = f", pr_left_out AS {LEFT_OUT_OUT}" if left_out else ""
+    with_clause = "WITH " + ", ".join(f"{name} AS ({sql})" for name, sql in ctes)
+    if layout == "wide":
+        return f"{with_clause} SELECT {lead}{', '.join(columns)}{extra} FROM {source}{order}"
+    measures = " UNION ALL ".join(
+        f"SELECT {n} AS i, {_quoted(s.label)} AS measure" for n, s in enumerate(specs, 1)
+    )
+    value = " ".join(f"WHEN {n} THEN {c}" for n, c in enumerate(columns, 1))
+    order = " ORDER BY pr_qid, m.i" if per_query else " ORDER BY m.i"
+    return (
+        f"{with_clause}, pr_measures AS ({measures}) "
+        f"SELECT {lead}m.measure AS measure, CASE m.i {value} END AS value{extra} "
+        f"FROM {source} CROSS JOIN pr_measures AS m{order}"
+    )

@@ -1,0 +1,223 @@
+"""The portable SQL compiler without an engine: every registry metric has a builder whose
+parameters are its entry's, the options are checked as everywhere else, the SQL of every
+dialect uses only portable constructs, and output columns follow ``column_names``'s rule."""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+import pytest
+from sql_cases import METRICS
+
+import polars_rank as pr
+from polars_rank._errors import PolarsRankError
+from polars_rank.ranking import registry
+from polars_rank.ranking.names import parse_metrics
+from polars_rank.ranking.sql import BUILDERS, DIALECTS, column_names
+
+ENTRIES = list(registry.metrics())
+
+
+def _wanted_parameters(entry: registry.Metric) -> list[str]:
+    """What a builder takes after the parts: the entry's parameters besides its columns (the
+    keywords ``MetricSpec.arguments`` passes), in the registry's order."""
+    return [name for name, _ in entry.parameters() if name not in entry.columns]
+
+
+def _stub(entry: registry.Metric) -> str:
+    """The builder to write for ``entry``: its decorator and signature, ready to fill in."""
+    parameters = dict(entry.parameters())
+    types = {"k": "int | None", "recall_level": "float", "relevance_level": "float"}
+    arguments = []
+    for name in _wanted_parameters(entry):
+        kind = types.get(name, type(parameters[name]).__name__)
+        if parameters[name] is None and "None" not in kind:
+            kind += " | None"
+        arguments.append(f"{name}: {kind}")
+    listed = ", ".join(["q: Parts", "*", *arguments]) if arguments else "q: Parts"
+    return (
+        f'    @builds("{entry.name}")\n'
+        f"    def {entry.name}({listed}) -> str:\n"
+        f'        """{entry.formula}"""\n'
+        "        ...  # SQL over q's parts (see polars_rank/ranking/sql/parts.py)"
+    )
+
+
+def builder_problems() -> list[str]:
+    """Every registry metric without a builder or whose builder's parameters differ from its
+    entry's, each with what to write; every builder that is not a registry metric."""
+    problems = []
+    for entry in ENTRIES:
+        try:
+            builder = entry.sql_builder  # what to_sql calls
+        except KeyError:
+            problems.append(
+                f"registry metric {entry.name!r} has no portable SQL builder; add to "
+                f"polars_rank/ranking/sql/builders.py:\n{_stub(entry)}"
+            )
+            continue
+        first, *rest = inspect.signature(builder).parameters.values()
+        positional = first.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+        keywords = all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in rest)
+        if not (positional and keywords) or [p.name for p in rest] != _wanted_parameters(entry):
+            problems.append(
+                f"the SQL builder of {entry.name!r} ({builder.__name__}) takes "
+                f"{[p.name for p in rest]}, its registry entry has "
+                f"{_wanted_parameters(entry)}; its signature must be:\n{_stub(entry)}"
+            )
+    problems += [
+        f"SQL builder {name!r} is not a registry metric (renamed or removed?)"
+        for name in sorted(set(BUILDERS) - set(registry.REGISTRY))
+    ]
+    return problems
+
+
+def test_every_registry_metric_has_a_builder_with_its_parameters():
+    """A metric added to the registry needs its portable SQL: a builder registered with
+    ``@builds(<its name>)`` taking the parts, then exactly the entry's parameters besides its
+    columns, by keyword. The failure lists every metric to do and the signature to write."""
+    problems = builder_problems()
+    assert not problems, "\n\n" + "\n\n".join(problems)
+
+
+def test_the_coverage_check_names_what_to_add(monkeypatch):
+    """The check above fails for a missing builder with the stub to write, and for a builder
+    whose parameters are not its entry's."""
+    entry = registry.REGISTRY["average_precision"]
+    monkeypatch.delitem(BUILDERS, "average_precision")
+    monkeypatch.setitem(BUILDERS, "ndcg", lambda q, *, k: "1")
+    problems = builder_problems()
+    assert problems[0].startswith("registry metric 'average_precision' has no portable SQL")
+    assert '@builds("average_precision")' in problems[0]
+    assert (
+        "def average_precision(q: Parts, *, k: int | None, denominator: str, "
+        "relevance_level: float) -> str:" in problems[0]
+    )
+    assert entry.formula in problems[0]
+    assert "takes ['k'], its registry entry has ['k', 'gain']" in problems[1]
+
+
+BANNED = [
+    "FILTER (",  # not in every dialect: CASE inside the aggregate instead
+    "LOG(",  # argument order differs; LN(x) / LN(2) instead
+    "LOG2(",
+    "LOG10(",
+    "ARRAY",
+    "LIST(",
+    "->",  # lambdas
+    "QUALIFY",
+    "UNNEST",
+    "IGNORE NULLS",
+    "NULLS FIRST",  # defaults differ; no sort key is ever NULL
+    "NULLS LAST",
+    "DECIMAL",  # every number is a DOUBLE
+    "NUMERIC",
+    "MACRO",
+    "FUNCTION",
+]
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_only_portable_constructs(dialect):
+    for per_query in (True, False):
+        sql = pr.to_sql(METRICS, dialect, "run_t", "qrels_t", per_query=per_query, pretty=False)
+        sql = sql.upper()
+        for banned in BANNED:
+            assert banned not in sql, banned
+        collations = re.findall(r"COLLATE\s+\S+", sql)
+        expected = {"postgres": ['COLLATE "C"'], "duckdb": ['COLLATE "BINARY"']}
+        assert collations == expected.get(dialect, [])
+        # one pass over the run: a single window ranks it
+        assert sql.count("ROW_NUMBER() OVER (PARTITION BY QID ORDER BY SORT_KEY DESC") == 1
+
+
+def test_only_the_windows_and_parts_the_metrics_need():
+    """P@10 needs no window beyond the ranking and no query length; AP a running count."""
+    p10 = pr.to_sql(["P@10"], "spark", "run", "qrels", pretty=False)
+    assert p10.count(" OVER (") == 1 and "n_ret" not in p10
+    ap = pr.to_sql(["AP", "AP@10", "P@10"], "spark", "run", "qrels", pretty=False)
+    assert ap.count(" OVER (") == 2
+    assert "COUNT(*) OVER" in pr.to_sql(["NumRet"], "spark", "run", "qrels", pretty=False)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (
+            {"dialect": "mysql"},
+            "dialect must be 'spark', 'databricks', .* or 'duckdb', got 'mysql'",
+        ),
+        ({"layout": "tall"}, "layout must be 'wide' or 'long', got 'tall'"),
+        ({"duplicates": "first"}, "duplicates='first' needs the inputs' row order, which SQL"),
+        ({"duplicates": "last"}, "duplicates must be 'error', 'first' or 'max', got 'last'"),
+        ({"queries": "all"}, "queries must be 'qrels' or 'both', got 'all'"),
+        ({"order_by": "date"}, "order_by must be 'score' or 'rank', got 'date'"),
+        ({"order_by": "rank", "duplicates": "max"}, "duplicates='max' is not defined"),
+        ({"max_rank": 0}, "max_rank must be a positive integer, got 0"),
+        ({"relevance_level": float("nan")}, "relevance_level must be a finite number"),
+        ({"run": ""}, "the run table name must be a non-empty string"),
+        ({"query": ""}, "the query column name must be a non-empty string"),
+        ({"metrics": ["P@10", "P@10"]}, "metric 'P@10' is listed twice"),
+        ({"metrics": ["nope"]}, "unknown name 'nope'"),
+        ({"metrics": []}, "no metrics given"),
+        ({"left_out_column": "Query"}, "the output columns .* must differ"),
+        ({"query": "measure", "layout": "long"}, "the output columns .* must differ"),
+    ],
+)
+def test_bad_options(arguments, message):
+    call = {"metrics": ["AP"], "dialect": "spark", "run": "run", "qrels": "qrels"}
+    call.update(arguments)
+    with pytest.raises(PolarsRankError, match=message):
+        pr.to_sql(
+            call.pop("metrics"), call.pop("dialect"), call.pop("run"), call.pop("qrels"), **call
+        )
+
+
+def test_parsed_metrics_are_accepted():
+    specs = parse_metrics(["nDCG@10", "AP"])
+    assert pr.to_sql(specs, "trino", "r", "q") == pr.to_sql(["nDCG@10", "AP"], "trino", "r", "q")
+
+
+def test_output_columns_follow_column_names():
+    """The rule, and a name taken by the query column (here ``map``) gets a suffix."""
+    labels = ["nDCG@10", "P(rel=2)@5", "IPrec@0.3", "11pt_avg", "P_10", "P@10", "map"]
+    sql = pr.to_sql(labels, "postgres", "run", "qrels", per_query=True, query="map", pretty=False)
+    final = sql.rsplit(" FROM pr_values", 1)[0].rsplit("SELECT ", 1)[1]
+    names = column_names(labels, reserved=["map"])
+    assert [c.strip() for c in final.split(",")] == [
+        'pr_qid AS "map"',
+        *names.values(),
+    ]  # a keyword: quoted
+    assert names == {
+        "nDCG@10": "ndcg_at_10",
+        "P(rel=2)@5": "p_rel_2_at_5",
+        "IPrec@0.3": "iprec_at_0_3",
+        "11pt_avg": "m_11pt_avg",
+        "P_10": "p_10",
+        "P@10": "p_at_10",
+        "map": "map_2",
+    }
+
+
+def test_column_name_edge_cases():
+    assert column_names(["pr_x", "Ünïcode@5"], reserved=["QUERY"]) == {
+        "pr_x": "m_pr_x",
+        "Ünïcode@5": "n_code_at_5",
+    }
+    long_label = "nDCG(gain=exponential)@" + "1" * 70
+    (name,) = column_names([long_label]).values()
+    assert len(name) == 60
+
+
+def test_caller_names_are_quoted_only_when_needed():
+    sql = pr.to_sql(["AP"], "postgres", "s.run", "s.qrels", query="Query Id", doc="select")
+    assert '"Query Id" AS qid' in sql and '"select" AS docno' in sql
+    assert "FROM s.run" in sql
+    snowflake = pr.to_sql(["AP"], "snowflake", "db.s.run", "db.s.qrels", query="qid")
+    assert "qid AS qid" in snowflake  # unquoted: resolves as Snowflake folds names
+
+
+def test_duplicates_max_groups_the_inputs():
+    sql = pr.to_sql(["AP"], "spark", "run", "qrels", duplicates="max", pretty=False)
+    assert "GROUP BY query, doc" in sql and "MAX(" in sql

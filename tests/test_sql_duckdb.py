@@ -1,0 +1,150 @@
+"""``to_sql(..., "duckdb")`` run in DuckDB equals both engines (Polars and the DuckDB macro
+engine) per query and in the summary, within 1e-12; and the options it shares with them."""
+
+from __future__ import annotations
+
+import warnings
+
+import duckdb
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sql_cases import (
+    METRICS,
+    OPTION_SETS,
+    TREC_CASES,
+    as_labels,
+    assert_sql_result,
+    compiled,
+    reference,
+    stacked_random,
+    trec_case,
+)
+from strategies import assert_same, runs_and_qrels
+
+import polars_rank as pr
+
+
+def run_sql(run, qrels, metrics=METRICS, *, setup: str = "", **options) -> pl.DataFrame:
+    """The compiled query on a fresh in-memory DuckDB over tables ``run_t`` and ``qrels_t``."""
+    con = duckdb.connect()
+    if setup:
+        con.execute(setup)
+    con.register("run_t", run)
+    con.register("qrels_t", qrels)
+    return con.sql(compiled(metrics, "duckdb", "run_t", "qrels_t", **options)).pl()
+
+
+def assert_both_engines(run, qrels, metrics=METRICS, *, setup: str = "", **options) -> None:
+    """Per query and summary: the compiled SQL equals the Polars engine and the DuckDB
+    engine."""
+    for per_query in (True, False):
+        got = run_sql(run, qrels, metrics, setup=setup, per_query=per_query, **options)
+        assert_sql_result(got, run, qrels, metrics, **options)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            engine = pr.evaluate(
+                run, qrels, metrics, per_query=per_query, engine="duckdb", **options
+            )
+        assert_same(engine, as_labels(got, metrics, engine, options.get("query", "query")))
+
+
+@pytest.mark.parametrize("case", sorted(TREC_CASES))
+def test_trec_eval_files(trec_dir, case):
+    run, qrels, options = trec_case(trec_dir, case)
+    assert_both_engines(run, qrels, **options)
+
+
+@pytest.mark.parametrize("int_ids", [False, True], ids=["text ids", "integer ids"])
+@pytest.mark.parametrize("options", OPTION_SETS, ids=str)
+def test_random_stacked(int_ids, options):
+    run, qrels = stacked_random(40, int_ids=int_ids)
+    assert_both_engines(run, qrels, **options)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=runs_and_qrels(),
+    queries=st.sampled_from(["qrels", "both"]),
+    relevance_level=st.sampled_from([1, 2, 0.5]),
+    order_by=st.sampled_from(["score", "rank"]),
+    max_rank=st.sampled_from([None, None, 1, 3]),
+)
+def test_generated(data, queries, relevance_level, order_by, max_rank):
+    """Ties, integer or text ids, graded and negative judgments, queries on one side only."""
+    run, qrels = data
+    run = run.drop("rank" if order_by == "score" else "score")
+    assert_both_engines(
+        run,
+        qrels,
+        queries=queries,
+        relevance_level=relevance_level,
+        order_by=order_by,
+        max_rank=max_rank,
+    )
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=runs_and_qrels(duplicates=True))
+def test_duplicates_max(data):
+    run, qrels = data
+    assert_both_engines(run.drop("rank"), qrels, duplicates="max")
+
+
+def test_byte_order_under_a_case_insensitive_collation():
+    """DuckDB honours ``default_collation``; the doc id's ``COLLATE "binary"`` keeps ties in
+    byte order under ``nocase`` ("B" < "a" as bytes, not without case)."""
+    docs = ["a", "B", "c", "D", "_x", "Z1", "é", "E2"]
+    run = pl.DataFrame({"query": ["q"] * len(docs), "doc": docs, "score": [1.0] * len(docs)})
+    qrels = pl.DataFrame({"query": ["q"] * 3, "doc": ["B", "a", "_x"], "relevance": [1, 2, 1]})
+    setup = "SET default_collation = 'nocase'"
+    assert_both_engines(run, qrels, ["AP", "RR", "nDCG@3", "P@2", "bpref"], setup=setup)
+    # bytes: é, c, a, _x, Z1, E2, D, B; the first relevant is a, at rank 3
+    assert run_sql(run, qrels, ["RR"], setup=setup).rows() == [(1 / 3,)]
+
+
+def test_integer_ids_tie_by_decimal_text():
+    """Doc 9 ranks above doc 10 when they tie: ids compare as text, descending."""
+    run = pl.DataFrame({"query": [1, 1], "doc": [10, 9], "score": [1.0, 1.0]})
+    qrels = pl.DataFrame({"query": [1], "doc": [9], "relevance": [1]})
+    assert run_sql(run, qrels, ["RR", "P@1"]).rows() == [(1.0, 1.0)]
+
+
+def test_custom_column_names():
+    run, qrels = stacked_random(3, int_ids=False)
+    run = run.rename({"query": "Query Id", "doc": "select", "score": "Sim"})
+    qrels = qrels.rename({"query": "Query Id", "doc": "select", "relevance": "grade"})
+    options = {"query": "Query Id", "doc": "select", "score": "Sim", "relevance": "grade"}
+    got = run_sql(run, qrels, ["nDCG@10", "AP"], per_query=True, **options)
+    assert got.columns == ["Query Id", "ndcg_at_10", "ap"]
+    assert_sql_result(got, run, qrels, ["nDCG@10", "AP"], **options)
+
+
+def test_long_layout(trec_dir):
+    run, qrels, options = trec_case(trec_dir, "trunc_c")
+    metrics = ["nDCG@10", "IPrec@0.3", "P(rel=2)@5", "ndcg_cut.10", "NumQ"]
+    long = run_sql(run, qrels, metrics, per_query=True, layout="long", **options)
+    assert long.columns == ["query", "measure", "value"]
+    assert long["measure"].to_list()[: len(metrics)] == metrics
+    wide = long.pivot("measure", index="query", values="value").select("query", *metrics)
+    assert_same(reference(run, qrels, metrics, per_query=True, **options), wide)
+    summary = run_sql(run, qrels, metrics, layout="long", **options)
+    expected = reference(run, qrels, metrics, per_query=False, **options)
+    assert summary["measure"].to_list() == metrics
+    assert summary["value"].to_list() == pytest.approx(list(expected.row(0)), abs=1e-12)
+
+
+def test_left_out_count_and_empty_result():
+    """Run queries without judgments are counted in ``left_out_column``; with no query to
+    evaluate the summary is the Polars engine's: a null mean and a 0 sum."""
+    run = pl.DataFrame({"query": ["a", "b", "c"], "doc": ["x", "y", "z"], "score": [1.0] * 3})
+    qrels = pl.DataFrame({"query": ["a", "d"], "doc": ["x", "w"], "relevance": [1, 1]})
+    got = run_sql(run, qrels, ["AP"], left_out_column="left_out")
+    assert got.rows() == [(0.5, 2)]  # AP: a = 1, d (not retrieved) = 0; b and c left out
+    per_query = run_sql(run, qrels, ["AP"], per_query=True, left_out_column="n")
+    assert per_query.rows() == [("a", 1.0, 2), ("d", 0.0, 2)]
+    only_d = qrels.filter(pl.col("query") == "d")
+    got = run_sql(run, only_d, ["AP", "NumQ"], queries="both")
+    assert got.rows() == [(None, 0.0)]
+    assert_sql_result(got, run, only_d, ["AP", "NumQ"], queries="both")

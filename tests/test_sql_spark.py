@@ -1,0 +1,216 @@
+"""Spark ``local[2]``: ``evaluate(..., engine="spark")`` gives the Polars engine's result —
+columns, dtypes, query order, values within 1e-12, warnings and errors — and
+``to_sql(..., "spark")`` run on temporary views gives its numbers.
+
+One session serves the whole test run (the ``spark`` fixture); the data is small and the number
+of Spark queries kept low, as each costs a second or two of planning."""
+
+from __future__ import annotations
+
+import builtins
+import warnings
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sql_cases import (
+    METRICS,
+    OPTION_SETS,
+    TREC_CASES,
+    assert_sql_result,
+    compiled,
+    stacked_random,
+    trec_case,
+)
+from strategies import assert_same, runs_and_qrels
+
+import polars_rank as pr
+from polars_rank._errors import PolarsRankError
+
+
+def _evaluate(run, qrels, metrics, **options):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = pr.evaluate(run, qrels, metrics, **options)
+    return result, [str(w.message) for w in caught]
+
+
+def assert_like_polars(run, qrels, metrics=METRICS, *, spark_run=None, spark_qrels=None, **options):
+    """``engine="spark"`` (on ``spark_run`` / ``spark_qrels`` when given, else on the Polars
+    frames) equals the Polars engine: result and warnings."""
+    expected, expected_warnings = _evaluate(run, qrels, metrics, **options)
+    got, got_warnings = _evaluate(
+        run if spark_run is None else spark_run,
+        qrels if spark_qrels is None else spark_qrels,
+        metrics,
+        engine="spark",
+        **options,
+    )
+    assert_same(expected, got)
+    assert got_warnings == expected_warnings
+
+
+@pytest.mark.parametrize("case", sorted(TREC_CASES))
+def test_trec_eval_files(spark, trec_dir, case):
+    run, qrels, options = trec_case(trec_dir, case)
+    assert_like_polars(run, qrels, per_query=True, **options)
+    assert_like_polars(run, qrels, **options)
+
+
+def test_spark_dataframes_and_table_names(spark, trec_dir):
+    """Spark inputs are checked in Spark; table names are read with the session ``con``."""
+    run, qrels, options = trec_case(trec_dir, "trunc_c_M100")
+    run_df, qrels_df = (
+        spark.createDataFrame(run.to_arrow()),
+        spark.createDataFrame(qrels.to_arrow()),
+    )
+    assert_like_polars(
+        run, qrels, per_query=True, spark_run=run_df, spark_qrels=qrels_df, **options
+    )
+    run_df.createOrReplaceTempView("pr_test_run")
+    qrels_df.createOrReplaceTempView("pr_test_qrels")
+    assert_like_polars(
+        run, qrels, spark_run="pr_test_run", spark_qrels="pr_test_qrels", con=spark, **options
+    )
+
+
+@pytest.mark.parametrize("case", ["test_c", "trunc_c_M100"])
+def test_to_sql_on_temporary_views(spark, trec_dir, case):
+    """The SQL text itself, as a user would paste it into a notebook (``engine="spark"`` runs
+    the same text on every case above)."""
+    run, qrels, options = trec_case(trec_dir, case)
+    spark.createDataFrame(run.to_arrow()).createOrReplaceTempView("run_t")
+    spark.createDataFrame(qrels.to_arrow()).createOrReplaceTempView("qrels_t")
+    sql = compiled(METRICS, "spark", "run_t", "qrels_t", per_query=True, **options)
+    assert_sql_result(pl.from_arrow(spark.sql(sql).toArrow()), run, qrels, METRICS, **options)
+
+
+@pytest.mark.parametrize("options", OPTION_SETS, ids=str)
+def test_to_sql_random_stacked(spark, options):
+    int_ids = OPTION_SETS.index(options) % 2 == 1
+    run, qrels = stacked_random(40, int_ids=int_ids)
+    spark.createDataFrame(run.to_arrow()).createOrReplaceTempView("run_t")
+    spark.createDataFrame(qrels.to_arrow()).createOrReplaceTempView("qrels_t")
+    sql = compiled(METRICS, "spark", "run_t", "qrels_t", per_query=True, **options)
+    assert_sql_result(pl.from_arrow(spark.sql(sql).toArrow()), run, qrels, METRICS, **options)
+
+
+@settings(
+    max_examples=5,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    data=runs_and_qrels(),
+    queries=st.sampled_from(["qrels", "both"]),
+    relevance_level=st.sampled_from([1, 2]),
+    max_rank=st.sampled_from([None, 3]),
+)
+def test_generated(spark, data, queries, relevance_level, max_rank):
+    """Ties, integer or text ids, graded and negative judgments, queries on one side only."""
+    run, qrels = data
+    options = {"queries": queries, "relevance_level": relevance_level, "max_rank": max_rank}
+    assert_like_polars(run.drop("rank"), qrels, per_query=True, **options)
+
+
+def test_duplicates_max_and_rank_order(spark):
+    """``duplicates="max"`` (checked in Spark: no duplicate error) and ranking by the run's
+    ``rank`` column, on Spark DataFrames."""
+    run, qrels = stacked_random(5, int_ids=False)
+    doubled = pl.concat([run, run.with_columns(pl.col("score") - 1).head(60)])
+    regraded = pl.concat([qrels, qrels.with_columns(pl.col("relevance") + 1).head(60)])
+    assert_like_polars(
+        doubled,
+        regraded,
+        per_query=True,
+        duplicates="max",
+        spark_run=spark.createDataFrame(doubled.to_arrow()),
+        spark_qrels=spark.createDataFrame(regraded.to_arrow()),
+    )
+    ranked = run.with_columns(rank=(pl.col("score") * 2).cast(pl.Int64).abs() + 1).drop("score")
+    assert_like_polars(ranked, qrels, per_query=True, order_by="rank")
+
+
+def test_left_out_warning_lazy_frames_and_integer_ids(spark):
+    run = pl.DataFrame({"query": [1, 1, 2], "doc": [10, 9, 3], "score": [1.0, 1.0, 1.0]})
+    qrels = pl.DataFrame({"query": [1], "doc": [9], "relevance": [1]})
+    with pytest.warns(UserWarning, match="1 query in the run has no judgments"):
+        got = pr.evaluate(run.lazy(), qrels, ["RR", "P@1"], engine="spark", per_query=True)
+    assert isinstance(got, pl.LazyFrame)
+    assert got.collect().rows() == [(1, 1.0, 1.0)]  # doc 9 ranks above doc 10 (text order)
+    only_run = qrels.with_columns(query=pl.lit(7, pl.Int64))
+    assert_like_polars(run, only_run, ["AP"], per_query=True)  # nothing to evaluate
+
+
+def _message(call) -> str:
+    with pytest.raises(PolarsRankError) as caught:
+        call()
+    return str(caught.value)
+
+
+def test_input_errors_are_the_polars_engines(spark):
+    """Checked in Spark, the same messages as the Polars engine (first bad row included)."""
+    run = pl.DataFrame({"query": ["a"] * 4, "doc": ["x", "y", "z", "w"], "score": [1.0] * 4})
+    qrels = pl.DataFrame({"query": ["a", "a"], "doc": ["x", "y"], "relevance": [1, 0]})
+    bad_inputs = [
+        (run.with_columns(score=pl.Series([1.0, 2.0, float("nan"), None])), qrels),
+        (run.with_columns(doc=pl.Series(["x", None, "z", "w"])), qrels),
+        (run.with_columns(doc=pl.Series(["x", "y", "x", "w"])), qrels),
+        (run, pl.concat([qrels, qrels.head(1).with_columns(relevance=pl.lit(3, pl.Int64))])),
+        (run, qrels.with_columns(relevance=pl.Series([1.0, float("nan")]))),
+        (run.clear(), qrels),
+        (run, qrels.clear()),
+    ]
+    for bad_run, bad_qrels in bad_inputs:
+        expected = _message(lambda r=bad_run, q=bad_qrels: pr.evaluate(r, q, ["AP"]))
+        spark_run, spark_qrels = (
+            spark.createDataFrame(bad_run.to_arrow()),
+            spark.createDataFrame(bad_qrels.to_arrow()),
+        )
+        got = _message(lambda r=spark_run, q=spark_qrels: pr.evaluate(r, q, ["AP"], engine="spark"))
+        assert got == expected
+    run_df = spark.createDataFrame(run.to_arrow())
+    qrels_df = spark.createDataFrame(qrels.to_arrow())
+    for run_in, qrels_in, options, expected in [
+        (run_df, qrels_df.withColumnRenamed("relevance", "rel"), {}, "qrels has no column"),
+        (
+            run_df,
+            qrels_df.selectExpr("1 AS query", "doc", "relevance"),
+            {},
+            "run column 'query' is String but qrels column 'query' is Int32",
+        ),
+        (
+            run_df,
+            qrels_df,
+            {"duplicates": "first"},
+            "duplicates='first' needs the inputs' row order, which engine='spark' does not have",
+        ),
+        ("no_such_table", qrels_df, {}, "run table 'no_such_table' cannot be read by Spark"),
+    ]:
+        with pytest.raises(PolarsRankError, match=expected):
+            pr.evaluate(run_in, qrels_in, ["AP"], engine="spark", **options)
+
+
+def test_without_pyspark_or_a_session(monkeypatch):
+    """pyspark is not a dependency: without it the engine says what to install; without a
+    session it says how to pass one."""
+    run = pl.DataFrame({"query": ["a"], "doc": ["x"], "score": [1.0]})
+    qrels = pl.DataFrame({"query": ["a"], "doc": ["x"], "relevance": [1]})
+    from pyspark.sql import SparkSession
+
+    with monkeypatch.context() as patch:
+        patch.setattr(SparkSession, "getActiveSession", staticmethod(lambda: None))
+        with pytest.raises(PolarsRankError, match="needs a SparkSession: pass con=spark"):
+            pr.evaluate(run, qrels, ["AP"], engine="spark")
+    real_import = builtins.__import__
+
+    def no_pyspark(name, *args, **kwargs):
+        if name.startswith("pyspark"):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(builtins, "__import__", no_pyspark)
+        with pytest.raises(ModuleNotFoundError, match="engine='spark' needs pyspark"):
+            pr.evaluate(run, qrels, ["AP"], engine="spark")
