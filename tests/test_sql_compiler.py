@@ -15,6 +15,7 @@ from polars_rank._errors import PolarsRankError
 from polars_rank.ranking import registry
 from polars_rank.ranking.names import parse_metrics
 from polars_rank.ranking.sql import BUILDERS, DIALECTS, column_names
+from polars_rank.ranking.sql.compiler import not_portable
 
 ENTRIES = list(registry.metrics())
 
@@ -49,6 +50,8 @@ def builder_problems() -> list[str]:
     entry's, each with what to write; every builder that is not a registry metric."""
     problems = []
     for entry in ENTRIES:
+        if not_portable(entry) is not None:
+            continue
         try:
             builder = entry.sql_builder  # what to_sql calls
         except KeyError:
@@ -79,6 +82,18 @@ def test_every_registry_metric_has_a_builder_with_its_parameters():
     columns, by keyword. The failure lists every metric to do and the signature to write."""
     problems = builder_problems()
     assert not problems, "\n\n" + "\n\n".join(problems)
+
+
+def test_metrics_without_portable_sql_are_named_and_refused():
+    """Exactly the recommender metrics and trec_eval's string-valued relstring have no portable
+    SQL, and to_sql refuses each by name with the reason."""
+    excluded = {e.name for e in ENTRIES if not_portable(e) is not None}
+    assert excluded == {e.name for e in ENTRIES if e.table != "judged"} | {"relevance_string"}
+    for name, reason in [("relstring", "string"), ("coverage@10", "recommender metric")]:
+        with pytest.raises(
+            PolarsRankError, match=rf"'{re.escape(name)}' has no portable SQL.*{reason}"
+        ):
+            pr.to_sql([name], "spark", "r", "q")
 
 
 def test_the_coverage_check_names_what_to_add(monkeypatch):

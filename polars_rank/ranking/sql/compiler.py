@@ -16,6 +16,7 @@ from polars_rank.ranking import messages
 from polars_rank.ranking.conventions import OrderBy
 from polars_rank.ranking.names import MetricSpec, parse_metric, parse_metrics
 from polars_rank.ranking.options import Duplicates, Options, Queries
+from polars_rank.ranking.registry import Metric
 from polars_rank.ranking.sql import plan
 from polars_rank.ranking.sql.columns import column_names
 from polars_rank.ranking.sql.dialects import DIALECTS, Dialect, render
@@ -27,8 +28,36 @@ LAYOUTS: tuple[str, ...] = ("wide", "long")
 LONG_COLUMNS = ("measure", "value")
 
 
+def not_portable(entry: Metric) -> str | None:
+    """Why a registry metric has no portable SQL (None when it has): the recommender metrics
+    read item tables the compiled query does not take yet, and trec_eval's ``relstring`` is a
+    string built in rank order, which the dialects aggregate in incompatible ways."""
+    if entry.table != "judged":
+        return (
+            "it is a recommender metric, which the portable SQL does not cover yet: evaluate "
+            "it with engine='polars' or engine='duckdb'"
+        )
+    if entry.result == "string":
+        return (
+            "its value is a string built in rank order (trec_eval's relstring), which the SQL "
+            "dialects aggregate in incompatible ways: evaluate it with engine='polars' or "
+            "engine='duckdb'"
+        )
+    return None
+
+
 def _specs(metrics: Sequence[str | MetricSpec] | str | MetricSpec) -> list[MetricSpec]:
-    """Metric names parsed (parsed ones kept); an error for none or a repeated label."""
+    """Metric names parsed (parsed ones kept); an error for none, a repeated label or a metric
+    without portable SQL (:func:`not_portable`)."""
+    specs = _parsed(metrics)
+    for spec in specs:
+        why = not_portable(spec.entry)
+        if why is not None:
+            raise PolarsRankError(f"metric {spec.label!r} has no portable SQL: {why}")
+    return specs
+
+
+def _parsed(metrics: Sequence[str | MetricSpec] | str | MetricSpec) -> list[MetricSpec]:
     if isinstance(metrics, str | MetricSpec):
         metrics = [metrics]
     if all(isinstance(m, str) for m in metrics):
