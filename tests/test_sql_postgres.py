@@ -12,6 +12,7 @@ from sql_cases import (
     METRICS,
     OPTION_SETS,
     TREC_CASES,
+    accepted,
     assert_sql_result,
     compiled,
     stacked_random,
@@ -39,7 +40,7 @@ def test_server_collation_is_not_bytewise(postgres):
 @pytest.mark.parametrize("case", sorted(TREC_CASES))
 def test_trec_eval_files(postgres, trec_dir, case):
     run, qrels, options = trec_case(trec_dir, case)
-    assert_parity(postgres, run, qrels, **options)
+    assert_parity(postgres, run, qrels, accepted(qrels), **options)
 
 
 @pytest.mark.parametrize("int_ids", [False, True], ids=["text ids", "integer ids"])
