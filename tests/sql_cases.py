@@ -47,6 +47,21 @@ OPTION_SETS = [
 ]
 
 
+def accepted(qrels: pl.DataFrame, metrics: list[str] = METRICS) -> list[str]:
+    """``metrics`` without ERR at a ``max_grade`` below the largest grade of ``qrels``, which
+    every engine refuses (tests/test_err_rbp.py checks the error): ``ERR(max_grade=3)`` on
+    qrels.rel_level, whose grades reach 4."""
+    from polars_rank.ranking.names import parse_metric
+
+    largest = qrels["relevance"].max()
+
+    def ok(name: str) -> bool:
+        arguments = parse_metric(name).arguments()
+        return "max_grade" not in arguments or largest <= arguments["max_grade"]
+
+    return [name for name in metrics if ok(name)]
+
+
 def trec_case(trec_dir: Path, name: str) -> tuple[pl.DataFrame, pl.DataFrame, dict]:
     """Run ``query, doc, score``, qrels ``query, doc, relevance`` and options of a case."""
     qrels_name, run_name, options = TREC_CASES[name]

@@ -22,8 +22,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from polars_rank.ranking.metrics import ELEVEN_POINTS
-from polars_rank.ranking.sql.parts import ONE, ZERO, Parts, dbl, div, num, within
+from polars_rank._errors import PolarsRankError
+from polars_rank.ranking import trec_metrics
+from polars_rank.ranking.gains import Gains, gain_table
+from polars_rank.ranking.metrics import _check_points, check_max_grade, check_persistence
+from polars_rank.ranking.sql.parts import (
+    ONE,
+    ZERO,
+    Parts,
+    dbl,
+    div,
+    log2,
+    num,
+    round_half_away,
+    table_gain,
+    within,
+)
 
 #: A builder: ``(parts, **arguments) -> SQL`` of the per-query value.
 Builder = Callable[..., str]
@@ -101,15 +115,15 @@ def average_precision(q: Parts, *, k: int | None, denominator: str, relevance_le
 
 
 @builds("ndcg")
-def ndcg(q: Parts, *, k: int | None, gain: str) -> str:
+def ndcg(q: Parts, *, k: int | None, gain: str, gains: Gains | None) -> str:
     """DCG@k / IDCG@k (IDCG from all judgments)."""
-    return div(q.dcg(k, gain), q.ideal_dcg(k, gain))
+    return div(_dcg_part(q, k, gain, gains), _ideal_dcg_part(q, k, gain, gains))
 
 
 @builds("dcg")
-def dcg(q: Parts, *, k: int | None, gain: str) -> str:
+def dcg(q: Parts, *, k: int | None, gain: str, gains: Gains | None) -> str:
     """Σ within k of gain / log2(rank + 1)."""
-    return dbl(q.dcg(k, gain))
+    return dbl(_dcg_part(q, k, gain, gains))
 
 
 @builds("r_precision")
@@ -232,10 +246,190 @@ def iprec_at_recall(q: Parts, *, recall_level: float, relevance_level: float) ->
     return f"COALESCE({best}, {ZERO})"
 
 
+# group A: gain tables, IDCG, 11pt_avg points, ERR, RBP, and trec_eval's other measures -------
+
+
+def _gain_sql(gain: str, gains: Gains | None) -> str | None:
+    """The SQL gain of a row under the gain table ``gains`` (None without one)."""
+    table = gain_table(gains, "gains")
+    if table is None:
+        return None
+    if gain != "linear":
+        raise PolarsRankError("gains (a gain table) cannot be combined with gain='exponential'")
+    return table_gain(table)
+
+
+def _dcg_part(q: Parts, k: int | None, gain: str, gains: Gains | None) -> str:
+    g = _gain_sql(gain, gains)
+    return q.dcg(k, gain) if g is None else q.dcg_of(g, k)
+
+
+def _ideal_dcg_part(q: Parts, k: int | None, gain: str, gains: Gains | None) -> str:
+    g = _gain_sql(gain, gains)
+    if g is None:
+        return q.ideal_dcg(k, gain)
+    # only the positive gains of grades >= 0 enter the ideal ranking
+    return q.ideal_dcg_of(f"CASE WHEN grade >= 0 AND {g} > 0 THEN {g} ELSE {ZERO} END", k)
+
+
+@builds("ideal_dcg")
+def ideal_dcg(q: Parts, *, k: int | None, gain: str, gains: Gains | None) -> str:
+    """DCG of all judgments sorted by gain (positive gains of grades >= 0), cut at k."""
+    return dbl(_ideal_dcg_part(q, k, gain, gains))
+
+
 @builds("eleven_pt_avg")
-def eleven_pt_avg(q: Parts, *, relevance_level: float) -> str:
-    """Mean of IPrec at recall 0.0, 0.1, ..., 1.0."""
-    total = " + ".join(
-        iprec_at_recall(q, recall_level=p, relevance_level=relevance_level) for p in ELEVEN_POINTS
+def eleven_pt_avg(q: Parts, *, points: tuple, relevance_level: float) -> str:
+    """Mean of the interpolated precisions at the points, added from the last; each point x
+    needs c = round(x·R) (halves away from zero) relevant documents. Points out of order follow
+    trec_eval's backward walk (see :func:`polars_rank.ranking.metrics.eleven_pt_avg`): trailing
+    points with c above the relevant retrieved count 0; walking back from the last other point,
+    a point is matched while 1 <= c <= the next point's c; the first that is not, and all before
+    it, count the highest precision."""
+    xs = _check_points(points)
+    rel, above = q.relevant(relevance_level), q.rel_above(relevance_level)
+    big_r = q.big_r(relevance_level)
+    precision = f"{dbl(above)} / {dbl('pos')}"
+    retrieved_rel = f"{rel} = 1 AND pos IS NOT NULL"
+    row_cuts = [round_half_away(f"{num(x)} * {dbl(big_r)}") for x in xs]
+    iprec = [
+        f"COALESCE({q.aggregate(f'MAX(CASE WHEN {retrieved_rel} AND {above} >= {c} THEN {precision} END)')}, {ZERO})"  # noqa: E501
+        for c in row_cuts
+    ]
+    if all(a <= b for a, b in zip(xs, xs[1:], strict=False)):
+        values = iprec
+    else:
+        n = len(xs)
+        cuts = [q.aggregate(f"MAX({c})") for c in row_cuts]  # c of each point, per query
+        found = q.hits(relevance_level, None)
+        top = q.aggregate(f"MAX(CASE WHEN {retrieved_rel} THEN {precision} END)")
+        top = f"COALESCE({top}, {ZERO})"
+        # skipped[j]: every point from j on needs more relevant documents than were retrieved
+        skipped = [" AND ".join(f"{cuts[i]} > {found}" for i in range(j, n)) for j in range(n)]
+        skipped.append("1 = 1")
+        # matched[j] (when point j is not skipped): j and the points after it up to the last
+        # one not skipped are matched in the backward walk
+        matched = [f"{cuts[n - 1]} >= 1"]
+        for j in range(n - 2, -1, -1):
+            matched.insert(
+                0,
+                f"{cuts[j]} >= 1 AND (({skipped[j + 1]}) OR "
+                f"({cuts[j]} <= {cuts[j + 1]} AND {matched[0]}))",
+            )
+        values = [
+            f"CASE WHEN {skipped[j]} THEN {ZERO} WHEN {matched[j]} THEN {iprec[j]} ELSE {top} END"
+            for j in range(n)
+        ]
+    return f"({' + '.join(reversed(values))}) / {num(len(xs))}"
+
+
+@builds("err")
+def err(q: Parts, *, k: int | None, max_grade: int) -> str:
+    """Σ within k of R(g_r) / r · Π_{i<r} (1 − R(g_i)), R(g) = (2^g − 1) / 2^max_grade with g
+    clipped to [0, max_grade]. The product over the ranks above is exact 0 when one of its
+    factors is 0 (counted), else exp(Σ ln(1 − R)) over the others."""
+    check_max_grade(max_grade)
+    grade = f"LEAST(GREATEST(COALESCE(grade, {ZERO}), {ZERO}), {num(max_grade)})"
+    stop = f"(POWER(CAST(2 AS DOUBLE), {grade}) - {ONE}) / {num(2.0 ** float(max_grade))}"
+    stays = f"({ONE} - {stop})"
+    certain = q.sum_above("err_stops", f"CASE WHEN {stays} <= 0 THEN {ONE} ELSE {ZERO} END")
+    log_reach = q.sum_above("err_reach", f"CASE WHEN {stays} > 0 THEN LN({stays}) ELSE {ZERO} END")
+    reach = f"CASE WHEN {certain} > 0 THEN {ZERO} ELSE EXP({log_reach}) END"
+    term = f"{stop} * {reach} / {dbl('pos')}"
+    return q.aggregate(f"SUM(CASE WHEN {within(k)} THEN {term} ELSE {ZERO} END)")
+
+
+def _rbp_weight(p: float) -> str:
+    """(1 − p) · p^(rank − 1)."""
+    return f"({num(1.0 - float(p))} * POWER({num(p)}, {dbl('pos')} - {ONE}))"
+
+
+@builds("rbp")
+def rbp(q: Parts, *, k: int | None, p: float, relevance_level: float | None) -> str:
+    """(1 − p) Σ within k of p^(r − 1) · gain: the grade when positive, or with the metric's
+    own ``rel=`` 1 for a relevant document."""
+    check_persistence(p)
+    if relevance_level is None:
+        gain_sql = f"CASE WHEN grade > 0 THEN grade ELSE {ZERO} END"
+    else:
+        gain_sql = dbl(q.relevant(relevance_level))
+    term = f"{gain_sql} * {_rbp_weight(p)}"
+    return q.aggregate(f"SUM(CASE WHEN {within(k)} THEN {term} ELSE {ZERO} END)")
+
+
+@builds("rbp_residual")
+def rbp_residual(q: Parts, *, k: int | None, p: float) -> str:
+    """(1 − p^min(n, d)) − Σ over judged rows within d of (1 − p)·p^(r − 1) + p^d, d = k or
+    the number retrieved n."""
+    check_persistence(p, "rbp_residual")
+    n = dbl(q.n_ret())
+    depth = n if k is None else num(k)
+    judged = q.aggregate(f"SUM(CASE WHEN {within(k)} THEN {_rbp_weight(p)} ELSE {ZERO} END)")
+    seen = f"({ONE} - POWER({num(p)}, LEAST({n}, {depth})))"
+    return f"{seen} - {judged} + POWER({num(p)}, {depth})"
+
+
+@builds("gm_bpref")
+def gm_bpref(q: Parts, *, relevance_level: float) -> str:
+    """bpref per query (the geometric summary is the plan's)."""
+    return bpref(q, relevance_level=relevance_level)
+
+
+@builds("set_relative_precision")
+def set_relative_precision(q: Parts, *, relevance_level: float) -> str:
+    """Relevant retrieved / min(retrieved, R)."""
+    size = f"LEAST({q.n_ret()}, {q.num_rel(relevance_level)})"
+    return div(q.hits(relevance_level, None), size)
+
+
+@builds("set_average_precision")
+def set_average_precision(q: Parts, *, relevance_level: float) -> str:
+    """Relevant retrieved² / (retrieved · R)."""
+    h = dbl(q.hits(relevance_level, None))
+    return div(f"{h} * {h}", f"{dbl(q.n_ret())} * {dbl(q.num_rel(relevance_level))}")
+
+
+@builds("yaap")
+def yaap(q: Parts, *, relevance_level: float) -> str:
+    """ln((1 + S) / (1 + R − S)), S = Σ of the precision at each retrieved relevant rank."""
+    rel = q.relevant(relevance_level)
+    precision_at_rank = f"{dbl(q.rel_above(relevance_level))} / {dbl('pos')}"
+    total = q.aggregate(
+        f"SUM(CASE WHEN {rel} = 1 AND {within(None)} THEN {precision_at_rank} ELSE {ZERO} END)"
     )
-    return f"({total}) / {num(len(ELEVEN_POINTS))}"
+    big_r = dbl(q.num_rel(relevance_level))
+    return f"LN(({ONE} + {total}) / ({ONE} + {big_r} - {total}))"
+
+
+@builds("r_precision_multiple")
+def r_precision_multiple(q: Parts, *, multiple: float, relevance_level: float) -> str:
+    """Relevant within c / c, c = ⌊multiple·R + 0.9⌋; 0 when c <= 0 (FLOOR and C's
+    truncation differ only below 0, where both give 0)."""
+    rel = q.relevant(relevance_level)
+    cut = f"FLOOR({num(multiple)} * {dbl(q.big_r(relevance_level))} + {num(0.9)})"
+    within_cut = q.aggregate(f"SUM(CASE WHEN pos <= {cut} THEN {rel} ELSE 0 END)")
+    cut_per_query = q.aggregate(f"MAX({cut})")
+    return div(within_cut, cut_per_query)
+
+
+@builds("utility")
+def utility(q: Parts, *, coefficients: tuple, collection_size: int, relevance_level: float) -> str:
+    """p1·a + p2·b + p3·c + p4·d: a relevant retrieved, b = retrieved − a, c = R − a,
+    d = collection_size + a − retrieved − R."""
+    trec_metrics.utility(coefficients, collection_size=collection_size)  # checks the arguments
+    p1, p2, p3, p4 = (num(x) for x in coefficients)
+    a, n = dbl(q.hits(relevance_level, None)), dbl(q.n_ret())
+    big_r = dbl(q.num_rel(relevance_level))
+    d = f"({num(collection_size)} + {a} - {n} - {big_r})"
+    return f"{p1} * {a} + {p2} * ({n} - {a}) + {p3} * ({big_r} - {a}) + {p4} * {d}"
+
+
+@builds("binary_g")
+def binary_g(q: Parts, *, relevance_level: float) -> str:
+    """(1/R) Σ over retrieved relevant r of 1 / log2(2 + m), m = rank − relevant at or above
+    (the documents above that are not relevant, unjudged included)."""
+    rel = q.relevant(relevance_level)
+    others_above = f"({dbl('pos')} - {dbl(q.rel_above(relevance_level))})"
+    term = f"{ONE} / {log2(f'{num(2)} + {others_above}')}"
+    total = q.aggregate(f"SUM(CASE WHEN {rel} = 1 AND pos IS NOT NULL THEN {term} ELSE {ZERO} END)")
+    return div(total, q.num_rel(relevance_level))

@@ -202,3 +202,69 @@ class Parts:
         if k is None:
             return self.aggregate(f"SUM({term})")
         return self.aggregate(f"SUM(CASE WHEN {ideal} <= {int(k)} THEN {term} ELSE {ZERO} END)")
+
+    # group A: gain tables, running products (ERR), rounding ---------------------------------
+
+    def _numbered_window(self, prefix: str, sql: str) -> str:
+        """The ``pr_rows`` column computed by the window ``sql``, named ``prefix_<n>``; the same
+        SQL asked twice gives the same column (for windows that depend on a parameter)."""
+        for name, existing in self.windows.items():
+            if existing == sql and name.startswith(prefix + "_"):
+                return name
+        return self.window(f"{prefix}_{len(self.windows) + 1}", sql)
+
+    def ideal_position(self, gain_sql: str) -> str:
+        """The row's position in the ideal ranking by the gain ``gain_sql`` (a per-row SQL
+        expression, never NULL), highest first; rows of equal gain in any order."""
+        return self._numbered_window(
+            "ideal_at", f"ROW_NUMBER() OVER (PARTITION BY qid ORDER BY {gain_sql} DESC)"
+        )
+
+    def dcg_of(self, gain_sql: str, k: int | None) -> str:
+        """Σ over retrieved rows within k of ``gain_sql`` / log2(rank + 1)."""
+        term = f"{gain_sql} / {log2(dbl('pos') + ' + 1')}"
+        return self.aggregate(f"SUM(CASE WHEN {within(k)} THEN {term} ELSE {ZERO} END)")
+
+    def ideal_dcg_of(self, gain_sql: str, k: int | None) -> str:
+        """Σ over the ideal positions i <= k of the ideal gain ``gain_sql`` / log2(i + 1);
+        ``gain_sql`` must be 0 for the rows the ideal ranking leaves out."""
+        ideal = self.ideal_position(gain_sql)
+        term = f"{gain_sql} / {log2(dbl(ideal) + ' + 1')}"
+        if k is None:
+            return self.aggregate(f"SUM({term})")
+        return self.aggregate(f"SUM(CASE WHEN {ideal} <= {int(k)} THEN {term} ELSE {ZERO} END)")
+
+    def sum_above(self, prefix: str, term: str) -> str:
+        """The sum of ``term`` over the retrieved rows ranked strictly above this row (0 at rank
+        1); as :meth:`running`, but the frame ends one row before the current one."""
+        window = self._numbered_window(
+            prefix,
+            f"SUM(CASE WHEN pos IS NOT NULL THEN {term} ELSE {ZERO} END) OVER (PARTITION BY qid "
+            "ORDER BY COALESCE(pos, 0) ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)",
+        )
+        return f"COALESCE({window}, {ZERO})"
+
+
+def table_gain(table: dict[int, float]) -> str:
+    """A row's gain under a gain table (:mod:`polars_rank.ranking.gains`): the entry of its
+    level (its grade, -2 for any negative grade), else its grade when >= 0, else 0 (and 0 on
+    the marker row). A later entry wins where two match, as in the Polars expression.
+
+    >>> print(table_gain({1: 3, -2: 0}))
+    CASE WHEN grade < 0 THEN CAST(0 AS DOUBLE) WHEN grade = CAST(1 AS DOUBLE) THEN CAST(3 AS DOUBLE) WHEN grade >= 0 THEN grade ELSE CAST(0 AS DOUBLE) END
+    """  # noqa: E501
+    cases = []
+    for level, value in reversed(list(table.items())):
+        matches = "grade < 0" if level == -2 else f"grade = {num(level)}"
+        cases.append(f"WHEN {matches} THEN {num(value)}")
+    return f"CASE {' '.join(cases)} WHEN grade >= 0 THEN grade ELSE {ZERO} END"
+
+
+def round_half_away(sql: str) -> str:
+    """``sql`` rounded to an integer, halves away from zero (Polars' ``half_away_from_zero``),
+    as DOUBLE. Exact: ``x − FLOOR(x)`` is exact in IEEE arithmetic; the dialects' ROUND is
+    not used (PostgreSQL rounds DOUBLE halves to even)."""
+    a = f"ABS({sql})"
+    floor = dbl(f"FLOOR({a})")
+    magnitude = f"({floor} + CASE WHEN {a} - {floor} >= {num(0.5)} THEN {ONE} ELSE {ZERO} END)"
+    return f"CASE WHEN {sql} < 0 THEN -{magnitude} ELSE {magnitude} END"
