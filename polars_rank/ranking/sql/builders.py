@@ -22,8 +22,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from polars_rank.ranking.gains import NEGATIVE_LEVEL, Gains, gain_table
 from polars_rank.ranking.metrics import ELEVEN_POINTS
 from polars_rank.ranking.sql.parts import ONE, ZERO, Parts, dbl, div, num, within
+from polars_rank.ranking.trec_metrics import INFAP_EPSILON
 
 #: A builder: ``(parts, **arguments) -> SQL`` of the per-query value.
 Builder = Callable[..., str]
@@ -239,3 +241,98 @@ def eleven_pt_avg(q: Parts, *, relevance_level: float) -> str:
         iprec_at_recall(q, recall_level=p, relevance_level=relevance_level) for p in ELEVEN_POINTS
     )
     return f"({total}) / {num(len(ELEVEN_POINTS))}"
+
+
+# group B: trec_eval's infAP, G, ndcg_rel, Rndcg, rbp and rbp_resid -----------------------------
+
+
+def _table_gain(gains: Gains | None) -> str:
+    """A row's gain under a gain table (:func:`~polars_rank.ranking.gains.table_gain`): the
+    entry of its level (its grade, -2 for any negative grade; a later entry wins where two
+    match, as in the Polars chain), else its grade when >= 0, else 0 (also on the marker
+    row)."""
+    table = gain_table(gains) or {}
+    cases = [
+        f"WHEN {'grade < 0' if level == NEGATIVE_LEVEL else f'grade = {num(level)}'} "
+        f"THEN {num(value)} "
+        for level, value in reversed(table.items())
+    ]
+    return f"CASE {''.join(cases)}WHEN grade >= 0 THEN grade ELSE {ZERO} END"
+
+
+@builds("inferred_ap")
+def inferred_ap(q: Parts, *, relevance_level: float) -> str:
+    """(1/R) Σ over retrieved relevant documents at rank j + 1 of 1 (j = 0), else
+    1/(j+1) + (j/(j+1))·((r+n+u)/j)·((r+ε)/(r+n+2ε)); r, n, u the relevant, judged
+    non-relevant and negative-graded documents above, ε = 1e-5."""
+    rel = q.relevant(relevance_level)
+    j = f"({dbl('pos')} - {ONE})"
+    r = f"({dbl(q.rel_above(relevance_level))} - {ONE})"
+    n, u = dbl(q.nonrel_above(relevance_level)), dbl(q.negative_above())
+    eps = num(INFAP_EPSILON)
+    later = (
+        f"{ONE} / ({j} + {ONE}) + ({j} / ({j} + {ONE})) * (({r} + {n} + {u}) / {j}) "
+        f"* (({r} + {eps}) / (({r} + {n}) + CAST(2 AS DOUBLE) * {eps}))"
+    )
+    term = f"CASE WHEN pos = 1 THEN {ONE} ELSE {later} END"
+    total = q.aggregate(f"SUM(CASE WHEN {rel} = 1 AND pos IS NOT NULL THEN {term} ELSE {ZERO} END)")
+    return div(total, q.num_rel(relevance_level))
+
+
+def _rbp_range(table: dict[int, float], top: str) -> tuple[str, str]:
+    """SQL of the smallest and largest gain of the query's trec_eval gain table (every entry,
+    plus the default gain of each level 0 … ``top`` without one; see
+    ``trec_metrics._table_range``); NULL when the table is empty and the query has no grade
+    >= 0. Written with CASE, as LEAST/GREATEST treat NULL differently across dialects."""
+    lowest_free = next(level for level in range(len(table) + 1) if level not in table)
+    entries = list(table.values())
+    levels = {level for level in table if level >= 0}
+
+    def free_below(level: int) -> int:
+        while level in levels:
+            level -= 1
+        return level
+
+    high = "".join(f"WHEN {num(t)} THEN {num(free_below(t))} " for t in sorted(levels))
+    high = f"(CASE {top} {high}ELSE {top} END)" if high else top
+    if not entries:
+        low_sql = f"CASE WHEN {top} >= {num(lowest_free)} THEN {num(lowest_free)} END"
+        return low_sql, f"CASE WHEN {high} >= 0 THEN {high} END"
+    low, entries_low = num(min(lowest_free, min(entries))), num(min(entries))
+    low_sql = f"CASE WHEN {top} >= {num(lowest_free)} THEN {low} ELSE {entries_low} END"
+    emax = num(max(entries))
+    high_sql = f"CASE WHEN {high} >= 0 AND {high} > {emax} THEN {high} ELSE {emax} END"
+    return low_sql, high_sql
+
+
+@builds("trec_rbp")
+def trec_rbp(q: Parts, *, p: float, gains: Gains | None) -> str:
+    """(1 − p) Σ over retrieved documents of gain · p^(rank − 1), gains rescaled per query to
+    (g − min) / (max − min) when the query's gain table has a gain < 0 or > 1."""
+    table = gain_table(gains) or {}
+    raw = _table_gain(gains)
+    low, high = _rbp_range(table, q.top_grade())
+    in_table = "grade >= 0" + (" OR grade < 0" if NEGATIVE_LEVEL in table else "")
+    scaled = (
+        f"CASE WHEN (({low}) < 0 OR ({high}) > 1) AND ({in_table}) THEN "
+        f"CASE WHEN ({high}) > ({low}) THEN ({raw} - ({low})) / (({high}) - ({low})) "
+        f"ELSE CAST('NaN' AS DOUBLE) END ELSE {raw} END"
+    )
+    weight = f"POWER({num(p)}, {dbl('pos')} - {ONE})"
+    total = q.aggregate(
+        f"SUM(CASE WHEN pos IS NOT NULL THEN ({scaled}) * {weight} ELSE {ZERO} END)"
+    )
+    return f"({ONE} - {num(p)}) * {total}"
+
+
+@builds("trec_rbp_residual")
+def trec_rbp_residual(q: Parts, *, p: float) -> str:
+    """1 − (1 − p) Σ over retrieved documents graded >= 0 of p^(rank − 1) when some retrieved
+    document is unjudged or graded negative, else 0."""
+    judged = "pos IS NOT NULL AND grade >= 0"
+    seen = q.aggregate(
+        f"SUM(CASE WHEN {judged} THEN POWER({num(p)}, {dbl('pos')} - {ONE}) ELSE {ZERO} END)"
+    )
+    count = q.judged_within(None, nonnegative=True)
+    value = f"{ONE} - ({ONE} - {num(p)}) * {seen}"
+    return f"CASE WHEN {count} < {q.n_ret()} THEN {value} ELSE {ZERO} END"

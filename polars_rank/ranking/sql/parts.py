@@ -202,3 +202,16 @@ class Parts:
         if k is None:
             return self.aggregate(f"SUM({term})")
         return self.aggregate(f"SUM(CASE WHEN {ideal} <= {int(k)} THEN {term} ELSE {ZERO} END)")
+
+    # group B (trec_eval's infAP, G, ndcg_rel, Rndcg, rbp, rbp_resid) -------------------------
+
+    def negative_above(self) -> str:
+        """Negative-graded (trec_eval's level -2) retrieved documents at ranks up to this
+        row's."""
+        return self.running("above_negative", "CASE WHEN grade < 0 THEN 1 ELSE 0 END")
+
+    def top_grade(self) -> str:
+        """The query's highest grade >= 0, floored, on every row (NULL when it has none)."""
+        return self.window(
+            "top_grade", "FLOOR(MAX(CASE WHEN grade >= 0 THEN grade END) OVER (PARTITION BY qid))"
+        )
