@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 from polars_rank.ranking.gains import NEGATIVE_LEVEL, Gains, gain_table
 from polars_rank.ranking.metrics import ELEVEN_POINTS
-from polars_rank.ranking.sql.parts import ONE, ZERO, Parts, dbl, div, num, within
+from polars_rank.ranking.sql.parts import ONE, ZERO, Parts, dbl, div, log2, num, within
 from polars_rank.ranking.trec_metrics import INFAP_EPSILON
 
 #: A builder: ``(parts, **arguments) -> SQL`` of the per-query value.
@@ -336,3 +336,84 @@ def trec_rbp_residual(q: Parts, *, p: float) -> str:
     count = q.judged_within(None, nonnegative=True)
     value = f"{ONE} - ({ONE} - {num(p)}) * {seen}"
     return f"CASE WHEN {count} < {q.n_ret()} THEN {value} ELSE {ZERO} END"
+
+
+def _events(q: Parts, gains: Gains | None) -> tuple[int, str, str]:
+    """(event set, retrieved-event condition, ideal-event condition) of a gain table."""
+    eset = q.event_set(_table_gain(gains))
+    return eset, f"eset = {eset} AND side = 0", f"eset = {eset} AND side = 1"
+
+
+def _discounted(position: str) -> str:
+    return f"g / {log2(dbl(position) + ' + ' + ONE)}"
+
+
+@builds("normalized_gain")
+def normalized_gain(q: Parts, *, gains: Gains | None) -> str:
+    """Σ over retrieved documents at rank i with gain g_i ≠ 0 of g_i / log2(2 + C_i − S_i),
+    over the sum of the ideal gains; S_i the gains through rank i, C_i = Σ over ideal
+    positions <= i of max(ideal gain, 1) + max(i − P, 0), P positive ideal gains."""
+    eset, retrieved, ideal = _events(q, gains)
+    gained = q.event_running(eset, 0, "g", ideal_first=True)
+    cost = q.event_running(eset, 1, f"CASE WHEN g >= {ONE} THEN g ELSE {ONE} END", ideal_first=True)
+    big_p = q.event_window(f"ev_p_{eset}", "SUM(side) OVER (PARTITION BY qid, eset)")
+    c = f"({cost} + {dbl(f'GREATEST(ekey - {big_p}, 0)')})"
+    term = f"g / {log2(f'(CAST(2 AS DOUBLE) + {c}) - {gained}')}"
+    total = q.event_aggregate(f"SUM(CASE WHEN {retrieved} AND g <> 0 THEN {term} ELSE {ZERO} END)")
+    ideal_total = q.event_aggregate(f"SUM(CASE WHEN {ideal} THEN g ELSE {ZERO} END)")
+    return div(total, ideal_total)
+
+
+@builds("ndcg_rel")
+def ndcg_rel(q: Parts, *, gains: Gains | None) -> str:
+    """(Σ over retrieved documents with gain > 0 of D_i / I_min(i,P) + (P − their number) ·
+    D_all / I_P) / P, 0 unless that sum is positive; D_i the DCG through rank i, I_k the
+    ideal DCG through position k, P positive ideal gains."""
+    eset, retrieved, ideal = _events(q, gains)
+    dcg_through = q.event_running(eset, 0, _discounted("ekey"), ideal_first=True)
+    ideal_through = q.event_running(eset, 1, _discounted("ekey"), ideal_first=True)
+    terms = q.event_aggregate(
+        f"SUM(CASE WHEN {retrieved} AND g > 0 THEN {div(dcg_through, ideal_through)} "
+        f"ELSE {ZERO} END)"
+    )
+    found = q.event_aggregate(f"SUM(CASE WHEN {retrieved} AND g > 0 THEN 1 ELSE 0 END)")
+    big_p = q.event_aggregate(f"SUM(CASE WHEN {ideal} THEN 1 ELSE 0 END)")
+    dcg_all = q.event_aggregate(
+        f"SUM(CASE WHEN {retrieved} THEN {_discounted('ekey')} ELSE {ZERO} END)"
+    )
+    ideal_all = q.event_aggregate(
+        f"SUM(CASE WHEN {ideal} THEN {_discounted('ekey')} ELSE {ZERO} END)"
+    )
+    missed = dbl(f"{big_p} - {found}")
+    total = f"({terms} + {div(f'{missed} * {dcg_all}', ideal_all)})"
+    return f"CASE WHEN {big_p} > 0 AND {total} > 0 THEN {total} / {dbl(big_p)} ELSE {ZERO} END"
+
+
+@builds("r_ndcg")
+def r_ndcg(q: Parts, *, gains: Gains | None, relevance_level: float) -> str:
+    """The mean of D_k / I_k over the ends k of the runs of equal positive ideal gains (D_k
+    the DCG of the retrieved ranks <= k, I_k the ideal DCG through k), plus D_all / I_P when
+    more than P + 1 documents were retrieved; 0 when R = 0; NaN when nothing is recorded."""
+    eset, retrieved, ideal = _events(q, gains)
+    dcg_through = q.event_running(eset, 0, _discounted("ekey"), ideal_first=False)
+    ideal_through = q.event_running(eset, 1, _discounted("ekey"), ideal_first=False)
+    following = q.event_window(
+        f"ev_next_{eset}", "LEAD(g) OVER (PARTITION BY qid, eset, side ORDER BY ekey)"
+    )
+    run_end = f"{ideal} AND ({following} IS NULL OR {following} <> g)"
+    recorded = q.event_aggregate(
+        f"SUM(CASE WHEN {run_end} THEN {dcg_through} / {ideal_through} ELSE {ZERO} END)"
+    )
+    ends = q.event_aggregate(f"SUM(CASE WHEN {run_end} THEN 1 ELSE 0 END)")
+    big_p = q.event_aggregate(f"SUM(CASE WHEN {ideal} THEN 1 ELSE 0 END)")
+    dcg_all = q.event_aggregate(
+        f"SUM(CASE WHEN {retrieved} THEN {_discounted('ekey')} ELSE {ZERO} END)"
+    )
+    ideal_all = q.event_aggregate(
+        f"SUM(CASE WHEN {ideal} THEN {_discounted('ekey')} ELSE {ZERO} END)"
+    )
+    extra = f"{dbl(q.n_ret())} > {dbl(big_p)} + {ONE} AND {ideal_all} > 0"
+    total = f"({recorded} + CASE WHEN {extra} THEN {dcg_all} / {ideal_all} ELSE {ZERO} END)"
+    count = f"({ends} + CASE WHEN {extra} THEN 1 ELSE 0 END)"
+    value = f"CASE WHEN {count} > 0 THEN {total} / {dbl(count)} ELSE CAST('NaN' AS DOUBLE) END"
+    return f"CASE WHEN {q.num_rel(relevance_level)} > 0 THEN {value} ELSE {ZERO} END"
