@@ -245,6 +245,9 @@ def eleven_pt_avg(q: Parts, *, relevance_level: float) -> str:
 
 # group B: trec_eval's infAP, G, ndcg_rel, Rndcg, rbp and rbp_resid -----------------------------
 
+_NAN = "CAST('NaN' AS DOUBLE)"
+_INFINITY = "CAST('Infinity' AS DOUBLE)"
+
 
 def _table_gain(gains: Gains | None) -> str:
     """A row's gain under a gain table (:func:`~polars_rank.ranking.gains.table_gain`): the
@@ -316,7 +319,7 @@ def trec_rbp(q: Parts, *, p: float, gains: Gains | None) -> str:
     scaled = (
         f"CASE WHEN (({low}) < 0 OR ({high}) > 1) AND ({in_table}) THEN "
         f"CASE WHEN ({high}) > ({low}) THEN ({raw} - ({low})) / (({high}) - ({low})) "
-        f"ELSE CAST('NaN' AS DOUBLE) END ELSE {raw} END"
+        f"ELSE {_NAN} END ELSE {raw} END"
     )
     weight = f"POWER({num(p)}, {dbl('pos')} - {ONE})"
     total = q.aggregate(
@@ -358,7 +361,14 @@ def normalized_gain(q: Parts, *, gains: Gains | None) -> str:
     cost = q.event_running(eset, 1, f"CASE WHEN g >= {ONE} THEN g ELSE {ONE} END", ideal_first=True)
     big_p = q.event_window(f"ev_p_{eset}", "SUM(side) OVER (PARTITION BY qid, eset)")
     c = f"({cost} + {dbl(f'GREATEST(ekey - {big_p}, 0)')})"
-    term = f"g / {log2(f'(CAST(2 AS DOUBLE) + {c}) - {gained}')}"
+    arg = f"((CAST(2 AS DOUBLE) + {c}) - {gained})"
+    # IEEE as in the Polars engine, never a division error: log2(1) = 0 gives ±inf, log2(0)
+    # = -inf gives 0, a negative argument NaN (only gains given to negative grades get there)
+    term = (
+        f"CASE WHEN {arg} > 0 AND {arg} <> 1 THEN g / {log2(arg)} "
+        f"WHEN {arg} = 1 THEN CASE WHEN g > 0 THEN {_INFINITY} ELSE -{_INFINITY} END "
+        f"WHEN {arg} = 0 THEN {ZERO} ELSE {_NAN} END"
+    )
     total = q.event_aggregate(f"SUM(CASE WHEN {retrieved} AND g <> 0 THEN {term} ELSE {ZERO} END)")
     ideal_total = q.event_aggregate(f"SUM(CASE WHEN {ideal} THEN g ELSE {ZERO} END)")
     return div(total, ideal_total)
@@ -415,5 +425,5 @@ def r_ndcg(q: Parts, *, gains: Gains | None, relevance_level: float) -> str:
     extra = f"{dbl(q.n_ret())} > {dbl(big_p)} + {ONE} AND {ideal_all} > 0"
     total = f"({recorded} + CASE WHEN {extra} THEN {dcg_all} / {ideal_all} ELSE {ZERO} END)"
     count = f"({ends} + CASE WHEN {extra} THEN 1 ELSE 0 END)"
-    value = f"CASE WHEN {count} > 0 THEN {total} / {dbl(count)} ELSE CAST('NaN' AS DOUBLE) END"
+    value = f"CASE WHEN {count} > 0 THEN {total} / {dbl(count)} ELSE {_NAN} END"
     return f"CASE WHEN {q.num_rel(relevance_level)} > 0 THEN {value} ELSE {ZERO} END"
