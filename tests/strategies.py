@@ -194,7 +194,8 @@ def summary_metric_names(
 
 
 def assert_same(left: pl.DataFrame, right: pl.DataFrame) -> None:
-    """Same columns, dtypes and rows; floats equal within 1e-12 (relative above 1)."""
+    """Same columns, dtypes and rows; floats equal within 1e-12 (relative above 1), NaN where
+    the other has NaN."""
     assert left.columns == right.columns
     assert left.schema == right.schema
     assert left.height == right.height
@@ -204,6 +205,8 @@ def assert_same(left: pl.DataFrame, right: pl.DataFrame) -> None:
             for x, y in zip(a, b, strict=True):
                 if x is None or y is None:
                     assert x is None and y is None, (name, a, b)
+                elif math.isnan(x) or math.isnan(y):  # trec_eval's -nan, e.g. G, Rndcg
+                    assert math.isnan(x) and math.isnan(y), (name, x, y)
                 else:
                     assert math.isclose(x, y, rel_tol=TOLERANCE, abs_tol=TOLERANCE), (name, x, y)
         else:

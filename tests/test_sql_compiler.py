@@ -110,7 +110,7 @@ def test_the_coverage_check_names_what_to_add(monkeypatch):
         "relevance_level: float) -> str:" in problems[0]
     )
     assert entry.formula in problems[0]
-    assert "takes ['k'], its registry entry has ['k', 'gain']" in problems[1]
+    assert "takes ['k'], its registry entry has ['k', 'gain', 'gains']" in problems[1]
 
 
 BANNED = [

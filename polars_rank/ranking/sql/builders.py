@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 from polars_rank._errors import PolarsRankError
 from polars_rank.ranking import trec_metrics
-from polars_rank.ranking.gains import Gains, gain_table
+from polars_rank.ranking.gains import NEGATIVE_LEVEL, Gains, gain_table
 from polars_rank.ranking.metrics import _check_points, check_max_grade, check_persistence
 from polars_rank.ranking.sql.parts import (
     ONE,
@@ -38,6 +38,7 @@ from polars_rank.ranking.sql.parts import (
     table_gain,
     within,
 )
+from polars_rank.ranking.trec_metrics import INFAP_EPSILON
 
 #: A builder: ``(parts, **arguments) -> SQL`` of the per-query value.
 Builder = Callable[..., str]
@@ -433,3 +434,189 @@ def binary_g(q: Parts, *, relevance_level: float) -> str:
     term = f"{ONE} / {log2(f'{num(2)} + {others_above}')}"
     total = q.aggregate(f"SUM(CASE WHEN {rel} = 1 AND pos IS NOT NULL THEN {term} ELSE {ZERO} END)")
     return div(total, q.num_rel(relevance_level))
+
+
+# group B: trec_eval's infAP, G, ndcg_rel, Rndcg, rbp and rbp_resid -----------------------------
+
+_NAN = "CAST('NaN' AS DOUBLE)"
+_INFINITY = "CAST('Infinity' AS DOUBLE)"
+
+
+def _table_gain(gains: Gains | None) -> str:
+    """A row's gain under a gain table (:func:`~polars_rank.ranking.gains.table_gain`): the
+    entry of its level (its grade, -2 for any negative grade; a later entry wins where two
+    match, as in the Polars chain), else its grade when >= 0, else 0 (also on the marker
+    row)."""
+    table = gain_table(gains) or {}
+    cases = [
+        f"WHEN {'grade < 0' if level == NEGATIVE_LEVEL else f'grade = {num(level)}'} "
+        f"THEN {num(value)} "
+        for level, value in reversed(table.items())
+    ]
+    return f"CASE {''.join(cases)}WHEN grade >= 0 THEN grade ELSE {ZERO} END"
+
+
+@builds("inferred_ap")
+def inferred_ap(q: Parts, *, relevance_level: float) -> str:
+    """(1/R) Σ over retrieved relevant documents at rank j + 1 of 1 (j = 0), else
+    1/(j+1) + (j/(j+1))·((r+n+u)/j)·((r+ε)/(r+n+2ε)); r, n, u the relevant, judged
+    non-relevant and negative-graded documents above, ε = 1e-5."""
+    rel = q.relevant(relevance_level)
+    j = f"({dbl('pos')} - {ONE})"
+    r = f"({dbl(q.rel_above(relevance_level))} - {ONE})"
+    n, u = dbl(q.nonrel_above(relevance_level)), dbl(q.negative_above())
+    eps = num(INFAP_EPSILON)
+    later = (
+        f"{ONE} / ({j} + {ONE}) + ({j} / ({j} + {ONE})) * (({r} + {n} + {u}) / {j}) "
+        f"* (({r} + {eps}) / (({r} + {n}) + CAST(2 AS DOUBLE) * {eps}))"
+    )
+    term = f"CASE WHEN pos = 1 THEN {ONE} ELSE {later} END"
+    total = q.aggregate(f"SUM(CASE WHEN {rel} = 1 AND pos IS NOT NULL THEN {term} ELSE {ZERO} END)")
+    return div(total, q.num_rel(relevance_level))
+
+
+def _rbp_range(table: dict[int, float], top: str) -> tuple[str, str]:
+    """SQL of the smallest and largest gain of the query's trec_eval gain table (every entry,
+    plus the default gain of each level 0 … ``top`` without one; see
+    ``trec_metrics._table_range``); NULL when the table is empty and the query has no grade
+    >= 0. Written with CASE, as LEAST/GREATEST treat NULL differently across dialects."""
+    lowest_free = next(level for level in range(len(table) + 1) if level not in table)
+    entries = list(table.values())
+    levels = {level for level in table if level >= 0}
+
+    def free_below(level: int) -> int:
+        while level in levels:
+            level -= 1
+        return level
+
+    high = "".join(f"WHEN {num(t)} THEN {num(free_below(t))} " for t in sorted(levels))
+    high = f"(CASE {top} {high}ELSE {top} END)" if high else top
+    if not entries:
+        low_sql = f"CASE WHEN {top} >= {num(lowest_free)} THEN {num(lowest_free)} END"
+        return low_sql, f"CASE WHEN {high} >= 0 THEN {high} END"
+    low, entries_low = num(min(lowest_free, min(entries))), num(min(entries))
+    low_sql = f"CASE WHEN {top} >= {num(lowest_free)} THEN {low} ELSE {entries_low} END"
+    emax = num(max(entries))
+    high_sql = f"CASE WHEN {high} >= 0 AND {high} > {emax} THEN {high} ELSE {emax} END"
+    return low_sql, high_sql
+
+
+@builds("trec_rbp")
+def trec_rbp(q: Parts, *, p: float, gains: Gains | None) -> str:
+    """(1 − p) Σ over retrieved documents of gain · p^(rank − 1), gains rescaled per query to
+    (g − min) / (max − min) when the query's gain table has a gain < 0 or > 1."""
+    table = gain_table(gains) or {}
+    raw = _table_gain(gains)
+    low, high = _rbp_range(table, q.top_grade())
+    in_table = "grade >= 0" + (" OR grade < 0" if NEGATIVE_LEVEL in table else "")
+    scaled = (
+        f"CASE WHEN (({low}) < 0 OR ({high}) > 1) AND ({in_table}) THEN "
+        f"CASE WHEN ({high}) > ({low}) THEN ({raw} - ({low})) / (({high}) - ({low})) "
+        f"ELSE {_NAN} END ELSE {raw} END"
+    )
+    weight = f"POWER({num(p)}, {dbl('pos')} - {ONE})"
+    total = q.aggregate(
+        f"SUM(CASE WHEN pos IS NOT NULL THEN ({scaled}) * {weight} ELSE {ZERO} END)"
+    )
+    return f"({ONE} - {num(p)}) * {total}"
+
+
+@builds("trec_rbp_residual")
+def trec_rbp_residual(q: Parts, *, p: float) -> str:
+    """1 − (1 − p) Σ over retrieved documents graded >= 0 of p^(rank − 1) when some retrieved
+    document is unjudged or graded negative, else 0."""
+    judged = "pos IS NOT NULL AND grade >= 0"
+    seen = q.aggregate(
+        f"SUM(CASE WHEN {judged} THEN POWER({num(p)}, {dbl('pos')} - {ONE}) ELSE {ZERO} END)"
+    )
+    count = q.judged_within(None, nonnegative=True)
+    value = f"{ONE} - ({ONE} - {num(p)}) * {seen}"
+    return f"CASE WHEN {count} < {q.n_ret()} THEN {value} ELSE {ZERO} END"
+
+
+def _events(q: Parts, gains: Gains | None) -> tuple[int, str, str]:
+    """(event set, retrieved-event condition, ideal-event condition) of a gain table."""
+    eset = q.event_set(_table_gain(gains))
+    return eset, f"eset = {eset} AND side = 0", f"eset = {eset} AND side = 1"
+
+
+def _discounted(position: str) -> str:
+    return f"g / {log2(dbl(position) + ' + ' + ONE)}"
+
+
+@builds("normalized_gain")
+def normalized_gain(q: Parts, *, gains: Gains | None) -> str:
+    """Σ over retrieved documents at rank i with gain g_i ≠ 0 of g_i / log2(2 + C_i − S_i),
+    over the sum of the ideal gains; S_i the gains through rank i, C_i = Σ over ideal
+    positions <= i of max(ideal gain, 1) + max(i − P, 0), P positive ideal gains."""
+    eset, retrieved, ideal = _events(q, gains)
+    gained = q.event_running(eset, 0, "g", ideal_first=True)
+    cost = q.event_running(eset, 1, f"CASE WHEN g >= {ONE} THEN g ELSE {ONE} END", ideal_first=True)
+    big_p = q.event_window(f"ev_p_{eset}", "SUM(side) OVER (PARTITION BY qid, eset)")
+    c = f"({cost} + {dbl(f'GREATEST(ekey - {big_p}, 0)')})"
+    arg = f"((CAST(2 AS DOUBLE) + {c}) - {gained})"
+    # IEEE as in the Polars engine, never a division error: log2(1) = 0 gives ±inf, log2(0)
+    # = -inf gives 0, a negative argument NaN (only gains given to negative grades get there)
+    term = (
+        f"CASE WHEN {arg} > 0 AND {arg} <> 1 THEN g / {log2(arg)} "
+        f"WHEN {arg} = 1 THEN CASE WHEN g > 0 THEN {_INFINITY} ELSE -{_INFINITY} END "
+        f"WHEN {arg} = 0 THEN {ZERO} ELSE {_NAN} END"
+    )
+    total = q.event_aggregate(f"SUM(CASE WHEN {retrieved} AND g <> 0 THEN {term} ELSE {ZERO} END)")
+    ideal_total = q.event_aggregate(f"SUM(CASE WHEN {ideal} THEN g ELSE {ZERO} END)")
+    return div(total, ideal_total)
+
+
+@builds("ndcg_rel")
+def ndcg_rel(q: Parts, *, gains: Gains | None) -> str:
+    """(Σ over retrieved documents with gain > 0 of D_i / I_min(i,P) + (P − their number) ·
+    D_all / I_P) / P, 0 unless that sum is positive; D_i the DCG through rank i, I_k the
+    ideal DCG through position k, P positive ideal gains."""
+    eset, retrieved, ideal = _events(q, gains)
+    dcg_through = q.event_running(eset, 0, _discounted("ekey"), ideal_first=True)
+    ideal_through = q.event_running(eset, 1, _discounted("ekey"), ideal_first=True)
+    terms = q.event_aggregate(
+        f"SUM(CASE WHEN {retrieved} AND g > 0 THEN {div(dcg_through, ideal_through)} "
+        f"ELSE {ZERO} END)"
+    )
+    found = q.event_aggregate(f"SUM(CASE WHEN {retrieved} AND g > 0 THEN 1 ELSE 0 END)")
+    big_p = q.event_aggregate(f"SUM(CASE WHEN {ideal} THEN 1 ELSE 0 END)")
+    dcg_all = q.event_aggregate(
+        f"SUM(CASE WHEN {retrieved} THEN {_discounted('ekey')} ELSE {ZERO} END)"
+    )
+    ideal_all = q.event_aggregate(
+        f"SUM(CASE WHEN {ideal} THEN {_discounted('ekey')} ELSE {ZERO} END)"
+    )
+    missed = dbl(f"{big_p} - {found}")
+    total = f"({terms} + {div(f'{missed} * {dcg_all}', ideal_all)})"
+    return f"CASE WHEN {big_p} > 0 AND {total} > 0 THEN {total} / {dbl(big_p)} ELSE {ZERO} END"
+
+
+@builds("r_ndcg")
+def r_ndcg(q: Parts, *, gains: Gains | None, relevance_level: float) -> str:
+    """The mean of D_k / I_k over the ends k of the runs of equal positive ideal gains (D_k
+    the DCG of the retrieved ranks <= k, I_k the ideal DCG through k), plus D_all / I_P when
+    more than P + 1 documents were retrieved; 0 when R = 0; NaN when nothing is recorded."""
+    eset, retrieved, ideal = _events(q, gains)
+    dcg_through = q.event_running(eset, 0, _discounted("ekey"), ideal_first=False)
+    ideal_through = q.event_running(eset, 1, _discounted("ekey"), ideal_first=False)
+    following = q.event_window(
+        f"ev_next_{eset}", "LEAD(g) OVER (PARTITION BY qid, eset, side ORDER BY ekey)"
+    )
+    run_end = f"{ideal} AND ({following} IS NULL OR {following} <> g)"
+    recorded = q.event_aggregate(
+        f"SUM(CASE WHEN {run_end} THEN {dcg_through} / {ideal_through} ELSE {ZERO} END)"
+    )
+    ends = q.event_aggregate(f"SUM(CASE WHEN {run_end} THEN 1 ELSE 0 END)")
+    big_p = q.event_aggregate(f"SUM(CASE WHEN {ideal} THEN 1 ELSE 0 END)")
+    dcg_all = q.event_aggregate(
+        f"SUM(CASE WHEN {retrieved} THEN {_discounted('ekey')} ELSE {ZERO} END)"
+    )
+    ideal_all = q.event_aggregate(
+        f"SUM(CASE WHEN {ideal} THEN {_discounted('ekey')} ELSE {ZERO} END)"
+    )
+    extra = f"{dbl(q.n_ret())} > {dbl(big_p)} + {ONE} AND {ideal_all} > 0"
+    total = f"({recorded} + CASE WHEN {extra} THEN {dcg_all} / {ideal_all} ELSE {ZERO} END)"
+    count = f"({ends} + CASE WHEN {extra} THEN 1 ELSE 0 END)"
+    value = f"CASE WHEN {count} > 0 THEN {total} / {dbl(count)} ELSE {_NAN} END"
+    return f"CASE WHEN {q.num_rel(relevance_level)} > 0 THEN {value} ELSE {ZERO} END"

@@ -244,6 +244,82 @@ class Parts:
         )
         return f"COALESCE({window}, {ZERO})"
 
+    # group B (trec_eval's infAP, G, ndcg_rel, Rndcg, rbp, rbp_resid) -------------------------
+
+    #: Gain SQL of each event set (see :meth:`event_set`).
+    event_sets: list[str] = field(default_factory=list)
+    event_windows: dict[str, str] = field(default_factory=dict)  # column -> window SQL
+    event_aggregates: dict[str, str] = field(default_factory=dict)  # aggregate SQL -> column
+
+    def event_set(self, gain_sql: str) -> int:
+        """The index of the event set of a gain (SQL over a ``pr_rows`` row).
+
+        Rank-by-rank measures against the ideal ranking (trec_eval's G, ndcg_rel, Rndcg) need,
+        at a retrieved rank i, sums over the ideal positions <= i, and at an ideal position k,
+        sums over the retrieved ranks <= k: one row would need two places in one order. The
+        events (CTE ``pr_events``) give each judged row of a query up to two: a retrieved
+        event (``side`` 0, ``ekey`` its rank) and, when its grade is >= 0 and its gain
+        positive, an ideal event (``side`` 1, ``ekey`` its position in the ideal ranking,
+        gains largest first); both carry the gain ``g``; ``eset`` tells the gain tables in
+        use apart. Windows over the events (:meth:`event_running`) then merge both rankings,
+        and per-query aggregates over them (:meth:`event_aggregate`) join ``pr_parts``."""
+        if gain_sql not in self.event_sets:
+            self.event_sets.append(gain_sql)
+        return self.event_sets.index(gain_sql)
+
+    def event_window(self, name: str, sql: str) -> str:
+        """The events' column ``name`` computed by the window function ``sql``."""
+        self.event_windows.setdefault(name, sql)
+        return name
+
+    def event_running(self, eset: int, side: int, term: str, *, ideal_first: bool) -> str:
+        """The sum of ``term`` over the events of one ``side`` at or before this event in the
+        merged order: by ``ekey``, and at an equal key the ideal event first
+        (``ideal_first``: "ideal positions <= this rank") or the retrieved one ("retrieved
+        ranks <= this position"). Keys are distinct within a side, so the order is total."""
+        order = "DESC" if ideal_first else "ASC"
+        name = f"ev_{len(self.event_windows) + 1}"
+        sql = (
+            f"SUM(CASE WHEN side = {side} THEN {term} ELSE 0 END) OVER (PARTITION BY qid, eset "
+            f"ORDER BY ekey, side {order} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"
+        )
+        for existing, text in self.event_windows.items():
+            if text == sql:
+                return existing
+        return self.event_window(name, sql)
+
+    def event_aggregate(self, sql: str) -> str:
+        """A per-query aggregate ``sql`` over the events, 0 for a query without events."""
+        if sql not in self.event_aggregates:
+            self.event_aggregates[sql] = f"e{len(self.event_aggregates) + 1}"
+        return f"COALESCE({self.event_aggregates[sql]}, 0)"
+
+    def events_sql(self) -> str:
+        """The ``pr_events`` CTE's SELECT over ``pr_rows``."""
+        branches = []
+        for i, gain_sql in enumerate(self.event_sets):
+            branches.append(
+                f"SELECT qid, {i} AS eset, 0 AS side, pos AS ekey, {gain_sql} AS g "
+                "FROM pr_rows WHERE pos IS NOT NULL"
+            )
+            branches.append(
+                f"SELECT qid, {i} AS eset, 1 AS side, ROW_NUMBER() OVER (PARTITION BY qid "
+                f"ORDER BY {gain_sql} DESC) AS ekey, {gain_sql} AS g FROM pr_rows "
+                f"WHERE grade >= 0 AND {gain_sql} > 0"
+            )
+        return " UNION ALL ".join(branches)
+
+    def negative_above(self) -> str:
+        """Negative-graded (trec_eval's level -2) retrieved documents at ranks up to this
+        row's."""
+        return self.running("above_negative", "CASE WHEN grade < 0 THEN 1 ELSE 0 END")
+
+    def top_grade(self) -> str:
+        """The query's highest grade >= 0, floored, on every row (NULL when it has none)."""
+        return self.window(
+            "top_grade", "FLOOR(MAX(CASE WHEN grade >= 0 THEN grade END) OVER (PARTITION BY qid))"
+        )
+
 
 def table_gain(table: dict[int, float]) -> str:
     """A row's gain under a gain table (:mod:`polars_rank.ranking.gains`): the entry of its

@@ -17,6 +17,9 @@ The CTEs, in order:
 4. ``pr_rows``: windows over those few rows per query (not over the run): running counts in
    rank order, R, N, ideal positions — only those the metrics need.
 5. ``pr_parts``: one ``GROUP BY`` per query with ``CASE`` sums, each distinct part once.
+   With the measures that walk a ranking against its ideal ranking (:meth:`Parts.event_set`),
+   ``pr_events`` (the judged rows as retrieved and as ideal events), ``pr_event_rows`` (windows
+   over both rankings merged) and ``pr_event_parts`` (per-query aggregates, LEFT JOINed).
 6. ``pr_values``: each metric as arithmetic over the parts, with whether the query has
    judgments and whether it is in the run.
 7. The result: the queries that count, or the summary over them (mean; sum for counts; the
@@ -148,19 +151,32 @@ def query_text(
             f"{aggregates} FROM pr_rows GROUP BY qid",
         )
     )
+    source_parts = "pr_parts"
+    if q.event_sets:  # rankings merged with ideal rankings (Parts.event_set)
+        ctes.append(("pr_events", q.events_sql()))
+        event_windows = "".join(f", {sql} AS {name}" for name, sql in q.event_windows.items())
+        ctes.append(("pr_event_rows", f"SELECT *{event_windows} FROM pr_events"))
+        event_aggregates = "".join(f", {sql} AS {n}" for sql, n in q.event_aggregates.items())
+        ctes.append(
+            (
+                "pr_event_parts",
+                f"SELECT qid AS pr_eqid{event_aggregates} FROM pr_event_rows GROUP BY qid",
+            )
+        )
+        source_parts = "pr_parts LEFT JOIN pr_event_parts ON pr_qid = pr_eqid"
     keep = "pr_judged = 1" + (" AND pr_in_run = 1" if options.queries == "both" else "")
     metrics = "".join(f", {f} AS {c}" for f, c in zip(formulas, columns, strict=True))
     values = "SELECT pr_qid, pr_in_run, pr_judged"
     if per_query:
         count = ", SUM(1 - pr_judged) OVER () AS pr_left_out" if left_out else ""
-        ctes.append(("pr_values", f"{values}{count}{metrics} FROM pr_parts"))
+        ctes.append(("pr_values", f"{values}{count}{metrics} FROM {source_parts}"))
         source, lead, order = (
             f"pr_values WHERE {keep}",
             f"pr_qid AS {QUERY_OUT}, ",
             " ORDER BY pr_qid",
         )
     else:
-        ctes.append(("pr_values", f"{values}{metrics} FROM pr_parts"))
+        ctes.append(("pr_values", f"{values}{metrics} FROM {source_parts}"))
         summary = [
             f"{_summary(s.summary, c, keep)} AS {c}" for s, c in zip(specs, columns, strict=True)
         ]
