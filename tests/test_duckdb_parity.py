@@ -71,15 +71,22 @@ def assert_engines_agree(run, qrels, recommender: dict | None = None, **options)
     order_by=st.sampled_from([None, "rank"]),
     max_rank=st.sampled_from([None, None, 1, 3]),
     pairwise_max=st.sampled_from([32, 1, 0]),
+    polars_pairwise_max=st.sampled_from([32, 1, 0]),
 )
-def test_engines_agree(data, queries, relevance_level, order_by, max_rank, pairwise_max) -> None:
-    """``pairwise_max`` moves queries between the DuckDB engine's two ways of ranking (counting
-    the documents above each judged one, or sorting the query). Every registered metric, the
-    recommender ones with generated interactions, item features and catalogs."""
+def test_engines_agree(
+    data, queries, relevance_level, order_by, max_rank, pairwise_max, polars_pairwise_max
+) -> None:
+    """``pairwise_max`` and ``polars_pairwise_max`` move queries between each engine's two ways
+    of ranking (counting the documents above each judged one, or sorting the query). Every
+    registered metric, the recommender ones with generated interactions, item features and
+    catalogs."""
     run, qrels, recommender = data
     if order_by is None:
         run = run.drop("rank")
-    with mock.patch("polars_rank.ranking.engines.duckdb_sql.PAIRWISE_MAX_JUDGED", pairwise_max):
+    with (
+        mock.patch("polars_rank.ranking.engines.duckdb_sql.PAIRWISE_MAX_JUDGED", pairwise_max),
+        mock.patch("polars_rank.ranking.judged.PAIRWISE_MAX_JUDGED", polars_pairwise_max),
+    ):
         assert_engines_agree(
             run,
             qrels,

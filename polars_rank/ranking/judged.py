@@ -10,9 +10,9 @@ from __future__ import annotations
 import polars as pl
 
 from polars_rank._frames import as_polars, like, to_lazy
-from polars_rank.ranking.conventions import Columns, OrderBy, rank_expr
+from polars_rank.ranking.conventions import Columns, OrderBy, doc_key, order_key, rank_expr
 from polars_rank.ranking.options import Duplicates, Options
-from polars_rank.ranking.validation import validate
+from polars_rank.ranking.validation import check_counts, problem_counts, validate
 
 
 def _dedupe(frame: pl.LazyFrame, cols: Columns, value: str, policy: Duplicates) -> pl.LazyFrame:
@@ -59,6 +59,146 @@ def ranked_run(run: pl.LazyFrame, options: Options, doc_dtype: pl.DataType) -> p
     return ranked.select(cols.query, cols.doc, cols.rank)
 
 
+#: Queries with at most this many retrieved judged documents rank them by counting the
+#: documents ordered before each (a join: linear in the query's length, streams, sorts
+#: nothing); queries with more sort their whole list. Both give the same ranks; the DuckDB
+#: engine makes the same choice (``engines/duckdb_sql.py``).
+PAIRWISE_MAX_JUDGED = 32
+
+#: The Polars engine of the passes over the whole run (lazy or not): it streams, and it is
+#: the faster one for these joins and grouped counts.
+PASS_ENGINE = "streaming"
+
+_KEY, _JKEY, _JDOC, _JID = "__pr_key", "__pr_jkey", "__pr_jdoc", "__pr_jid"
+#: Columns of :func:`first_pass`'s per-query counts.
+SIZE, DISTINCT = "__pr_size", "__pr_distinct"
+
+
+def _keyed(run: pl.LazyFrame, options: Options) -> pl.LazyFrame:
+    """``query, doc, <sort key>``: the run, one row per (query, doc), higher key first."""
+    cols = options.columns
+    return deduplicated_run(run, options).select(
+        cols.query, cols.doc, order_key(options.order_column, options.order_by).alias(_KEY)
+    )
+
+
+def first_pass(
+    run: pl.LazyFrame, qrels: pl.LazyFrame, options: Options, *, distinct: bool = False
+) -> list[pl.LazyFrame]:
+    """Two small results of one pass over the run, to collect together: the retrieved judged
+    documents (``query, doc, <sort key>, relevance`` and a row number) and each query's number
+    of retrieved documents (``query, __pr_size``). ``distinct=True`` adds ``__pr_distinct``,
+    the number of distinct doc-id hashes in each query: ``size − distinct`` summed over the
+    queries counts the duplicate pairs (a hash count, for
+    :func:`~polars_rank.ranking.validation.check_counts`, with the sets held per query).
+    ``options`` must be resolved."""
+    cols = options.columns
+    keyed = _keyed(run, options)
+    hits = keyed.join(judgments(qrels, options), on=[cols.query, cols.doc], how="inner")
+    counts = [pl.len().alias(SIZE)]
+    if distinct:
+        counts.append(pl.col(cols.doc).hash(seed=2).n_unique().alias(DISTINCT))
+    return [hits.with_row_index(_JID), keyed.group_by(cols.query).agg(counts)]
+
+
+def compact_judged_table(
+    run: pl.LazyFrame,
+    qrels: pl.LazyFrame,
+    hits: pl.DataFrame,
+    sizes: pl.DataFrame,
+    options: Options,
+    doc_dtype: pl.DataType,
+) -> pl.DataFrame:
+    """The compact judged table (see :func:`judged_table`) from the results of
+    :func:`first_pass`, collected with :data:`PASS_ENGINE`.
+
+    A retrieved judged document's rank is 1 + the number of its query's documents ordered
+    before it (a higher sort key, or the same key and a greater doc id as text). For queries
+    with at most :data:`PAIRWISE_MAX_JUDGED` judged retrieved documents it is counted in one
+    pass: every run row against its query's judged documents (a join on the query, a filter,
+    a count per judged document); other queries are sorted. Nothing holds the whole run.
+    """
+    cols = options.columns
+    query, doc, rank, relevance = cols.query, cols.doc, cols.rank, cols.relevance
+    keyed = _keyed(run, options)
+    many = pl.len().over(query) > PAIRWISE_MAX_JUDGED
+    few, lots = hits.filter(~many), hits.filter(many)
+    found = []
+    if few.height:
+        judged = few.lazy().select(
+            query, _JID, pl.col(_KEY).alias(_JKEY), doc_key(doc, doc_dtype).alias(_JDOC)
+        )
+        before = (pl.col(_KEY) > pl.col(_JKEY)) | (
+            (pl.col(_KEY) == pl.col(_JKEY)) & (doc_key(doc, doc_dtype) > pl.col(_JDOC))
+        )
+        counts = keyed.join(judged, on=query).filter(before).group_by(_JID).len("__pr_before")
+        found.append(
+            few.lazy()
+            .join(counts, on=_JID, how="left")
+            .select(
+                query,
+                doc,
+                (pl.col("__pr_before").fill_null(0) + 1).cast(pl.UInt32).alias(rank),
+                relevance,
+            )
+        )
+    if lots.height:
+        order = pl.struct(pl.col(_KEY), doc_key(doc, doc_dtype).alias("_doc"))
+        found.append(
+            keyed.join(lots.lazy().select(query).unique(), on=query, how="semi")
+            .select(
+                query,
+                doc,
+                order.rank("ordinal", descending=True).over(query).cast(pl.UInt32).alias(rank),
+            )
+            .join(lots.lazy().select(query, doc, relevance), on=[query, doc], how="inner")
+        )
+    schema = {query: hits.schema[query], doc: doc_dtype, rank: pl.UInt32}
+    ranked = (
+        pl.concat(found, how="vertical")
+        if found
+        else pl.LazyFrame(schema={**schema, relevance: hits.schema[relevance]})
+    )
+    retrieved = pl.col(SIZE)
+    if options.max_rank is not None:
+        ranked = ranked.filter(pl.col(rank) <= options.max_rank)
+        retrieved = retrieved.clip(upper_bound=options.max_rank)
+    last = sizes.lazy().select(
+        query,
+        pl.lit(None, doc_dtype).alias(doc),
+        retrieved.cast(pl.UInt32).alias(rank),
+        pl.lit(None, hits.schema[relevance]).alias(relevance),
+    )
+    missed = (
+        judgments(qrels, options)
+        .join(ranked.select(query, doc), on=[query, doc], how="anti")
+        .select(query, doc, pl.lit(None, pl.UInt32).alias(rank), relevance)
+    )
+    # rank order within each query makes every sum run in rank order (repeatable results)
+    table = pl.concat([ranked, last, missed], how="vertical").sort(rank, nulls_last=True)
+    return table.collect(engine=PASS_ENGINE)
+
+
+def compact_table(
+    run: pl.LazyFrame, qrels: pl.LazyFrame, options: Options, *, judgments_given: bool = True
+) -> pl.DataFrame:
+    """The compact judged table (see :func:`judged_table`), computed now: two passes over the
+    run, streamed, the input checks (``options.validate``) collected with the first one.
+    ``options`` must be resolved."""
+    counted = options.validate and options.duplicates == "error"
+    checks = problem_counts(run, qrels, options, run_pairs=False) if options.validate else []
+    *found, hits, sizes = pl.collect_all(
+        [*checks, *first_pass(run, qrels, options, distinct=counted)], engine=PASS_ENGINE
+    )
+    if options.validate:
+        duplicates = int(sizes[SIZE].sum() - sizes[DISTINCT].sum()) if counted else 0
+        check_counts(
+            found, run, qrels, options, judgments_given=judgments_given, run_duplicates=duplicates
+        )
+    doc_dtype = run.collect_schema()[options.columns.doc]
+    return compact_judged_table(run, qrels, hits, sizes, options, doc_dtype)
+
+
 def judged_table(
     run: pl.LazyFrame,
     qrels: pl.LazyFrame,
@@ -66,7 +206,6 @@ def judged_table(
     *,
     compact: bool = False,
     in_memory: bool = False,
-    ranked: pl.LazyFrame | None = None,
 ) -> pl.LazyFrame:
     """The judged table as a LazyFrame (see :func:`judge`), after the input checks.
 
@@ -74,43 +213,25 @@ def judged_table(
     unjudged row per query at rank = number retrieved (so that ``rank.max()`` still counts the
     retrieved documents; its doc is null). Every metric of :mod:`polars_rank.ranking.metrics`
     gives the same value on the compact and the full table. ``in_memory=True`` says the inputs
-    are DataFrames, so the input checks may use the in-memory engine. ``ranked`` is
-    :func:`ranked_run` of the same run and options when the caller has it already (it is then
-    shared, and the checks are the caller's).
+    are DataFrames, so the input checks may use the in-memory engine.
     """
     run_schema, qrels_schema = run.collect_schema(), qrels.collect_schema()
     options = options.resolve(run_schema, qrels_schema)
     cols = options.columns
-    if options.validate and ranked is None:
+    doc_dtype = run_schema[cols.doc]
+    if compact:
+        return compact_table(run, qrels, options).lazy()
+    if options.validate:
         validate(run, qrels, options, in_memory=in_memory)
-    if ranked is None:
-        ranked = ranked_run(run, options, run_schema[cols.doc])
-    qrels = judgments(qrels, options)
-    keys = [cols.query, cols.doc]
-    if not compact:
-        table = ranked.join(qrels, on=keys, how="full", coalesce=True, maintain_order="none")
-        return table.select(cols.query, cols.doc, cols.rank, cols.relevance)
-
-    # Compact: the judged retrieved rows (an inner join that probes the small qrels), one
-    # synthetic unjudged row per query at rank = number retrieved (so rank.max() still counts the
-    # retrieved documents), and the judged rows not retrieved (an anti-join against the few
-    # judged retrieved rows). The ranked run is computed once and cached.
-    retrieved = pl.len().over(cols.query).cast(pl.UInt32)
-    ranked = ranked.cache()
-    found = ranked.join(qrels, on=keys, how="inner", maintain_order="none").select(
-        cols.query, cols.doc, cols.rank, cols.relevance
+    ranked = ranked_run(run, options, doc_dtype)
+    table = ranked.join(
+        judgments(qrels, options),
+        on=[cols.query, cols.doc],
+        how="full",
+        coalesce=True,
+        maintain_order="none",
     )
-    last = ranked.filter(pl.col(cols.rank) == retrieved).select(
-        cols.query,
-        pl.lit(None, run_schema[cols.doc]).alias(cols.doc),
-        cols.rank,
-        pl.lit(None, qrels_schema[cols.relevance]).alias(cols.relevance),
-    )
-    missed = qrels.join(found.select(keys), on=keys, how="anti").select(
-        cols.query, cols.doc, pl.lit(None, pl.UInt32).alias(cols.rank), cols.relevance
-    )
-    # rank order within each query makes every sum run in rank order (repeatable results)
-    return pl.concat([found, last, missed], how="vertical").sort(cols.rank, nulls_last=True)
+    return table.select(cols.query, cols.doc, cols.rank, cols.relevance)
 
 
 def judge(

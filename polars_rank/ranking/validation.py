@@ -50,11 +50,11 @@ def _problem_count(
     cols: Columns,
     value: str,
     dtype: pl.DataType,
-    duplicates: str,
+    pairs: bool,
     limit: float | None = None,
 ) -> pl.LazyFrame:
-    """The fast pre-check, one pass: null ids + null/NaN values + (rows − distinct pair hashes)
-    (+ grades above ``limit``), and the number of rows.
+    """The fast pre-check, one pass: null ids + null/NaN values (+ rows − distinct pair hashes
+    with ``pairs``) (+ grades above ``limit``), and the number of rows.
 
     0 problems proves the table is clean; anything else sends it to the exact checks, which
     find the first problem and tell a real duplicate from a hash collision.
@@ -65,7 +65,7 @@ def _problem_count(
     ]
     if limit is not None:
         counts.append(_above(value, limit).sum().cast(pl.Int64))
-    if duplicates == "error":
+    if pairs:
         counts.append((pl.len() - _pair_hash(cols).n_unique()).cast(pl.Int64))
     return frame.select(pl.sum_horizontal(counts).alias("problems"), pl.len().alias("rows"))
 
@@ -107,6 +107,35 @@ def _duplicate_example(frame: pl.LazyFrame, cols: Columns, check: str) -> pl.Laz
     )
 
 
+def problem_counts(
+    run: pl.LazyFrame, qrels: pl.LazyFrame, options: Options, *, run_pairs: bool = True
+) -> list[pl.LazyFrame]:
+    """The counting pass of :func:`validate`: one one-row frame per input (``problems``,
+    ``rows``), to collect (possibly with other work on the same inputs) and hand to
+    :func:`check_counts`. ``run_pairs=False`` leaves the run's duplicate pairs out: the caller
+    counts them (see :func:`check_counts`). ``options`` must be resolved."""
+    cols, order_column, duplicates = options.columns, options.order_column, options.duplicates
+    limit = options.grade_limit
+    run_schema, qrels_schema = run.collect_schema(), qrels.collect_schema()
+    return [
+        _problem_count(
+            run,
+            cols,
+            order_column,
+            run_schema[order_column],
+            duplicates == "error" and run_pairs,
+        ),
+        _problem_count(
+            qrels,
+            cols,
+            cols.relevance,
+            qrels_schema[cols.relevance],
+            duplicates == "error",
+            None if limit is None else limit.value,
+        ),
+    ]
+
+
 def validate(
     run: pl.LazyFrame,
     qrels: pl.LazyFrame,
@@ -126,27 +155,32 @@ def validate(
     engine, about twice as fast as the streaming engine for a hash count; lazy inputs, which
     may be larger than memory, keep Polars' default engine.
     """
+    found = pl.collect_all(
+        problem_counts(run, qrels, options), engine="in-memory" if in_memory else "auto"
+    )
+    check_counts(found, run, qrels, options, judgments_given=judgments_given)
+
+
+def check_counts(
+    found: list[pl.DataFrame],
+    run: pl.LazyFrame,
+    qrels: pl.LazyFrame,
+    options: Options,
+    *,
+    judgments_given: bool = True,
+    run_duplicates: int = 0,
+) -> None:
+    """Raise for the first problem when the counts of :func:`problem_counts` (``found``) or
+    ``run_duplicates`` (the run's rows minus its distinct pairs, counted by the caller when
+    ``run_pairs=False``; a hash count: anything above 0 sends the run to the exact checks)
+    show any; see :func:`validate`."""
     cols, order_column, duplicates = options.columns, options.order_column, options.duplicates
     limit = options.grade_limit
     run_schema, qrels_schema = run.collect_schema(), qrels.collect_schema()
-    found = pl.collect_all(
-        [
-            _problem_count(run, cols, order_column, run_schema[order_column], duplicates),
-            _problem_count(
-                qrels,
-                cols,
-                cols.relevance,
-                qrels_schema[cols.relevance],
-                duplicates,
-                None if limit is None else limit.value,
-            ),
-        ],
-        engine="in-memory" if in_memory else "auto",
-    )
     for what, frame in zip(("run", "qrels"), found, strict=True):
         if frame["rows"][0] == 0 and (what == "run" or judgments_given):
             raise messages.empty_input(what)
-    if not any(frame["problems"][0] for frame in found):
+    if not run_duplicates and not any(frame["problems"][0] for frame in found):
         return
     checks = [
         _first_bad(run, _null_id(cols), cols, "run_null_id"),

@@ -1,7 +1,9 @@
-"""``evaluate(..., engine="polars")``: the judged table and every metric in one lazy plan.
+"""``evaluate(..., engine="polars")``: the compact judged table, then every metric.
 
-The run is ranked once; the ranking metrics read the judged table built from it, the
-recommender metrics (:mod:`polars_rank.recsys.engine`) its top k per user.
+The ranking metrics read the compact judged table (:func:`~polars_rank.ranking.judged.
+compact_table`: two streamed passes over the run, computed when ``evaluate`` is called, the
+input checks collected with the first), the recommender metrics
+(:mod:`polars_rank.recsys.engine`) the run's top k per user.
 
 >>> import polars as pl
 >>> from polars_rank.ranking.names import parse_metrics
@@ -21,7 +23,11 @@ import polars as pl
 from polars_rank._frames import like, to_lazy
 from polars_rank.ranking import messages
 from polars_rank.ranking.engines import IN_RUN, JUDGED, LEFT_OUT
-from polars_rank.ranking.judged import empty_qrels, judged_table, judgments, ranked_run
+from polars_rank.ranking.judged import (
+    compact_table,
+    empty_qrels,
+    judgments,
+)
 from polars_rank.ranking.names import MetricSpec
 from polars_rank.ranking.options import Options
 from polars_rank.ranking.registry import summary_expr
@@ -106,26 +112,26 @@ def evaluate_polars(
     inputs: RecommenderInputs | None = None,
     warn: Callable[[int], None] = messages.warn_left_out_here,
 ) -> pl.DataFrame | pl.LazyFrame:
-    """Evaluate with Polars: LazyFrame in, LazyFrame out; DataFrame in, DataFrame out.
-    ``warn`` reports the run queries left out (see :func:`per_query_values`).
+    """Evaluate with Polars: LazyFrame in, LazyFrame out; DataFrame in, DataFrame out. With
+    ranking metrics the heavy part runs now (the compact judged table, streamed; the
+    LazyFrame returned reads it); ``warn`` reports the run queries left out (see
+    :func:`per_query_values`).
 
     Without ``qrels`` every user of the run is evaluated (only recommender metrics that do
-    not read judgments can be asked for: the caller checks). The run is ranked when ranking
-    metrics are asked for; recommender metrics alone rank only the lists a cutoff cuts."""
+    not read judgments can be asked for: the caller checks). Recommender metrics rank only
+    the lists a cutoff cuts."""
     run_lazy = to_lazy(run, "run")
     run_schema = run_lazy.collect_schema()
     in_memory = isinstance(run, pl.DataFrame) and not isinstance(qrels, pl.LazyFrame)
     given = to_lazy(qrels, "qrels") if qrels is not None else empty_qrels(run_schema, options)
     options = options.resolve(run_schema, given.collect_schema())
     query, doc_dtype = options.columns.query, run_schema[options.columns.doc]
-    if options.validate:
-        validate(run_lazy, given, options, in_memory=in_memory, judgments_given=qrels is not None)
     rec_specs = recommender_specs(specs)
     judged_specs = [s for s in specs if s not in rec_specs]
-    ranked = None
-    if judged_specs:
-        ranked = ranked_run(run_lazy, options, doc_dtype).cache()
-        table = judged_table(run_lazy, given, options, compact=True, ranked=ranked)
+    if options.validate and not judged_specs:
+        validate(run_lazy, given, options, in_memory=in_memory, judgments_given=qrels is not None)
+    if judged_specs:  # the input checks run with its first pass
+        table = compact_table(run_lazy, given, options, judgments_given=qrels is not None).lazy()
         values = per_query_values(table, judged_specs, options, warn)
     elif qrels is not None:
         values = judged_users(run_lazy, given, options, warn)
@@ -135,7 +141,7 @@ def evaluate_polars(
     if rec_specs:
         values = values.cache()  # one plan node: the left-out warning fires once
         grades = judgments(given, options) if qrels is not None else None
-        top = top_rows(run_lazy, options, doc_dtype, rec_specs, ranked)
+        top = top_rows(run_lazy, options, doc_dtype, rec_specs)
         per_user, corpus = recommender_values(
             top,
             values.select(query),
