@@ -84,12 +84,12 @@ def _keyed(run: pl.LazyFrame, options: Options) -> pl.LazyFrame:
 
 def first_pass(
     run: pl.LazyFrame, qrels: pl.LazyFrame, options: Options, *, distinct: bool = False
-) -> list[pl.LazyFrame]:
-    """Two small results of one pass over the run, to collect together: the retrieved judged
-    documents (``query, doc, <sort key>, relevance`` and a row number) and each query's number
-    of retrieved documents (``query, __pr_size``). ``distinct=True`` adds ``__pr_distinct``,
-    the number of distinct doc-id hashes in each query: ``size − distinct`` summed over the
-    queries counts the duplicate pairs (a hash count, for
+) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """Two small results of the run, each one pass: the retrieved judged documents (``query,
+    doc, <sort key>, relevance`` and a row number) and each query's number of retrieved
+    documents (``query, __pr_size``). ``distinct=True`` adds ``__pr_distinct``, the number of
+    distinct doc-id hashes in each query: ``size − distinct`` summed over the queries counts
+    the duplicate pairs (a hash count, for
     :func:`~polars_rank.ranking.validation.check_counts`, with the sets held per query).
     ``options`` must be resolved."""
     cols = options.columns
@@ -98,7 +98,7 @@ def first_pass(
     counts = [pl.len().alias(SIZE)]
     if distinct:
         counts.append(pl.col(cols.doc).hash(seed=2).n_unique().alias(DISTINCT))
-    return [hits.with_row_index(_JID), keyed.group_by(cols.query).agg(counts)]
+    return hits.with_row_index(_JID), keyed.group_by(cols.query).agg(counts)
 
 
 def compact_judged_table(
@@ -182,14 +182,16 @@ def compact_judged_table(
 def compact_table(
     run: pl.LazyFrame, qrels: pl.LazyFrame, options: Options, *, judgments_given: bool = True
 ) -> pl.DataFrame:
-    """The compact judged table (see :func:`judged_table`), computed now: two passes over the
-    run, streamed, the input checks (``options.validate``) collected with the first one.
+    """The compact judged table (see :func:`judged_table`), computed now: three passes over
+    the run, streamed — the per-query counts with the input checks (``options.validate``),
+    the judged documents, the ranks of :func:`compact_judged_table`.
     ``options`` must be resolved."""
     counted = options.validate and options.duplicates == "error"
     checks = problem_counts(run, qrels, options, run_pairs=False) if options.validate else []
-    *found, hits, sizes = pl.collect_all(
-        [*checks, *first_pass(run, qrels, options, distinct=counted)], engine=PASS_ENGINE
-    )
+    hits, sizes = first_pass(run, qrels, options, distinct=counted)
+    # apart: collected together, the join's and the counts' memory would add up
+    *found, sizes = pl.collect_all([*checks, sizes], engine=PASS_ENGINE)
+    hits = hits.collect(engine=PASS_ENGINE)
     if options.validate:
         duplicates = int(sizes[SIZE].sum() - sizes[DISTINCT].sum()) if counted else 0
         check_counts(
