@@ -231,7 +231,7 @@ def test_intra_list_diversity() -> None:
 
 def test_intra_list_diversity_frame_function() -> None:
     top = recsys.top_k(RUN.lazy())
-    got = dict(recsys.intra_list_diversity(top, VECTORS, 3).collect().iter_rows())
+    got = dict(recsys.user_diversity(top, VECTORS, 3).collect().iter_rows())
     assert _close(got["u1"], 1 - R2 / 3) and got["u3"] is None
     table = recsys.cooccurrence_similarity(INTERACTIONS).collect()
     # a: users 1, 2, 3; b: 2, 4; c: 3; x: 1 → a·b 1/√6, a·c 1/√3, a·x 1/√3

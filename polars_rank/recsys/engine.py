@@ -25,8 +25,8 @@ from polars_rank.ranking.conventions import rank_expr
 from polars_rank.ranking.judged import deduplicated_run
 from polars_rank.ranking.names import MetricSpec
 from polars_rank.ranking.options import Options
-from polars_rank.recsys import corpus, diversity, items
-from polars_rank.recsys.features import unit_vectors
+from polars_rank.recsys import corpus, diversity, items, vectors
+from polars_rank.recsys.expressions import masked
 from polars_rank.recsys.inputs import RecommenderInputs, item_options
 from polars_rank.recsys.options import ItemOptions
 
@@ -143,8 +143,8 @@ def _per_user(
     cols = options.columns
     query, doc, rank = cols.query, cols.doc, cols.rank
     features = inputs.item_features
-    vectors = features is not None and features.kind == "vectors"
-    fused = [s for s in specs if s.metric in POPULARITY_METRICS or vectors]
+    has_vectors = features is not None and features.kind == "vectors"
+    fused = [s for s in specs if s.metric in POPULARITY_METRICS or has_vectors]
     aggs: list[pl.Expr] = []
     finals: list[pl.Expr] = []
     item_columns: list[pl.LazyFrame] = []  # small per-item tables, joined to the rows once
@@ -169,53 +169,58 @@ def _per_user(
             expr = spec.entry.polars(rank=rank, **entry_columns, **args)
             aggs.append(expr.alias(spec.label))
     similar = [s for s in fused if s.metric not in POPULARITY_METRICS]
-    if similar:
-        assert features is not None and features.dim is not None
-        dim = features.dim
-        item_columns.append(unit_vectors(features))
-        tags: dict[tuple, str] = {}
-        for spec in similar:
-            args = spec.call_arguments(options.relevance_level, "vectors")
-            gain = args.get("gain", "none")
-            level = args.get("relevance_level")
-            key = (spec.k if _mask(spec.k, top_cut, rank) is not None else None, gain, level)
-            if key not in tags:
-                tags[key] = tag = f"_{len(tags)}"
-                weight = None
-                if gain != "none":
-                    weight = diversity.gain_expr(gain, cols.relevance, level)
-                mask = None if key[0] is None else pl.col(rank) <= key[0]
-                aggs += diversity.vector_sum_aggs(dim, mask=mask, gain=weight, suffix=tag)
-            tag = tags[key]
-            if spec.metric == "intra_list_diversity":
-                finals.append(diversity.ild_from_vector_sums(dim, tag).alias(spec.label))
-            else:
-                value = diversity.serendipity_from_sums(dim, with_gain=gain != "none", suffix=tag)
-                finals.append(value.alias(spec.label))
+    sums: dict[tuple, str] = {}  # serendipity's per-user sums, shared by (k, gain, level)
+    for spec in similar:
+        args = spec.call_arguments(options.relevance_level, "vectors")
+        k = spec.k if _mask(spec.k, top_cut, rank) is not None else None
+        if spec.metric == "intra_list_diversity":
+            aggs.append(vectors.intra_list_diversity(k, rank=rank).alias(spec.label))
+            continue
+        gain, level = args.get("gain", "none"), args.get("relevance_level")
+        key = (k, gain, level)
+        if key not in sums:
+            sums[key] = tag = f"_{len(sums)}"
+            weight = None if gain == "none" else vectors.gain_expr(gain, cols.relevance, level)
+            n = pl.len() if k is None else (pl.col(rank) <= k).sum()
+            aggs.append(n.alias(f"_n{tag}"))
+            total = n.cast(pl.Float64) if weight is None else masked(weight, rank, k).sum()
+            aggs.append(total.alias(f"_g{tag}"))
+            aggs.append(vectors.vector_sum(k, rank=rank, weight=weight).alias(f"_t{tag}"))
+        tag = sums[key]
+        value = vectors.serendipity_from_sums(
+            *(pl.col(f"{c}{tag}") for c in ("_t", "_g", "_n")),
+            pl.col(vectors.HISTORY_SUM),
+            pl.col(vectors.HISTORY_SIZE),
+        )
+        finals.append(value.alias(spec.label))
     frames = []
     if aggs:
+        if similar:
+            assert features is not None
+            unit = vectors.unit_vectors(features, doc=doc).cache()
+            item_columns.append(unit)
         per_item = item_columns[0]
         for table in item_columns[1:]:
             per_item = per_item.join(table, on=doc, how="full", coalesce=True)
         rows = top.join(per_item, on=doc, how="left")
         grouped = rows.group_by(query).agg(aggs)
-        if any(s.metric == "serendipity" for s in similar):
-            assert distinct is not None and features is not None and features.dim is not None
-            history = diversity.history_sums(
-                distinct, unit_vectors(features), features.dim, query=query, doc=doc
-            )
+        if sums:
+            # the history joins the per-user sums (one row per user), not the recommendations
+            assert distinct is not None
+            history = vectors.history_sums(distinct, unit, query=query, doc=doc)
             grouped = grouped.join(history, on=query, how="left")
         labels = [s.label for s in fused if s.metric in POPULARITY_METRICS]
+        labels += [s.label for s in similar if s.metric == "intra_list_diversity"]
         frames.append(grouped.select(query, *labels, *finals))
     names = {"query": query, "doc": doc, "rank": rank}
     for spec in (s for s in specs if s not in fused):
         args = spec.call_arguments(options.relevance_level, features.kind if features else None)
         if spec.metric == "intra_list_diversity":
-            frame = diversity.intra_list_diversity(top, features, **args, **names)
+            frame = diversity.user_diversity(top, features, **args, **names)
             value = diversity.ILD
         else:
-            frame = diversity.serendipity(
-                top, distinct, features, **args, **names, relevance=cols.relevance
+            frame = diversity.user_serendipity(
+                top, distinct, features, **args, **names, relevance=cols.relevance, distinct=True
             )
             value = diversity.SERENDIPITY
         frames.append(frame.select(query, pl.col(value).alias(spec.label)))
@@ -312,7 +317,7 @@ def recommender_values(
     top = top.cache()
     distinct = None
     if inputs.interactions is not None and any(s.metric == "serendipity" for s in specs):
-        distinct = diversity.history(inputs.interactions, query, doc).cache()
+        distinct = vectors.history(inputs.interactions, query, doc).cache()
     query_level = [s for s in specs if s.entry.level == "query"]
     per_user = None
     if query_level:
