@@ -169,30 +169,48 @@ def _per_user(
             expr = spec.entry.polars(rank=rank, **entry_columns, **args)
             aggs.append(expr.alias(spec.label))
     similar = [s for s in fused if s.metric not in POPULARITY_METRICS]
-    sums: dict[tuple, str] = {}  # serendipity's per-user sums, shared by (k, gain, level)
+    # per-user sums shared by the metrics at one k: n, m, Σ u (ILD, serendipity without
+    # gain) and, per (gain, level), G and Σ g u (serendipity with a gain)
+    sums: set[tuple] = set()
+
+    def tag(*key) -> str:
+        name = "_" + "_".join(str(part) for part in key)
+        if key not in sums:
+            sums.add(key)
+            k, what = key[0], key[1]
+            if what == "n":
+                aggs.append(vectors.count(rank, k).cast(pl.Float64).alias(name))
+            elif what == "m":
+                aggs.append(vectors.with_vector_count(k, rank=rank).alias(name))
+            elif what == "s":
+                aggs.append(vectors.vector_sum(k, rank=rank).alias(name))
+            else:  # gain total and gain-weighted sum
+                weight = vectors.gain_expr(key[2], cols.relevance, key[3])
+                if what == "g":
+                    aggs.append(masked(weight, rank, k).sum().alias(name))
+                else:
+                    aggs.append(vectors.vector_sum(k, rank=rank, weight=weight).alias(name))
+        return name
+
     for spec in similar:
         args = spec.call_arguments(options.relevance_level, "vectors")
         k = spec.k if _mask(spec.k, top_cut, rank) is not None else None
+        n = pl.col(tag(k, "n"))
         if spec.metric == "intra_list_diversity":
-            aggs.append(vectors.intra_list_diversity(k, rank=rank).alias(spec.label))
-            continue
-        gain, level = args.get("gain", "none"), args.get("relevance_level")
-        key = (k, gain, level)
-        if key not in sums:
-            sums[key] = tag = f"_{len(sums)}"
-            weight = None if gain == "none" else vectors.gain_expr(gain, cols.relevance, level)
-            n = pl.len() if k is None else (pl.col(rank) <= k).sum()
-            aggs.append(n.alias(f"_n{tag}"))
-            total = n.cast(pl.Float64) if weight is None else masked(weight, rank, k).sum()
-            aggs.append(total.alias(f"_g{tag}"))
-            aggs.append(vectors.vector_sum(k, rank=rank, weight=weight).alias(f"_t{tag}"))
-        tag = sums[key]
-        value = vectors.serendipity_from_sums(
-            *(pl.col(f"{c}{tag}") for c in ("_t", "_g", "_n")),
-            pl.col(vectors.HISTORY_SUM),
-            pl.col(vectors.HISTORY_SIZE),
-        )
+            total = pl.col(tag(k, "s")).struct.unnest()
+            value = vectors.ild_from_sums(total, pl.col(tag(k, "m")), n)
+        else:
+            gain, level = args.get("gain", "none"), args.get("relevance_level")
+            if gain == "none":
+                weighted, gains = pl.col(tag(k, "s")), n
+            else:
+                weighted = pl.col(tag(k, "t", gain, level))
+                gains = pl.col(tag(k, "g", gain, level))
+            value = vectors.serendipity_from_sums(
+                weighted, gains, n, pl.col(vectors.HISTORY_SUM), pl.col(vectors.HISTORY_SIZE)
+            )
         finals.append(value.alias(spec.label))
+    serendipity = any(s.metric == "serendipity" for s in similar)
     frames = []
     if aggs:
         if similar:
@@ -204,13 +222,12 @@ def _per_user(
             per_item = per_item.join(table, on=doc, how="full", coalesce=True)
         rows = top.join(per_item, on=doc, how="left")
         grouped = rows.group_by(query).agg(aggs)
-        if sums:
+        if serendipity:
             # the history joins the per-user sums (one row per user), not the recommendations
             assert distinct is not None
             history = vectors.history_sums(distinct, unit, query=query, doc=doc)
             grouped = grouped.join(history, on=query, how="left")
         labels = [s.label for s in fused if s.metric in POPULARITY_METRICS]
-        labels += [s.label for s in similar if s.metric == "intra_list_diversity"]
         frames.append(grouped.select(query, *labels, *finals))
     names = {"query": query, "doc": doc, "rank": rank}
     for spec in (s for s in specs if s not in fused):
@@ -317,6 +334,7 @@ def recommender_values(
     top = top.cache()
     distinct = None
     if inputs.interactions is not None and any(s.metric == "serendipity" for s in specs):
+        # the distinct (user, item) pairs: serendipity's histories, and the popularity
         distinct = vectors.history(inputs.interactions, query, doc).cache()
     query_level = [s for s in specs if s.entry.level == "query"]
     per_user = None

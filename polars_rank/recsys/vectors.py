@@ -156,7 +156,7 @@ def ild_from_pair_sum(pair_sum: pl.Expr, n: pl.Expr) -> pl.Expr:
     return pl.when(n >= 2).then(1.0 - pair_sum / pairs)
 
 
-def _count(rank: ColumnOrExpr, k: int | None) -> pl.Expr:
+def count(rank: ColumnOrExpr = "rank", k: int | None = None) -> pl.Expr:
     """The number of rows within k."""
     return pl.len() if k is None else _within(rank, k).sum()
 
@@ -182,6 +182,20 @@ def vector_sum(
     """Σ_i w_i u_i over a user's rows within k, as a struct like ``vector``'s (w_i = 1 when
     ``weight`` is None)."""
     return pl.struct(_components(vector, rank, k, weight).sum())
+
+
+def with_vector_count(
+    k: int | None = None, *, vector: ColumnOrExpr = UNIT_VECTOR, rank: ColumnOrExpr = "rank"
+) -> pl.Expr:
+    """m: the number of a user's rows within k whose item has a unit vector."""
+    return masked(_col(vector).is_not_null(), rank, k).sum().cast(_F64)
+
+
+def ild_from_sums(vector_sum: pl.Expr, with_vector: pl.Expr, n: pl.Expr) -> pl.Expr:
+    """1 − (‖Σ_i u_i‖² − m) / 2 / C(n, 2) from the components of Σ_i u_i (``vector_sum``, one
+    expression per component), m items with a vector and n items; null for n < 2."""
+    squares = pl.sum_horizontal(vector_sum.pow(2))
+    return ild_from_pair_sum((squares - with_vector) / 2.0, n)
 
 
 def serendipity_from_sums(
@@ -226,10 +240,9 @@ def intra_list_diversity(
     [(1, 0.528595, 1.0)]
     """
     check_k(k, "intra_list_diversity")
-    n = _count(rank, k)
-    with_vector = masked(_col(vector).is_not_null(), rank, k).sum().cast(_F64)
-    squares = pl.sum_horizontal(_components(vector, rank, k).sum().pow(2))
-    return ild_from_pair_sum((squares - with_vector) / 2.0, n).alias(ILD)
+    sums = _components(vector, rank, k).sum()
+    m = with_vector_count(k, vector=vector, rank=rank)
+    return ild_from_sums(sums, m, count(rank, k)).alias(ILD)
 
 
 def serendipity(
@@ -269,7 +282,7 @@ def serendipity(
     check_k(k, "serendipity")
     g = gain_expr(gain, relevance, relevance_level)
     weighted = vector_sum(k, vector=vector, rank=rank, weight=None if gain == "none" else g)
-    n = _count(rank, k)
+    n = count(rank, k)
     total = n.cast(_F64) if gain == "none" else masked(g, rank, k).sum()
     value = serendipity_from_sums(
         weighted, total, n, _col(history_sum).first(), _col(history_size).first()
