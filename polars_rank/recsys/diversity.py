@@ -257,15 +257,13 @@ def user_serendipity(
     doc: str = "doc",
     rank: str = "rank",
     relevance: str = "relevance",
-    distinct: bool = False,
 ) -> pl.LazyFrame:
     """``query, serendipity``: the mean over each user's top-k items of unexpectedness ·
     relevance (MS Recommenders ``user_serendipity``; see the module docstring). With a
     ``gain`` other than ``"none"``, ``top`` needs the ``relevance`` column (the qrels grade,
     null when unjudged). Null for a user without history. With vectors, the per-user
     expression :func:`~polars_rank.recsys.serendipity` over :func:`unit_vectors` and
-    :func:`history_vectors`. ``distinct=True`` says the interactions hold one row per
-    ``(query, doc)`` already.
+    :func:`history_vectors`.
 
     User 1 saw a; recommended b (orthogonal to a, relevant) and a itself (not relevant):
     binary gains 1, 0 → (1 · 1 + 0 · 0) / 2 = 0.5; without relevance (1 + 0) / 2 = 0.5 too.
@@ -277,10 +275,39 @@ def user_serendipity(
     >>> user_serendipity(top, past, vectors).collect().rows()
     [(1, 0.5)]
     """
+    past = history(interactions, query, doc)
+    return serendipity_with_history(
+        top,
+        past,
+        item_features,
+        k,
+        gain=gain,
+        relevance_level=relevance_level,
+        query=query,
+        doc=doc,
+        rank=rank,
+        relevance=relevance,
+    )
+
+
+def serendipity_with_history(
+    top: pl.LazyFrame,
+    past: pl.LazyFrame,
+    item_features: pl.LazyFrame | pl.DataFrame | ItemFeatures,
+    k: int | None = None,
+    *,
+    gain: SerendipityGain = "binary",
+    relevance_level: float = 1,
+    query: str = "query",
+    doc: str = "doc",
+    rank: str = "rank",
+    relevance: str = "relevance",
+) -> pl.LazyFrame:
+    """:func:`user_serendipity` from the distinct ``query, doc`` pairs of the interactions
+    (``past``, e.g. :func:`~polars_rank.recsys.vectors.history`)."""
     check_k(k, "user_serendipity")
     gain_value = gain_expr(gain, relevance, relevance_level)
     features = _features(item_features, doc)
-    past = interactions if distinct else history(interactions, query, doc)
     columns = [query, doc, rank] + ([relevance] if gain != "none" else [])
     rows = cut(top, k, rank).select(columns)
     if features.kind == "vectors":

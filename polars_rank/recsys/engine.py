@@ -5,12 +5,19 @@
   whatever their order, so only longer lists are ranked (the package's order, see
   :func:`top_rows`); when ranking metrics are asked for too, their ranked run is reused.
 * **Per-user metrics** share one join and one group-by: the recommendations get the item
-  table's columns (one per item-table configuration) and the unit feature vectors, and one
-  ``group_by(query)`` computes the popularity metrics and the vector sums that intra-list
-  diversity and serendipity read in closed form (see :mod:`.diversity`). Category and
+  table's columns (one per item-table configuration) and the unit feature vectors (a struct
+  column, :func:`~polars_rank.recsys.unit_vectors`), and one ``group_by(query)`` computes the
+  popularity metrics and the per-user sums of the expressions of :mod:`.vectors` (n, the
+  items with a vector, Σ u, and per gain Σ g and Σ g·u), one set per cutoff shared by
+  intra-list diversity and serendipity. Their closed forms (the same functions as the
+  expressions' :func:`~polars_rank.recsys.vectors.ild_from_sums` and
+  :func:`~polars_rank.recsys.vectors.serendipity_from_sums`) are then evaluated on the
+  per-user rows, after the users' history sums are joined onto those 1 row per user rather
+  than onto the k rows per user that the public expression reads them from. Category and
   similarity-table features go through :mod:`.diversity`'s frame-level functions.
-* **The history** is de-duplicated once, for the popularity (distinct users per item) and for
-  serendipity's history sums.
+* **The history** is de-duplicated once when serendipity is asked for, for its history sums
+  and the popularity (distinct users per item); otherwise the popularity counts
+  ``n_unique(query)`` per item, which is cheaper than de-duplicating first.
 * **Corpus metrics** at one k share the recommendation counts.
 """
 
@@ -206,9 +213,10 @@ def _per_user(
             else:
                 weighted = pl.col(tag(k, "t", gain, level))
                 gains = pl.col(tag(k, "g", gain, level))
-            value = vectors.serendipity_from_sums(
-                weighted, gains, n, pl.col(vectors.HISTORY_SUM), pl.col(vectors.HISTORY_SIZE)
-            )
+            # D = (Σ_i g_i u_i)·C on the per-user row (the expression sums u_i·C row by row)
+            history = pl.col(vectors.HISTORY_SUM).struct.unnest()
+            dots = pl.sum_horizontal((weighted.struct.unnest() * history).fill_null(0.0))
+            value = vectors.serendipity_from_sums(dots, gains, n, pl.col(vectors.HISTORY_SIZE))
         finals.append(value.alias(spec.label))
     serendipity = any(s.metric == "serendipity" for s in similar)
     frames = []
@@ -236,8 +244,8 @@ def _per_user(
             frame = diversity.user_diversity(top, features, **args, **names)
             value = diversity.ILD
         else:
-            frame = diversity.user_serendipity(
-                top, distinct, features, **args, **names, relevance=cols.relevance, distinct=True
+            frame = diversity.serendipity_with_history(
+                top, distinct, features, **args, **names, relevance=cols.relevance
             )
             value = diversity.SERENDIPITY
         frames.append(frame.select(query, pl.col(value).alias(spec.label)))

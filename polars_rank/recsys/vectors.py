@@ -20,9 +20,11 @@ per-user sums, O(k·d) per user rather than O(k²·d):
 * ILD@k = 1 − Σ_{i<j} u_i·u_j / C(n, 2) over the n items of the top k, with
   Σ_{i<j} u_i·u_j = (‖Σ_i u_i‖² − m) / 2 and m the number of items with a vector (‖u_i‖² = 1);
   an item without a vector counts in n and is similar to nothing; null for n < 2.
-* serendipity@k = (1/n) Σ_i g_i (1 − u_i·C_u / |H_u|) = (G − (Σ_i g_i u_i)·C_u / |H_u|) / n,
-  G = Σ_i g_i, g_i the gain (binary: grade ≥ level; graded: the grade when positive; none: 1);
-  null for a user without history (``history_size`` null) or without items.
+* serendipity@k = (1/n) Σ_i g_i (1 − u_i·C_u / |H_u|) = (G − D / |H_u|) / n, G = Σ_i g_i,
+  D = Σ_i g_i u_i·C_u, g_i the gain (binary: grade ≥ level; graded: the grade when positive;
+  none: 1); null for a user without history (``history_size`` null) or without items. The
+  expression sums the per-row dot products u_i·C_u (each row carries C_u); ``evaluate``, which
+  joins C_u onto one row per user instead, takes D = (Σ_i g_i u_i)·C_u: the same sum.
 
 >>> import polars as pl
 >>> top = pl.LazyFrame({"query": [1, 1, 1], "doc": ["a", "b", "c"], "rank": [1, 2, 3]})
@@ -198,19 +200,22 @@ def ild_from_sums(vector_sum: pl.Expr, with_vector: pl.Expr, n: pl.Expr) -> pl.E
     return ild_from_pair_sum((squares - with_vector) / 2.0, n)
 
 
-def serendipity_from_sums(
-    weighted_sum: pl.Expr,
-    gain_total: pl.Expr,
-    n: pl.Expr,
-    history_sum: pl.Expr,
-    history_size: pl.Expr,
+def history_dot(
+    vector: ColumnOrExpr = UNIT_VECTOR, history_sum: ColumnOrExpr = HISTORY_SUM
 ) -> pl.Expr:
-    """(G − (Σ_i g_i u_i)·C / |H|) / n from ``weighted_sum`` = Σ_i g_i u_i (a struct),
-    ``gain_total`` = G, n items, the history sum C (a struct with the same fields) and |H|;
-    null without history or without items."""
+    """Row by row: u_i·C_u = Σ_{j ∈ H_u} cos(i, j), the item's summed similarity to the user's
+    history (0 for an item without a vector or a user without history)."""
+    products = _col(vector).struct.unnest() * _col(history_sum).struct.unnest()
+    return pl.sum_horizontal(products.fill_null(0.0))
+
+
+def serendipity_from_sums(
+    dot_total: pl.Expr, gain_total: pl.Expr, n: pl.Expr, history_size: pl.Expr
+) -> pl.Expr:
+    """(G − D / |H|) / n from D = Σ_i g_i u_i·C (``dot_total``), G = Σ_i g_i
+    (``gain_total``), n items and |H|; null without history or without items."""
     n = n.cast(_F64)
-    products = (weighted_sum.struct.unnest() * history_sum.struct.unnest()).fill_null(0.0)
-    value = (gain_total - pl.sum_horizontal(products) / history_size) / n
+    value = (gain_total - dot_total / history_size) / n
     return pl.when(history_size.is_not_null() & (n > 0)).then(value)
 
 
@@ -281,12 +286,13 @@ def serendipity(
     """
     check_k(k, "serendipity")
     g = gain_expr(gain, relevance, relevance_level)
-    weighted = vector_sum(k, vector=vector, rank=rank, weight=None if gain == "none" else g)
+    dot = history_dot(vector, history_sum)
     n = count(rank, k)
-    total = n.cast(_F64) if gain == "none" else masked(g, rank, k).sum()
-    value = serendipity_from_sums(
-        weighted, total, n, _col(history_sum).first(), _col(history_size).first()
-    )
+    if gain == "none":
+        gains, dots = n.cast(_F64), masked(dot, rank, k).sum()
+    else:
+        gains, dots = masked(g, rank, k).sum(), masked(dot * g, rank, k).sum()
+    value = serendipity_from_sums(dots, gains, n, _col(history_size).first())
     return value.alias(SERENDIPITY)
 
 
@@ -298,5 +304,4 @@ def item_unexpectedness(
 ) -> pl.Expr:
     """Row by row: 1 − u_i·C_u / |H_u|, the unexpectedness of each recommendation (an item
     without a vector: 1; null without history)."""
-    products = (_col(vector).struct.unnest() * _col(history_sum).struct.unnest()).fill_null(0.0)
-    return 1.0 - pl.sum_horizontal(products) / _col(history_size)
+    return 1.0 - history_dot(vector, history_sum) / _col(history_size)
