@@ -193,10 +193,10 @@ def with_vector_count(
     return masked(_col(vector).is_not_null(), rank, k).sum().cast(_F64)
 
 
-def ild_from_sums(vector_sum: pl.Expr, with_vector: pl.Expr, n: pl.Expr) -> pl.Expr:
-    """1 − (‖Σ_i u_i‖² − m) / 2 / C(n, 2) from the components of Σ_i u_i (``vector_sum``, one
+def ild_from_sums(sums: pl.Expr, with_vector: pl.Expr, n: pl.Expr) -> pl.Expr:
+    """1 − (‖Σ_i u_i‖² − m) / 2 / C(n, 2) from the components of Σ_i u_i (``sums``, one
     expression per component), m items with a vector and n items; null for n < 2."""
-    squares = pl.sum_horizontal(vector_sum.pow(2))
+    squares = pl.sum_horizontal(sums.pow(2))
     return ild_from_pair_sum((squares - with_vector) / 2.0, n)
 
 
