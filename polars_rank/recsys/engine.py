@@ -178,12 +178,11 @@ def _per_user(
     similar = [s for s in fused if s.metric not in POPULARITY_METRICS]
     # per-user sums shared by the metrics at one k: n, m, Σ u (ILD, serendipity without
     # gain) and, per (gain, level), G and Σ g u (serendipity with a gain)
-    sums: set[tuple] = set()
+    sums: dict[tuple, str] = {}  # key -> column name (2 and 2.0 are one key)
 
     def tag(*key) -> str:
-        name = "_" + "_".join(str(part) for part in key)
         if key not in sums:
-            sums.add(key)
+            sums[key] = name = f"_v{len(sums)}"
             k, what = key[0], key[1]
             if what == "n":
                 aggs.append(vectors.count(rank, k).cast(pl.Float64).alias(name))
@@ -197,7 +196,7 @@ def _per_user(
                     aggs.append(masked(weight, rank, k).sum().alias(name))
                 else:
                     aggs.append(vectors.vector_sum(k, rank=rank, weight=weight).alias(name))
-        return name
+        return sums[key]
 
     for spec in similar:
         args = spec.call_arguments(options.relevance_level, "vectors")
