@@ -7,6 +7,7 @@ Usage (from the repository root):
     uv run python bench/bench_recsys.py all --repeat 3       # both, each in its own process
     uv run python bench/bench_recsys.py polars --k 10        # one variant, prints JSON
     uv run python bench/bench_recsys.py breakdown            # CPU time per group of metrics
+    uv run python bench/bench_recsys.py layouts              # ILD's join + sums: vector layouts
 
 Data (seeded): 1,000,000 users × 20 recommendations (half drawn from a Zipf-like popularity
 law over 100,000 items, half uniform; repeated items dropped, 19.84M rows, random scores),
@@ -204,6 +205,43 @@ def run_breakdown(data: Path, k: int) -> dict:
     return {"load": os.getloadavg(), "[wall, cpu] seconds": out}
 
 
+def run_layouts(data: Path) -> dict:
+    """The per-user vector sums behind ILD (join the unit vectors onto the recommendations,
+    sum them per user) with the vectors as 16 Float64 columns, as one struct column (what
+    polars_rank uses) and as one Array column read with ``arr.get``; and the history side of
+    serendipity (de-duplicating the interactions, joining and summing their unit vectors)."""
+    import polars as pl
+
+    from polars_rank import recsys
+
+    run = pl.read_parquet(data / "run.parquet").lazy().select("query", "doc")
+    interactions = pl.read_parquet(data / "interactions.parquet").lazy()
+    vectors = pl.read_parquet(data / "vectors.parquet")
+    unit = recsys.unit_vectors(vectors).collect()
+    fields = unit.select(pl.col("unit_vector").struct.unnest()).columns
+    columns = unit.select("doc", pl.col("unit_vector").struct.unnest()).lazy()
+    array = unit.select("doc", pl.concat_arr(pl.col("unit_vector").struct.unnest()).alias("a"))
+    dim = len(fields)
+    plans = {
+        "16 columns": run.join(columns, on="doc", how="left")
+        .group_by("query")
+        .agg(pl.len(), *[pl.col(f).sum() for f in fields]),
+        "struct column": run.join(unit.lazy(), on="doc", how="left")
+        .group_by("query")
+        .agg(pl.len(), pl.col("unit_vector").struct.unnest().sum()),
+        "array column, arr.get": run.join(array.lazy(), on="doc", how="left")
+        .group_by("query")
+        .agg(pl.len(), *[pl.col("a").arr.get(j).sum().alias(f"s{j}") for j in range(dim)]),
+        "interactions: group_by(query, doc)": recsys.vectors.history(interactions),
+        "interactions: history_vectors": recsys.history_vectors(interactions, vectors),
+    }
+    out = {}
+    for name, plan in plans.items():
+        timed = _timed(plan.collect, 1)
+        out[name] = [timed["seconds"], timed["cpu_seconds"]]
+    return {"load": os.getloadavg(), "[wall, cpu] seconds": out}
+
+
 def run_pandas(data: Path, k: int, repeat: int) -> dict:
     import pandas as pd
 
@@ -237,7 +275,8 @@ def run_pandas(data: Path, k: int, repeat: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "what", choices=("gen", "polars", "polars-novalidate", "pandas", "all", "breakdown")
+        "what",
+        choices=("gen", "polars", "polars-novalidate", "pandas", "all", "breakdown", "layouts"),
     )
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--k", type=int, default=LIST)
@@ -254,6 +293,9 @@ def main() -> None:
         return
     if args.what == "breakdown":
         print(json.dumps(run_breakdown(args.data, args.k), indent=1))
+        return
+    if args.what == "layouts":
+        print(json.dumps(run_layouts(args.data), indent=1))
         return
     if args.what == "pandas":
         print(json.dumps(run_pandas(args.data, args.k, args.repeat)))

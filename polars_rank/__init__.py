@@ -67,6 +67,7 @@ from polars_rank.ranking.trec_metrics import (
     utility,
     yaap,
 )
+from polars_rank.recsys.vectors import intra_list_diversity, serendipity
 
 __version__ = "0.1.0"
 
@@ -91,6 +92,7 @@ __all__ = [
     "hits",
     "ideal_dcg",
     "inferred_ap",
+    "intra_list_diversity",
     "iprec_at_recall",
     "judge",
     "judged",
@@ -118,6 +120,7 @@ __all__ = [
     "recsys",
     "reciprocal_rank",
     "relevance_string",
+    "serendipity",
     "set_average_precision",
     "set_f",
     "set_precision",

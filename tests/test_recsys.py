@@ -231,7 +231,7 @@ def test_intra_list_diversity() -> None:
 
 def test_intra_list_diversity_frame_function() -> None:
     top = recsys.top_k(RUN.lazy())
-    got = dict(recsys.intra_list_diversity(top, VECTORS, 3).collect().iter_rows())
+    got = dict(recsys.user_diversity(top, VECTORS, 3).collect().iter_rows())
     assert _close(got["u1"], 1 - R2 / 3) and got["u3"] is None
     table = recsys.cooccurrence_similarity(INTERACTIONS).collect()
     # a: users 1, 2, 3; b: 2, 4; c: 3; x: 1 → a·b 1/√6, a·c 1/√3, a·x 1/√3
@@ -436,3 +436,59 @@ def test_readme_sql_example() -> None:
     for (q, n, a, d), (sq, sn, sa) in zip(expected, novelty, strict=True):
         assert q == sq and _close(n, sn) and _close(a, sa) and _close(d, ild[q])
     assert coverage == 5 / 6  # a, b, c, d, e of the six items
+
+
+def test_vector_expressions_hand_worked() -> None:
+    """Items a = (1, 0), b = (3, 4) → unit (0.6, 0.8), c = (0, 2) → (0, 1), z without a vector.
+    User 1 recommends a, b, c, z (ranks 1-4); its history is c and b (b twice: counted once),
+    so C = (0, 1) + (0.6, 0.8) = (0.6, 1.8), |H| = 2; grades a 2, b none, c 1, z 1.
+
+    ILD@3 (a, b, c): Σ u = (1.6, 1.8), ‖Σ u‖² = 2.56 + 3.24 = 5.8, m = 3, pair sum
+    (5.8 − 3) / 2 = 1.4 (= a·b 0.6 + a·c 0 + b·c 0.8), ILD = 1 − 1.4 / 3.
+    ILD (all four): the same Σ u and m, n = 4: 1 − 1.4 / 6.
+    Unexpectedness: a 1 − 0.6/2 = 0.7, b 1 − (0.36 + 1.44)/2 = 0.1, c 1 − 1.8/2 = 0.1,
+    z 1 (no vector). serendipity(gain=none)@3 = (0.7 + 0.1 + 0.1) / 3 = 0.3;
+    binary (level 1) gains 1, 0, 1, 1: (0.7 + 0 + 0.1 + 1) / 4 = 0.45;
+    graded: (2 · 0.7 + 0 + 0.1 + 1) / 4 = 0.625. User 2 (one item, no history): nulls."""
+    vectors = pl.DataFrame({"doc": ["a", "b", "c"], "v": [[1, 0], [3, 4], [0, 2]]})
+    past = pl.DataFrame({"query": [1, 1, 1], "doc": ["c", "b", "b"]})
+    top = pl.LazyFrame(
+        {
+            "query": [1, 1, 1, 1, 2],
+            "doc": ["a", "b", "c", "z", "a"],
+            "rank": [1, 2, 3, 4, 1],
+            "relevance": [2, None, 1, 1, None],
+        }
+    )
+    rows = top.join(recsys.unit_vectors(vectors), on="doc", how="left").join(
+        recsys.history_vectors(past, vectors), on="query", how="left"
+    )
+    got = (
+        rows.group_by("query")
+        .agg(
+            pr.intra_list_diversity(3).alias("ild3"),
+            pr.intra_list_diversity().alias("ild"),
+            pr.serendipity(3, gain="none").alias("none3"),
+            pr.serendipity().alias("binary"),
+            pr.serendipity(gain="graded").alias("graded"),
+        )
+        .sort("query")
+        .collect()
+    )
+    expected = [1 - 1.4 / 3, 1 - 1.4 / 6, 0.3, 0.45, 0.625]
+    assert list(got.row(0)[1:]) == pytest.approx(expected, abs=1e-15)
+    assert got.row(1) == (2, None, None, None, None, None)
+    # the unexpectedness of each item, from the frame function
+    unexpected = recsys.unexpectedness(top, past.lazy(), vectors).sort("rank").collect()
+    values = unexpected.filter(pl.col("query") == 1)["unexpectedness"].to_list()
+    assert values == pytest.approx([0.7, 0.1, 0.1, 1.0], abs=1e-15)
+
+
+def test_vector_expression_inputs() -> None:
+    with pytest.raises(pr.PolarsRankError, match="k must be a positive integer"):
+        pr.intra_list_diversity(0)
+    with pytest.raises(pr.PolarsRankError, match="gain"):
+        pr.serendipity(gain="maybe")
+    categories = pl.DataFrame({"doc": ["a"], "genre": ["x"]})
+    with pytest.raises(pr.PolarsRankError, match="need vector features .* got categories"):
+        recsys.unit_vectors(categories)

@@ -326,3 +326,56 @@ def test_recbole_documented_tail_percentage() -> None:
         "FROM enrich('t', 'i', unknown_in_tail := false) GROUP BY query ORDER BY query"
     ).fetchall()
     assert sql == got.rows()
+
+
+# ------------------------------------------------------------------------------------------
+# the per-user vector expressions against the frame functions and MS Recommenders' formulas
+
+
+def _expression_rows(run, qrels, inter, vectors) -> pl.LazyFrame:
+    """The recommendations with what the expressions read: rank, grade, unit vector, history."""
+    top = recsys.top_k(run.lazy()).join(qrels.lazy(), on=["query", "doc"], how="left")
+    return top.join(recsys.unit_vectors(vectors), on="doc", how="left").join(
+        recsys.history_vectors(inter, vectors), on="query", how="left"
+    )
+
+
+@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("k", [None, 2])
+def test_vector_expressions_match_frame_functions_and_ms_formulas(seed, k) -> None:
+    train, reco, features = _ms_random_case(seed)
+    run, qrels, inter, vectors, _ = _ms_frames(*_to_polars(train, reco, features))
+    rows = _expression_rows(run, qrels, inter, vectors)
+    got = (
+        rows.group_by("query")
+        .agg(
+            pr.intra_list_diversity(k),
+            pr.serendipity(k, gain="graded").alias("graded"),
+            pr.serendipity(k, gain="none").alias("none"),
+        )
+        .collect()
+    )
+    # MS' lists are in row order (the run's scores descend with it): its top k are the first k
+    cut = reco if k is None else reco.groupby("u").head(k)
+    similarity = ref_msr.feature_similarity(features)
+    references = {
+        "intra_list_diversity": ref_msr.user_diversity(cut, similarity),
+        "graded": ref_msr.user_serendipity(train, cut, similarity, "rel"),
+        "none": ref_msr.user_serendipity(train, cut, similarity, None),
+    }
+    for name, reference in references.items():
+        ours = {q: v for q, v in zip(got["query"], got[name], strict=True) if v is not None}
+        assert set(ours) == set(reference.index), name
+        for user, value in reference.items():
+            assert _close(ours[user], value), (name, user, ours[user], value)
+    # the frame functions give the same values (they aggregate with the same expressions)
+    top = recsys.top_k(run.lazy()).join(qrels.lazy(), on=["query", "doc"], how="left")
+    frames = {
+        "intra_list_diversity": recsys.user_diversity(top, vectors, k),
+        "graded": recsys.user_serendipity(top, inter.lazy(), vectors, k, gain="graded"),
+        "none": recsys.user_serendipity(top, inter.lazy(), vectors, k, gain="none"),
+    }
+    expected = dict(zip(got["query"], got.iter_rows(named=True), strict=True))
+    for name, frame in frames.items():
+        for user, value in frame.collect().iter_rows():
+            assert value == expected[user][name] or _close(value, expected[user][name]), name

@@ -1029,7 +1029,7 @@ _ENTRIES: tuple[Metric, ...] = (
     ),
     Metric(
         "intra_list_diversity",
-        rs.intra_list_diversity,
+        rs.user_diversity,
         "1 − Σ_{i<j} sim(i, j) / C(n, 2) over the n top-k items (null for n < 2); sim: cosine "
         "of vectors or categories, Jaccard of categories, or a similarity table (missing 0)",
         cutoff="optional",
@@ -1058,7 +1058,7 @@ _ENTRIES: tuple[Metric, ...] = (
     ),
     Metric(
         "serendipity",
-        rs.serendipity,
+        rs.user_serendipity,
         "mean over the top-k items of (1 − mean_{j ∈ history} sim(i, j)) · gain, gain from the "
         "qrels (binary, graded or none); null without history",
         cutoff="optional",

@@ -9,8 +9,12 @@ categories or a similarity table, :func:`item_features`); a catalog ``doc``.
 
 * per user, expressions over the enriched recommendations (:func:`enrich`): :func:`novelty`,
   :func:`average_popularity`, :func:`long_tail_share`;
-* per user, frame-level: :func:`intra_list_diversity`, :func:`serendipity`
-  (:func:`unexpectedness` gives the per-item values);
+* per user, expressions over the recommendations joined with the unit feature vectors
+  (:func:`unit_vectors`) and, for serendipity, the users' history sums
+  (:func:`history_vectors`): :func:`intra_list_diversity`, :func:`serendipity`;
+* per user, frame-level, for every kind of item features (vectors, categories, a similarity
+  table): :func:`user_diversity`, :func:`user_serendipity` (:func:`unexpectedness` gives the
+  per-item values);
 * corpus-level, frame-level: :func:`catalog_coverage`, :func:`shannon_entropy`,
   :func:`gini_index`, :func:`user_coverage`.
 
@@ -40,12 +44,18 @@ from polars_rank.recsys.corpus import (
     shannon_entropy,
     user_coverage,
 )
-from polars_rank.recsys.diversity import intra_list_diversity, serendipity, unexpectedness
+from polars_rank.recsys.diversity import unexpectedness, user_diversity, user_serendipity
 from polars_rank.recsys.expressions import average_popularity, long_tail_share, novelty
 from polars_rank.recsys.features import ItemFeatures, cooccurrence_similarity, item_features
 from polars_rank.recsys.items import enrich, item_popularity, item_table, user_count
 from polars_rank.recsys.options import ItemOptions
 from polars_rank.recsys.top import top_k
+from polars_rank.recsys.vectors import (
+    history_vectors,
+    intra_list_diversity,
+    serendipity,
+    unit_vectors,
+)
 
 __all__ = [
     "ItemFeatures",
@@ -56,6 +66,7 @@ __all__ = [
     "default_catalog",
     "enrich",
     "gini_index",
+    "history_vectors",
     "intra_list_diversity",
     "item_features",
     "item_popularity",
@@ -67,6 +78,9 @@ __all__ = [
     "shannon_entropy",
     "top_k",
     "unexpectedness",
-    "user_coverage",
+    "unit_vectors",
     "user_count",
+    "user_coverage",
+    "user_diversity",
+    "user_serendipity",
 ]

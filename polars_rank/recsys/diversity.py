@@ -1,5 +1,8 @@
 """Intra-list diversity, unexpectedness and serendipity: per-user values that need item
-similarities (:mod:`.features`), as frame-level functions (LazyFrame in, LazyFrame out).
+similarities (:mod:`.features`), as frame-level functions (LazyFrame in, LazyFrame out). With
+feature vectors they join what the per-user expressions of :mod:`.vectors` read
+(:func:`~polars_rank.recsys.intra_list_diversity`, :func:`~polars_rank.recsys.serendipity`)
+and aggregate with them; categories and similarity tables are computed here.
 
 The recommendations ``top`` are ``query, doc, rank`` (e.g. :func:`~polars_rank.recsys.top_k`);
 ``k`` keeps ``rank <= k``. Every user with at least one recommendation gets a row.
@@ -18,12 +21,13 @@ The recommendations ``top`` are ``query, doc, rank`` (e.g. :func:`~polars_rank.r
 
 Vectors and category cosines cost O(k·d) per user, not O(k²·d):
 Σ_{i<j} u_i·u_j = (‖Σ_i u_i‖² − Σ_i ‖u_i‖²) / 2 for unit vectors u, and the serendipity of a
-user is (Σ_i g_i − (Σ_i g_i u_i)·C_u / |H_u|) / n with the history sum C_u = Σ_{j∈H_u} u_j.
+user is (Σ_i g_i − (Σ_i g_i u_i)·C_u / |H_u|) / n with the history sum C_u = Σ_{j∈H_u} u_j
+(see :mod:`.vectors`).
 
 >>> import polars as pl
 >>> top = pl.LazyFrame({"query": [1, 1, 1], "doc": ["a", "b", "c"], "rank": [1, 2, 3]})
 >>> vectors = pl.LazyFrame({"doc": ["a", "b", "c"], "v": [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]})
->>> round(intra_list_diversity(top, vectors).collect().item(0, 1), 6)  # 1 - (0 + 2/√2)/3
+>>> round(user_diversity(top, vectors).collect().item(0, 1), 6)  # 1 - (0 + 2/√2)/3
 0.528595
 """
 
@@ -32,19 +36,29 @@ from __future__ import annotations
 import polars as pl
 
 from polars_rank._errors import PolarsRankError
-from polars_rank.ranking.conventions import relevant
 from polars_rank.recsys.features import (
     ItemFeatures,
     canonical_pairs,
     category_weights,
-    components,
     item_features,
-    unit_vectors,
 )
 from polars_rank.recsys.options import CategorySimilarity, SerendipityGain, check_choice, check_k
+from polars_rank.recsys.vectors import (
+    HISTORY_SIZE,
+    ILD,
+    SERENDIPITY,
+    gain_expr,
+    history,
+    history_sums,
+    ild_from_pair_sum,
+    item_unexpectedness,
+    unit_vectors,
+)
+from polars_rank.recsys.vectors import intra_list_diversity as ild_expression
+from polars_rank.recsys.vectors import serendipity as serendipity_expression
 
 _F64 = pl.Float64
-ILD, UNEXPECTEDNESS, SERENDIPITY = "intra_list_diversity", "unexpectedness", "serendipity"
+UNEXPECTEDNESS = "unexpectedness"
 
 
 def cut(top: pl.LazyFrame, k: int | None, rank: str = "rank") -> pl.LazyFrame:
@@ -52,115 +66,11 @@ def cut(top: pl.LazyFrame, k: int | None, rank: str = "rank") -> pl.LazyFrame:
     return top if k is None else top.filter(pl.col(rank) <= k)
 
 
-def gain_expr(
-    gain: SerendipityGain, relevance: str = "relevance", relevance_level: float = 1
-) -> pl.Expr:
-    """Serendipity's relevance factor of a recommendation from its qrels grade (null when
-    unjudged): binary (grade ≥ level), graded (the grade when positive) or 1 (``"none"``)."""
-    check_choice("gain", gain, ("binary", "graded", "none"))
-    if gain == "none":
-        return pl.lit(1.0, _F64)
-    grade = pl.col(relevance).cast(_F64)
-    if gain == "binary":
-        return relevant(grade, relevance_level).cast(_F64)
-    return pl.when(grade > 0).then(grade).otherwise(0.0)
-
-
-def ild_from_pair_sum(pair_sum: pl.Expr, n: pl.Expr) -> pl.Expr:
-    """1 − pair_sum / C(n, 2); null when the list has fewer than 2 items."""
-    pairs = n.cast(_F64) * (n.cast(_F64) - 1.0) / 2.0
-    return pl.when(n >= 2).then(1.0 - pair_sum / pairs)
-
-
-def history(interactions: pl.LazyFrame, query: str = "query", doc: str = "doc") -> pl.LazyFrame:
-    """The distinct ``query, doc`` pairs of the interactions (H_u of every user). A group-by
-    on both ids: 25 % less CPU than ``unique()`` on 10M rows."""
-    return interactions.group_by(query, doc).agg()
-
-
 def _features(features, doc: str) -> ItemFeatures:
     found = item_features(features, doc=doc)
     if found.doc != doc:
         raise AssertionError("features and recommendations share the doc column name")
     return found
-
-
-# ------------------------------------------------------------------------------------------
-# vectors: closed forms from per-user sums
-
-
-def vector_sum_aggs(
-    dim: int, *, mask: pl.Expr | None = None, gain: pl.Expr | None = None, suffix: str = ""
-) -> list[pl.Expr]:
-    """The aggregations of :func:`vector_sums` over the rows where ``mask`` holds (all rows
-    when None), their names ending in ``suffix``; the unit-vector columns ``_u{j}`` and
-    ``_sq`` must be joined already."""
-
-    def within(value: pl.Expr) -> pl.Expr:
-        return value if mask is None else pl.when(mask).then(value)
-
-    names = components(dim)
-    count = pl.len() if mask is None else mask.sum()
-    aggs = [count.alias(f"_n{suffix}"), within(pl.col("_sq")).sum().alias(f"_sq{suffix}")]
-    aggs += [within(pl.col(c)).sum().alias(f"_s{j}{suffix}") for j, c in enumerate(names)]
-    if gain is not None:
-        aggs.append(within(gain).sum().alias(f"_g{suffix}"))
-        aggs += [
-            within(gain * pl.col(c)).sum().alias(f"_t{j}{suffix}") for j, c in enumerate(names)
-        ]
-    return aggs
-
-
-def vector_sums(
-    rows: pl.LazyFrame,
-    unit: pl.LazyFrame,
-    dim: int,
-    *,
-    gain: pl.Expr | None = None,
-    query: str = "query",
-    doc: str = "doc",
-) -> pl.LazyFrame:
-    """Per user of ``rows`` (already cut at k): ``_n`` items, ``_sq`` = Σ_i ‖u_i‖²,
-    ``_s{j}`` = Σ_i u_ij and, with a ``gain``, ``_g`` = Σ_i g_i and ``_t{j}`` = Σ_i g_i u_ij.
-    Plain sums over one join: an item without a vector adds nothing but counts in ``_n``."""
-    return rows.join(unit, on=doc, how="left").group_by(query).agg(vector_sum_aggs(dim, gain=gain))
-
-
-def ild_from_vector_sums(dim: int, suffix: str = "") -> pl.Expr:
-    """ILD from :func:`vector_sums`: 1 − (‖s‖² − Σ‖u_i‖²) / 2 / C(n, 2)."""
-    s = [pl.col(f"_s{j}{suffix}") for j in range(dim)]
-    total = pl.sum_horizontal([x * x for x in s])
-    pair_sum = (total - pl.col(f"_sq{suffix}").fill_null(0.0)) / 2.0
-    return ild_from_pair_sum(pair_sum, pl.col(f"_n{suffix}")).alias(ILD)
-
-
-def history_sums(
-    past: pl.LazyFrame, unit: pl.LazyFrame, dim: int, *, query: str = "query", doc: str = "doc"
-) -> pl.LazyFrame:
-    """Per user with a history (``past``: distinct pairs): ``_h`` = |H_u| and
-    ``_c{j}`` = Σ_{i ∈ H_u} u_ij."""
-    names = components(dim)
-    return (
-        past.join(unit, on=doc, how="left")
-        .group_by(query)
-        .agg(
-            pl.len().cast(_F64).alias("_h"),
-            *[pl.col(c).sum().alias(f"_c{j}") for j, c in enumerate(names)],
-        )
-    )
-
-
-def serendipity_from_sums(dim: int, *, with_gain: bool, suffix: str = "") -> pl.Expr:
-    """Serendipity from :func:`vector_sums` joined with :func:`history_sums`:
-    (G − (Σ_i g_i u_i) · C / |H|) / n, G = Σ_i g_i (n and Σ_i u_i when every gain is 1);
-    null without history or without items."""
-    n = pl.col(f"_n{suffix}").cast(_F64)
-    t, g = ("_t", pl.col(f"_g{suffix}")) if with_gain else ("_s", n)
-    dot = pl.sum_horizontal(
-        [(pl.col(f"{t}{j}{suffix}") * pl.col(f"_c{j}")).fill_null(0.0) for j in range(dim)]
-    )
-    value = (g - dot / pl.col("_h")) / n
-    return pl.when(pl.col("_h").is_not_null() & (n > 0)).then(value).alias(SERENDIPITY)
 
 
 # ------------------------------------------------------------------------------------------
@@ -206,7 +116,7 @@ def _pair_sums_table(
     )
 
 
-def intra_list_diversity(
+def user_diversity(
     top: pl.LazyFrame,
     item_features: pl.LazyFrame | pl.DataFrame | ItemFeatures,
     k: int | None = None,
@@ -218,20 +128,20 @@ def intra_list_diversity(
 ) -> pl.LazyFrame:
     """``query, intra_list_diversity``: ILD@k = 1 − mean similarity over the C(n, 2) pairs of
     each user's top-k items (see the module docstring; similarity: :mod:`.features`).
-    ``similarity="jaccard"`` applies to category features only.
+    ``similarity="jaccard"`` applies to category features only. With vectors, the per-user
+    expression :func:`~polars_rank.recsys.intra_list_diversity` over :func:`unit_vectors`.
 
     Items a, b, c with vectors (1, 0), (0, 1), (1, 1): cosines 0, 1/√2, 1/√2, ILD = 1 − √2/3.
     """
-    check_k(k, "intra_list_diversity")
+    check_k(k, "user_diversity")
     check_choice("similarity", similarity, ("cosine", "jaccard"))
     features = _features(item_features, doc)
     if similarity == "jaccard" and features.kind != "categories":
         raise PolarsRankError(f"similarity='jaccard' needs category features, got {features.kind}")
     rows = cut(top, k, rank).select(query, doc, rank)
     if features.kind == "vectors":
-        dim = features.dim or 0
-        sums = vector_sums(rows, unit_vectors(features), dim, query=query, doc=doc)
-        return sums.select(query, ild_from_vector_sums(dim))
+        rows = rows.join(unit_vectors(features, doc=doc), on=doc, how="left")
+        return rows.group_by(query).agg(ild_expression(rank=rank))
     sizes = rows.group_by(query).agg(pl.len().alias("_n"))
     if features.kind == "categories":
         pair_sums = _pair_sums_categories(
@@ -257,20 +167,7 @@ def _similarity_sums(
     rank: str,
 ) -> pl.LazyFrame:
     """``query, doc, rank, _simsum`` = Σ_{j ∈ H_u} sim(doc, j) for each row (0 when no item of
-    the history is similar)."""
-    if features.kind == "vectors":
-        dim = features.dim or 0
-        unit = unit_vectors(features)
-        centroid = history_sums(past, unit, dim, query=query, doc=doc)
-        names = components(dim)
-        dot = pl.sum_horizontal(
-            [(pl.col(c) * pl.col(f"_c{j}")).fill_null(0.0) for j, c in enumerate(names)]
-        )
-        return (
-            rows.join(unit, on=doc, how="left")
-            .join(centroid, on=query, how="left")
-            .select(query, doc, rank, dot.alias("_simsum"))
-        )
+    the history is similar), for category features and similarity tables."""
     if features.kind == "categories":
         weights = category_weights(features).select(doc, "category", "_w")
         profile = (
@@ -303,6 +200,15 @@ def _similarity_sums(
     )
 
 
+def _with_history(
+    rows: pl.LazyFrame, past: pl.LazyFrame, features: ItemFeatures, query: str, doc: str, how: str
+) -> pl.LazyFrame:
+    """``rows`` with each item's unit vector and its user's history sum and size."""
+    unit = unit_vectors(features, doc=doc)
+    centroids = history_sums(past, unit, query=query, doc=doc)
+    return rows.join(unit, on=doc, how="left").join(centroids, on=query, how=how)
+
+
 def unexpectedness(
     top: pl.LazyFrame,
     interactions: pl.LazyFrame,
@@ -328,15 +234,18 @@ def unexpectedness(
     check_k(k, "unexpectedness")
     features = _features(item_features, doc)
     past = history(interactions, query, doc)
-    sizes = past.group_by(query).agg(pl.len().cast(_F64).alias("_h"))
     rows = cut(top, k, rank).select(query, doc, rank)
+    if features.kind == "vectors":
+        joined = _with_history(rows, past, features, query, doc, "inner")
+        return joined.select(query, doc, rank, item_unexpectedness().alias(UNEXPECTEDNESS))
+    sizes = past.group_by(query).agg(pl.len().cast(_F64).alias(HISTORY_SIZE))
     sims = _similarity_sums(rows, past, features, query, doc, rank)
     return sims.join(sizes, on=query, how="inner").select(
-        query, doc, rank, (1.0 - pl.col("_simsum") / pl.col("_h")).alias(UNEXPECTEDNESS)
+        query, doc, rank, (1.0 - pl.col("_simsum") / pl.col(HISTORY_SIZE)).alias(UNEXPECTEDNESS)
     )
 
 
-def serendipity(
+def user_serendipity(
     top: pl.LazyFrame,
     interactions: pl.LazyFrame,
     item_features: pl.LazyFrame | pl.DataFrame | ItemFeatures,
@@ -352,7 +261,9 @@ def serendipity(
     """``query, serendipity``: the mean over each user's top-k items of unexpectedness ·
     relevance (MS Recommenders ``user_serendipity``; see the module docstring). With a
     ``gain`` other than ``"none"``, ``top`` needs the ``relevance`` column (the qrels grade,
-    null when unjudged). Null for a user without history.
+    null when unjudged). Null for a user without history. With vectors, the per-user
+    expression :func:`~polars_rank.recsys.serendipity` over :func:`unit_vectors` and
+    :func:`history_vectors`.
 
     User 1 saw a; recommended b (orthogonal to a, relevant) and a itself (not relevant):
     binary gains 1, 0 → (1 · 1 + 0 · 0) / 2 = 0.5; without relevance (1 + 0) / 2 = 0.5 too.
@@ -361,33 +272,57 @@ def serendipity(
     ...                     "relevance": [1, None]})
     >>> past = pl.LazyFrame({"query": [1], "doc": ["a"]})
     >>> vectors = pl.LazyFrame({"doc": ["a", "b"], "v": [[1.0, 0.0], [0.0, 2.0]]})
-    >>> serendipity(top, past, vectors).collect().rows()
+    >>> user_serendipity(top, past, vectors).collect().rows()
     [(1, 0.5)]
     """
-    check_k(k, "serendipity")
+    past = history(interactions, query, doc)
+    return serendipity_with_history(
+        top,
+        past,
+        item_features,
+        k,
+        gain=gain,
+        relevance_level=relevance_level,
+        query=query,
+        doc=doc,
+        rank=rank,
+        relevance=relevance,
+    )
+
+
+def serendipity_with_history(
+    top: pl.LazyFrame,
+    past: pl.LazyFrame,
+    item_features: pl.LazyFrame | pl.DataFrame | ItemFeatures,
+    k: int | None = None,
+    *,
+    gain: SerendipityGain = "binary",
+    relevance_level: float = 1,
+    query: str = "query",
+    doc: str = "doc",
+    rank: str = "rank",
+    relevance: str = "relevance",
+) -> pl.LazyFrame:
+    """:func:`user_serendipity` from the distinct ``query, doc`` pairs of the interactions
+    (``past``, e.g. :func:`~polars_rank.recsys.vectors.history`)."""
+    check_k(k, "user_serendipity")
     gain_value = gain_expr(gain, relevance, relevance_level)
     features = _features(item_features, doc)
-    past = history(interactions, query, doc)
     columns = [query, doc, rank] + ([relevance] if gain != "none" else [])
     rows = cut(top, k, rank).select(columns)
     if features.kind == "vectors":
-        dim = features.dim or 0
-        unit = unit_vectors(features)
-        with_gain = gain != "none"
-        sums = vector_sums(
-            rows, unit, dim, gain=gain_value if with_gain else None, query=query, doc=doc
+        joined = _with_history(rows, past, features, query, doc, "left")
+        value = serendipity_expression(
+            gain=gain, relevance_level=relevance_level, relevance=relevance, rank=rank
         )
-        centroids = history_sums(past, unit, dim, query=query, doc=doc)
-        return sums.join(centroids, on=query, how="left").select(
-            query, serendipity_from_sums(dim, with_gain=with_gain)
-        )
-    sizes = past.group_by(query).agg(pl.len().cast(_F64).alias("_h"))
+        return joined.group_by(query).agg(value)
+    sizes = past.group_by(query).agg(pl.len().cast(_F64).alias(HISTORY_SIZE))
     sims = _similarity_sums(rows.select(query, doc, rank), past, features, query, doc, rank)
     if gain != "none":
         sims = sims.join(rows.select(query, doc, relevance), on=[query, doc], how="left")
-    term = (1.0 - pl.col("_simsum") / pl.col("_h")) * gain_value
+    term = (1.0 - pl.col("_simsum") / pl.col(HISTORY_SIZE)) * gain_value
     return (
         sims.join(sizes, on=query, how="left")
         .group_by(query)
-        .agg(pl.when(pl.col("_h").is_not_null()).then(term).mean().alias(SERENDIPITY))
+        .agg(pl.when(pl.col(HISTORY_SIZE).is_not_null()).then(term).mean().alias(SERENDIPITY))
     )

@@ -5,12 +5,19 @@
   whatever their order, so only longer lists are ranked (the package's order, see
   :func:`top_rows`); when ranking metrics are asked for too, their ranked run is reused.
 * **Per-user metrics** share one join and one group-by: the recommendations get the item
-  table's columns (one per item-table configuration) and the unit feature vectors, and one
-  ``group_by(query)`` computes the popularity metrics and the vector sums that intra-list
-  diversity and serendipity read in closed form (see :mod:`.diversity`). Category and
+  table's columns (one per item-table configuration) and the unit feature vectors (a struct
+  column, :func:`~polars_rank.recsys.unit_vectors`), and one ``group_by(query)`` computes the
+  popularity metrics and the per-user sums of the expressions of :mod:`.vectors` (n, the
+  items with a vector, Σ u, and per gain Σ g and Σ g·u), one set per cutoff shared by
+  intra-list diversity and serendipity. Their closed forms (the same functions as the
+  expressions' :func:`~polars_rank.recsys.vectors.ild_from_sums` and
+  :func:`~polars_rank.recsys.vectors.serendipity_from_sums`) are then evaluated on the
+  per-user rows, after the users' history sums are joined onto those 1 row per user rather
+  than onto the k rows per user that the public expression reads them from. Category and
   similarity-table features go through :mod:`.diversity`'s frame-level functions.
-* **The history** is de-duplicated once, for the popularity (distinct users per item) and for
-  serendipity's history sums.
+* **The history** is de-duplicated once when serendipity is asked for, for its history sums
+  and the popularity (distinct users per item); otherwise the popularity counts
+  ``n_unique(query)`` per item, which is cheaper than de-duplicating first.
 * **Corpus metrics** at one k share the recommendation counts.
 """
 
@@ -25,8 +32,8 @@ from polars_rank.ranking.conventions import rank_expr
 from polars_rank.ranking.judged import deduplicated_run
 from polars_rank.ranking.names import MetricSpec
 from polars_rank.ranking.options import Options
-from polars_rank.recsys import corpus, diversity, items
-from polars_rank.recsys.features import unit_vectors
+from polars_rank.recsys import corpus, diversity, items, vectors
+from polars_rank.recsys.expressions import masked
 from polars_rank.recsys.inputs import RecommenderInputs, item_options
 from polars_rank.recsys.options import ItemOptions
 
@@ -143,8 +150,8 @@ def _per_user(
     cols = options.columns
     query, doc, rank = cols.query, cols.doc, cols.rank
     features = inputs.item_features
-    vectors = features is not None and features.kind == "vectors"
-    fused = [s for s in specs if s.metric in POPULARITY_METRICS or vectors]
+    has_vectors = features is not None and features.kind == "vectors"
+    fused = [s for s in specs if s.metric in POPULARITY_METRICS or has_vectors]
     aggs: list[pl.Expr] = []
     finals: list[pl.Expr] = []
     item_columns: list[pl.LazyFrame] = []  # small per-item tables, joined to the rows once
@@ -169,41 +176,63 @@ def _per_user(
             expr = spec.entry.polars(rank=rank, **entry_columns, **args)
             aggs.append(expr.alias(spec.label))
     similar = [s for s in fused if s.metric not in POPULARITY_METRICS]
-    if similar:
-        assert features is not None and features.dim is not None
-        dim = features.dim
-        item_columns.append(unit_vectors(features))
-        tags: dict[tuple, str] = {}
-        for spec in similar:
-            args = spec.call_arguments(options.relevance_level, "vectors")
-            gain = args.get("gain", "none")
-            level = args.get("relevance_level")
-            key = (spec.k if _mask(spec.k, top_cut, rank) is not None else None, gain, level)
-            if key not in tags:
-                tags[key] = tag = f"_{len(tags)}"
-                weight = None
-                if gain != "none":
-                    weight = diversity.gain_expr(gain, cols.relevance, level)
-                mask = None if key[0] is None else pl.col(rank) <= key[0]
-                aggs += diversity.vector_sum_aggs(dim, mask=mask, gain=weight, suffix=tag)
-            tag = tags[key]
-            if spec.metric == "intra_list_diversity":
-                finals.append(diversity.ild_from_vector_sums(dim, tag).alias(spec.label))
+    # per-user sums shared by the metrics at one k: n, m, Σ u (ILD, serendipity without
+    # gain) and, per (gain, level), G and Σ g u (serendipity with a gain)
+    sums: dict[tuple, str] = {}  # key -> column name (2 and 2.0 are one key)
+
+    def tag(*key) -> str:
+        if key not in sums:
+            sums[key] = name = f"_v{len(sums)}"
+            k, what = key[0], key[1]
+            if what == "n":
+                aggs.append(vectors.count(rank, k).cast(pl.Float64).alias(name))
+            elif what == "m":
+                aggs.append(vectors.with_vector_count(k, rank=rank).alias(name))
+            elif what == "s":
+                aggs.append(vectors.vector_sum(k, rank=rank).alias(name))
+            else:  # gain total and gain-weighted sum
+                weight = vectors.gain_expr(key[2], cols.relevance, key[3])
+                if what == "g":
+                    aggs.append(masked(weight, rank, k).sum().alias(name))
+                else:
+                    aggs.append(vectors.vector_sum(k, rank=rank, weight=weight).alias(name))
+        return sums[key]
+
+    for spec in similar:
+        args = spec.call_arguments(options.relevance_level, "vectors")
+        k = spec.k if _mask(spec.k, top_cut, rank) is not None else None
+        n = pl.col(tag(k, "n"))
+        if spec.metric == "intra_list_diversity":
+            total = pl.col(tag(k, "s")).struct.unnest()
+            value = vectors.ild_from_sums(total, pl.col(tag(k, "m")), n)
+        else:
+            gain, level = args.get("gain", "none"), args.get("relevance_level")
+            if gain == "none":
+                weighted, gains = pl.col(tag(k, "s")), n
             else:
-                value = diversity.serendipity_from_sums(dim, with_gain=gain != "none", suffix=tag)
-                finals.append(value.alias(spec.label))
+                weighted = pl.col(tag(k, "t", gain, level))
+                gains = pl.col(tag(k, "g", gain, level))
+            # D = (Σ_i g_i u_i)·C on the per-user row (the expression sums u_i·C row by row)
+            history = pl.col(vectors.HISTORY_SUM).struct.unnest()
+            dots = pl.sum_horizontal((weighted.struct.unnest() * history).fill_null(0.0))
+            value = vectors.serendipity_from_sums(dots, gains, n, pl.col(vectors.HISTORY_SIZE))
+        finals.append(value.alias(spec.label))
+    serendipity = any(s.metric == "serendipity" for s in similar)
     frames = []
     if aggs:
+        if similar:
+            assert features is not None
+            unit = vectors.unit_vectors(features, doc=doc).cache()
+            item_columns.append(unit)
         per_item = item_columns[0]
         for table in item_columns[1:]:
             per_item = per_item.join(table, on=doc, how="full", coalesce=True)
         rows = top.join(per_item, on=doc, how="left")
         grouped = rows.group_by(query).agg(aggs)
-        if any(s.metric == "serendipity" for s in similar):
-            assert distinct is not None and features is not None and features.dim is not None
-            history = diversity.history_sums(
-                distinct, unit_vectors(features), features.dim, query=query, doc=doc
-            )
+        if serendipity:
+            # the history joins the per-user sums (one row per user), not the recommendations
+            assert distinct is not None
+            history = vectors.history_sums(distinct, unit, query=query, doc=doc)
             grouped = grouped.join(history, on=query, how="left")
         labels = [s.label for s in fused if s.metric in POPULARITY_METRICS]
         frames.append(grouped.select(query, *labels, *finals))
@@ -211,10 +240,10 @@ def _per_user(
     for spec in (s for s in specs if s not in fused):
         args = spec.call_arguments(options.relevance_level, features.kind if features else None)
         if spec.metric == "intra_list_diversity":
-            frame = diversity.intra_list_diversity(top, features, **args, **names)
+            frame = diversity.user_diversity(top, features, **args, **names)
             value = diversity.ILD
         else:
-            frame = diversity.serendipity(
+            frame = diversity.serendipity_with_history(
                 top, distinct, features, **args, **names, relevance=cols.relevance
             )
             value = diversity.SERENDIPITY
@@ -312,7 +341,8 @@ def recommender_values(
     top = top.cache()
     distinct = None
     if inputs.interactions is not None and any(s.metric == "serendipity" for s in specs):
-        distinct = diversity.history(inputs.interactions, query, doc).cache()
+        # the distinct (user, item) pairs: serendipity's histories, and the popularity
+        distinct = vectors.history(inputs.interactions, query, doc).cache()
     query_level = [s for s in specs if s.entry.level == "query"]
     per_user = None
     if query_level:

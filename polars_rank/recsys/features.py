@@ -121,30 +121,6 @@ def item_features(
     return ItemFeatures("categories", features, doc, column)
 
 
-def components(dim: int) -> list[str]:
-    """Column names of the unit-vector components: ``_u0 … _u{dim-1}``."""
-    return [f"_u{j}" for j in range(dim)]
-
-
-def unit_vectors(features: ItemFeatures) -> pl.LazyFrame:
-    """``doc, _u0 … _u{d-1}, _sq``: each item's vector divided by its norm, and Σ_j u_j² (1
-    up to rounding); all null for a zero or null vector."""
-    if features.kind != "vectors" or features.column is None or features.dim is None:
-        raise AssertionError("unit_vectors needs vector features")
-    v = pl.col(features.column)
-    if isinstance(features.frame.collect_schema()[features.column], pl.Array):
-        xs = [v.arr.get(j, null_on_oob=True).cast(_F64) for j in range(features.dim)]
-    else:
-        xs = [v.list.get(j, null_on_oob=True).cast(_F64) for j in range(features.dim)]
-    norm = pl.sum_horizontal([x * x for x in xs]).sqrt()
-    names = components(features.dim)
-    unit = [pl.when(norm > 0).then(x / norm).alias(name) for x, name in zip(xs, names, strict=True)]
-    squares = pl.sum_horizontal([pl.col(c) * pl.col(c) for c in names])
-    return features.frame.select(pl.col(features.doc), *unit).with_columns(
-        pl.when(pl.col(names[0]).is_not_null()).then(squares).alias("_sq")
-    )
-
-
 def category_weights(features: ItemFeatures) -> pl.LazyFrame:
     """``doc, category, _w, _size``: the unit multi-hot vector of each item (weight 1/√|C_i|
     per category) and its number of categories |C_i|; repeated rows count once."""
