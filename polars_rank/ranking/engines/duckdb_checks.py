@@ -7,8 +7,15 @@ message built, the same way and in the same order as the Polars engine builds it
 
 * Polars frames: :func:`polars_rank.ranking.validation.validate` itself (a one-pass count of
   problems, then, only if it finds any, the exact checks that name the first one).
-* SQL inputs (tables, views, Parquet files): the same checks as one SQL pass per table, the
-  row numbers in the messages counted in scan order (0-based).
+* SQL inputs (tables, views, Parquet files), with ``duplicates="error"``: the judgments are
+  counted first (:func:`qrels_look_wrong`, one pass and one grouping by a hash of
+  ``(query, doc)``); the run's checks are counted by the evaluation itself, in the pass that
+  counts each query's documents (null ids, null or NaN scores, fewer distinct doc hashes than
+  rows in a query: :func:`.duckdb_sql.run_checks`), so the run is not read again for them.
+  Only when a count shows a problem (or the evaluation fails) does :func:`check_sql` run the
+  exact checks, which build the message: one SQL pass per table, the row numbers in the
+  messages counted in scan order (0-based). With the other ``duplicates`` policies
+  :func:`check_sql` runs before the evaluation.
 """
 
 from __future__ import annotations
