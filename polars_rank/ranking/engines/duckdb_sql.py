@@ -144,12 +144,13 @@ _checks AS (
     materialized = "NOT MATERIALIZED" if duplicates == "error" else "MATERIALIZED"
     return f"""
 WITH _run AS {materialized} (
-    SELECT query, doc, {key} AS sort_key, _pr_id_bytes(doc) AS doc_key, by_value
+    SELECT query, doc, {key} AS sort_key, by_value
     FROM ({_deduped(f"({run_in})", "by_value", duplicates)})
 ),
 _qrels AS ({_deduped(f"({qrels_in})", "relevance", duplicates)}),
 _hit AS (
-    SELECT row_number() OVER () AS hit, r.query, r.doc, r.sort_key, r.doc_key, q.relevance
+    SELECT row_number() OVER () AS hit, r.query, r.doc, r.sort_key,
+           _pr_id_bytes(r.doc) AS doc_key, q.relevance
     FROM _run AS r JOIN _qrels AS q ON r.query = q.query AND r.doc = q.doc
 ),
 _size AS (SELECT query, count(*) AS n{check_columns} FROM _run GROUP BY query),{checks_cte}
@@ -160,7 +161,8 @@ _counted AS (
     SELECT h.query, h.doc, h.relevance, c.rank
     FROM (
         SELECT h.hit,
-               1 + count(r.query) FILTER (WHERE r.sort_key > h.sort_key OR r.doc_key > h.doc_key)
+               1 + count(r.query) FILTER (WHERE CASE WHEN r.sort_key > h.sort_key THEN true
+                   ELSE _pr_id_bytes(r.doc) > h.doc_key END)
                    AS rank
         FROM (SELECT hit, query, sort_key, doc_key FROM _hit
               WHERE query NOT IN (SELECT query FROM _long)) AS h
@@ -173,7 +175,8 @@ _sorted AS (
     SELECT h.query, h.doc, h.relevance, w.rank
     FROM (
         SELECT query, doc,
-               row_number() OVER (PARTITION BY query ORDER BY sort_key DESC, doc_key DESC)
+               row_number() OVER (PARTITION BY query
+                                  ORDER BY sort_key DESC, _pr_id_bytes(doc) DESC)
                    AS rank
         FROM _run WHERE query IN (SELECT query FROM _long)
     ) AS w
