@@ -140,11 +140,13 @@ _checks AS (
            count(*) FILTER (WHERE {DISTINCT_DOCS} < n) AS {DUPLICATE_QUERIES}
     FROM _size
 ),"""
-    # the run is read several times: recompute a plain scan, keep a deduplicated one
+    # the run is read several times: recompute a plain scan, keep a deduplicated one; the doc
+    # id as text (doc_key, the tie-break) is computed where a consumer reads it: the counting
+    # join computes it for the judged documents and for tied rows only
     materialized = "NOT MATERIALIZED" if duplicates == "error" else "MATERIALIZED"
     return f"""
 WITH _run AS {materialized} (
-    SELECT query, doc, {key} AS sort_key, by_value
+    SELECT query, doc, {key} AS sort_key, _pr_id_bytes(doc) AS doc_key, by_value
     FROM ({_deduped(f"({run_in})", "by_value", duplicates)})
 ),
 _qrels AS ({_deduped(f"({qrels_in})", "relevance", duplicates)}),
@@ -175,8 +177,7 @@ _sorted AS (
     SELECT h.query, h.doc, h.relevance, w.rank
     FROM (
         SELECT query, doc,
-               row_number() OVER (PARTITION BY query
-                                  ORDER BY sort_key DESC, _pr_id_bytes(doc) DESC)
+               row_number() OVER (PARTITION BY query ORDER BY sort_key DESC, doc_key DESC)
                    AS rank
         FROM _run WHERE query IN (SELECT query FROM _long)
     ) AS w
