@@ -7,8 +7,15 @@ message built, the same way and in the same order as the Polars engine builds it
 
 * Polars frames: :func:`polars_rank.ranking.validation.validate` itself (a one-pass count of
   problems, then, only if it finds any, the exact checks that name the first one).
-* SQL inputs (tables, views, Parquet files): the same checks as one SQL pass per table, the
-  row numbers in the messages counted in scan order (0-based).
+* SQL inputs (tables, views, Parquet files), with ``duplicates="error"``: the judgments are
+  counted first (:func:`qrels_look_wrong`, one pass and one grouping by a hash of
+  ``(query, doc)``); the run's checks are counted by the evaluation itself, in the pass that
+  counts each query's documents (null ids, null or NaN scores, fewer distinct doc hashes than
+  rows in a query: :func:`.duckdb_sql.run_checks`), so the run is not read again for them.
+  Only when a count shows a problem (or the evaluation fails) does :func:`check_sql` run the
+  exact checks, which build the message: one SQL pass per table, the row numbers in the
+  messages counted in scan order (0-based). With the other ``duplicates`` policies
+  :func:`check_sql` runs before the evaluation.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ import polars as pl
 
 from polars_rank._sql import ident, literal
 from polars_rank.ranking import messages
+from polars_rank.ranking.engines.duckdb_sql import BAD_VALUES, DUPLICATE_QUERIES, NULL_IDS, RUN_ROWS
 from polars_rank.ranking.options import Options
 
 
@@ -81,6 +89,55 @@ def _duplicate_example(con, source: str, q: str, d: str) -> dict | None:
     return {"count": found[0], "row": None, "query": found[1], "doc": found[2]}
 
 
+def _relevance(options: Options) -> str:
+    return f"CAST({ident(options.columns.relevance)} AS DOUBLE)"
+
+
+def _qrels_bad(qrels_schema: pl.Schema, options: Options) -> tuple[str, str]:
+    """SQL true for a null (or NaN) grade, and for a grade above a metric's limit."""
+    limit, rel = options.grade_limit, _relevance(options)
+    bad_rel = _bad_value_sql(options.columns.relevance, qrels_schema[options.columns.relevance])
+    above = "false" if limit is None else f"coalesce({rel} > {literal(limit.value)}, false)"
+    above += f" AND NOT coalesce(isnan({rel}), false)"
+    return bad_rel, above
+
+
+def _qrels_counts(con, qrels: str, qrels_schema: pl.Schema, options: Options) -> tuple:
+    """Rows with a null id, with a bad grade, with a grade above the limit; all rows."""
+    q, d = ident(options.columns.query), ident(options.columns.doc)
+    bad_rel, above = _qrels_bad(qrels_schema, options)
+    return _one(
+        con,
+        f"SELECT count(*) FILTER (WHERE {q} IS NULL OR {d} IS NULL), "
+        f"count(*) FILTER (WHERE {bad_rel}), count(*) FILTER (WHERE {above}), count(*) "
+        f"FROM {qrels}",
+    )
+
+
+def qrels_look_wrong(
+    con, qrels: str, qrels_schema: pl.Schema, options: Options, *, judgments_given: bool = True
+) -> bool:
+    """The checks of :func:`check_sql` on the judgments alone, as counts: True when one may
+    fail (no rows, a null id or grade, a grade above the limit, a repeated ``(query, doc)``
+    hash), and :func:`check_sql` must name the problem. For ``duplicates="error"``; the run's
+    checks go with the evaluation (:func:`.duckdb_sql.run_checks`)."""
+    null, bad, above, rows = _qrels_counts(con, qrels, qrels_schema, options)
+    if null or bad or above or (rows == 0 and judgments_given):
+        return True
+    cols = options.columns
+    keys = _pairs(cols.query, cols.doc, (qrels_schema[cols.query], qrels_schema[cols.doc]))
+    return bool(_duplicate_count_fast(con, qrels, *keys))
+
+
+def run_looks_wrong(counts: dict) -> bool:
+    """Whether the run's check totals returned by the evaluation (``run_checks``) show a
+    problem that :func:`check_sql` must name: no rows, null ids or scores, a query with fewer
+    distinct ``(query, doc)`` hashes than rows."""
+    return bool(
+        counts[RUN_ROWS] == 0 or counts[NULL_IDS] or counts[BAD_VALUES] or counts[DUPLICATE_QUERIES]
+    )
+
+
 def check_sql(
     con,
     run: str,
@@ -98,20 +155,16 @@ def check_sql(
     q, d = ident(cols.query), ident(cols.doc)
     null_id = f"{q} IS NULL OR {d} IS NULL"
     bad_order_value = _bad_value_sql(order_column, run_schema[order_column])
-    bad_rel = _bad_value_sql(cols.relevance, qrels_schema[cols.relevance])
     run_null, run_bad, run_rows = _one(
         con,
         f"SELECT count(*) FILTER (WHERE {null_id}), "
         f"count(*) FILTER (WHERE {bad_order_value}), count(*) FROM {run}",
     )
     limit = options.grade_limit
-    rel = f"CAST({ident(cols.relevance)} AS DOUBLE)"
-    above = "false" if limit is None else f"coalesce({rel} > {literal(limit.value)}, false)"
-    above += f" AND NOT coalesce(isnan({rel}), false)"
-    qrels_null, qrels_bad, qrels_above, qrels_rows = _one(
-        con,
-        f"SELECT count(*) FILTER (WHERE {null_id}), count(*) FILTER (WHERE {bad_rel}), "
-        f"count(*) FILTER (WHERE {above}), count(*) FROM {qrels}",
+    rel = _relevance(options)
+    bad_rel, above = _qrels_bad(qrels_schema, options)
+    qrels_null, qrels_bad, qrels_above, qrels_rows = _qrels_counts(
+        con, qrels, qrels_schema, options
     )
     for what, rows in (("run", run_rows), ("qrels", qrels_rows)):
         if rows == 0 and (what == "run" or judgments_given):

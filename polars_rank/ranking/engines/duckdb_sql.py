@@ -21,6 +21,14 @@ from polars_rank.ranking.registry import REQUIRED, summary_sql
 #: The row number column registered frames get when the first of duplicates must be found.
 ROW = "__pr_row"
 
+#: The run's check totals the evaluation returns with ``checks=True`` (see :func:`run_checks`).
+RUN_ROWS = "__pr_run_rows"
+NULL_IDS = "__pr_null_ids"
+BAD_VALUES = "__pr_bad_values"
+DISTINCT_DOCS = "__pr_distinct_docs"
+DUPLICATE_QUERIES = "__pr_duplicate_queries"
+CHECKS = (RUN_ROWS, NULL_IDS, BAD_VALUES, DUPLICATE_QUERIES)
+
 #: Queries with at most this many retrieved judged documents rank them by counting the
 #: documents above each (a join, linear in the query's length); longer lists of judged
 #: documents are ranked by sorting the whole query (a window).
@@ -71,14 +79,36 @@ def _deduped(source: str, value: str, policy: str) -> str:
     return f"SELECT query, doc, {value} FROM {source}"
 
 
-def judged_sql(run: str, qrels: str, schema: pl.Schema, options: Options) -> str:
+def run_checks(schema: pl.Schema, options: Options) -> dict[str, str]:
+    """The run's input checks as aggregates over one query's rows of ``_run`` (its raw value
+    ``by_value``, its ids as read), computed by the pass that counts each query's documents:
+    null ids, null (or NaN) scores or ranks, and the number of distinct ``(query, doc)``
+    hashes, less than the rows when a doc may repeat (a hash collision is told apart by the
+    exact check that names the duplicate)."""
+    by_value = "by_value IS NULL"
+    if schema[options.order_column].is_float():
+        # random(): a Parquet file's min/max statistics leave NaN out (see duckdb_checks)
+        by_value += " OR isnan(coalesce(by_value, random()))"
+    return {
+        NULL_IDS: "count(*) FILTER (WHERE query IS NULL OR doc IS NULL)",
+        BAD_VALUES: f"count(*) FILTER (WHERE {by_value})",
+        DISTINCT_DOCS: "len(list_distinct(list(hash(doc))))",
+    }
+
+
+def judged_sql(
+    run: str, qrels: str, schema: pl.Schema, options: Options, *, checks: bool = False
+) -> str:
     """CTEs ending in ``_judged(query, rank, relevance)``: the compact judged table.
 
     ``run`` and ``qrels`` are ``FROM`` texts; ``schema`` is the run's; ``options`` must be
     resolved. The table holds every judged document (rank NULL when not retrieved, or ranked
     below ``max_rank``) and one unjudged row per run query whose rank is the number retrieved,
     the only rows the metrics read. A retrieved judged document's rank is 1 + the number of the
-    query's documents ordered before it (the sort keys of ``sql/ranking.sql``).
+    query's documents ordered before it (the sort keys of ``sql/ranking.sql``), counted by a
+    join of each judged document with the rows of its query that score at least as high.
+    ``checks`` (with ``duplicates="error"`` only) adds the run's input checks to ``_size`` and
+    defines ``_checks``, their totals in one row (see :func:`run_checks`).
     """
     cols, order_column, duplicates = options.columns, options.order_column, options.duplicates
     row = f", {ROW}" if duplicates == "first" else ""
@@ -96,29 +126,52 @@ def judged_sql(run: str, qrels: str, schema: pl.Schema, options: Options) -> str
     max_rank = options.max_rank
     cut = "" if max_rank is None else f" AND rank <= {int(max_rank)}"
     retrieved = "n" if max_rank is None else f"least(n, {int(max_rank)})"
-    # the run is read several times: recompute a plain scan, keep a deduplicated one
+    check_columns = checks_cte = ""
+    if checks:
+        if duplicates != "error":
+            raise ValueError("the run's checks go with the evaluation for duplicates='error' only")
+        check_columns = "".join(
+            f", {sql} AS {name}" for name, sql in run_checks(schema, options).items()
+        )
+        checks_cte = f"""
+_checks AS (
+    SELECT coalesce(sum(n), 0) AS {RUN_ROWS}, coalesce(sum({NULL_IDS}), 0) AS {NULL_IDS},
+           coalesce(sum({BAD_VALUES}), 0) AS {BAD_VALUES},
+           count(*) FILTER (WHERE {DISTINCT_DOCS} < n) AS {DUPLICATE_QUERIES}
+    FROM _size
+),"""
+    # the run is read several times: recompute a plain scan, keep a deduplicated one; the doc
+    # id as text (doc_key, the tie-break) is computed where a consumer reads it: the counting
+    # join computes it for the judged documents and for tied rows only
     materialized = "NOT MATERIALIZED" if duplicates == "error" else "MATERIALIZED"
     return f"""
 WITH _run AS {materialized} (
-    SELECT query, doc, {key} AS sort_key, _pr_id_bytes(doc) AS doc_key
+    SELECT query, doc, {key} AS sort_key, _pr_id_bytes(doc) AS doc_key, by_value
     FROM ({_deduped(f"({run_in})", "by_value", duplicates)})
 ),
 _qrels AS ({_deduped(f"({qrels_in})", "relevance", duplicates)}),
 _hit AS (
-    SELECT r.query, r.doc, r.sort_key, r.doc_key, q.relevance
+    SELECT row_number() OVER () AS hit, r.query, r.doc, r.sort_key,
+           _pr_id_bytes(r.doc) AS doc_key, q.relevance
     FROM _run AS r JOIN _qrels AS q ON r.query = q.query AND r.doc = q.doc
 ),
-_size AS (SELECT query, count(*) AS n FROM _run GROUP BY query),
+_size AS (SELECT query, count(*) AS n{check_columns} FROM _run GROUP BY query),{checks_cte}
 _long AS (
     SELECT query FROM _hit GROUP BY query HAVING count(*) > {PAIRWISE_MAX_JUDGED}
 ),
 _counted AS (
-    SELECT h.query, h.doc, h.relevance,
-           1 + count(*) FILTER (WHERE r.sort_key > h.sort_key
-                                OR (r.sort_key = h.sort_key AND r.doc_key > h.doc_key)) AS rank
-    FROM (SELECT * FROM _hit WHERE query NOT IN (SELECT query FROM _long)) AS h
-    JOIN _run AS r ON r.query = h.query
-    GROUP BY h.query, h.doc, h.relevance
+    SELECT h.query, h.doc, h.relevance, c.rank
+    FROM (
+        SELECT h.hit,
+               1 + count(r.query) FILTER (WHERE CASE WHEN r.sort_key > h.sort_key THEN true
+                   ELSE _pr_id_bytes(r.doc) > h.doc_key END)
+                   AS rank
+        FROM (SELECT hit, query, sort_key, doc_key FROM _hit
+              WHERE query NOT IN (SELECT query FROM _long)) AS h
+        LEFT JOIN _run AS r ON r.query = h.query AND r.sort_key >= h.sort_key
+        GROUP BY h.hit
+    ) AS c
+    JOIN _hit AS h ON c.hit = h.hit
 ),
 _sorted AS (
     SELECT h.query, h.doc, h.relevance, w.rank
@@ -153,6 +206,7 @@ def query_sql(
     recommender: str = "",
     has_qrels: bool = True,
     outside: str | None = None,
+    checks: bool = False,
 ) -> str:
     """The whole evaluation as one SELECT: per-query values (sorted by query) or the summary
     row, plus the count of run queries without judgments in column :data:`LEFT_OUT`.
@@ -160,7 +214,8 @@ def query_sql(
     ``recommender`` holds the CTEs of the recommender metrics (they define ``_rec_user`` and
     ``_rec_corpus``, see :mod:`polars_rank.recsys.duckdb_sql`); ``outside`` names the column
     of ``_rec_corpus`` to return with the summary. Without qrels (``has_qrels=False``) every
-    run query is evaluated."""
+    run query is evaluated. ``checks``: the run's check totals come back too, in the columns
+    of :data:`CHECKS` (on every row; none when no query is evaluated)."""
     judged = [s for s in specs if s.entry.table == "judged"]
     query_level = [s for s in specs if s.entry.level == "query"]
     metrics = [f"{metric_sql(s, options.relevance_level)} AS {ident(s.label)}" for s in judged]
@@ -187,7 +242,7 @@ def query_sql(
     values += [f"r.{ident(s.label)}" for s in query_level if s not in judged]
     rec_join = "LEFT JOIN _rec_user AS r ON u.query = r.query" if recommender else ""
     sql = (
-        judged_sql(run, qrels, schema, options)
+        judged_sql(run, qrels, schema, options, checks=checks)
         + f"""_per_query AS (
     SELECT {select}
     FROM _judged
@@ -202,6 +257,8 @@ _left AS ({left_out}),
 """
     )
     left = f"(SELECT n FROM _left) AS {LEFT_OUT}"
+    if checks:
+        left += "".join(f", (SELECT {c} FROM _checks) AS {c}" for c in CHECKS)
     if per_query:
         columns = ", ".join(
             [

@@ -1,0 +1,348 @@
+"""Benchmark at scale: both engines over Parquet files of 100M–1B rows, each variant in its own
+process, wall time, CPU time and peak RSS beside the engine's floor.
+
+Usage (from the repository root; ``DIR`` needs ~1.1 GB of disk per 100M rows with string ids):
+
+    uv run python bench/bench_scale.py gen --rows 100M --ids string --dir /tmp/scale
+    uv run python bench/bench_scale.py run --dir /tmp/scale
+    uv run python bench/bench_scale.py run --dir /tmp/scale --variants duckdb,duckdb_floor --delete
+
+``gen`` writes ``run.parquet`` and ``qrels.parquet`` in the shape of ``_common.make_data``
+(``rows / 100`` queries × 100 retrieved documents, scores on a 1/1000 grid so that ties occur,
+~5 judged documents per query — 3 retrieved, 2 not — with grades 0–3), string ids
+(``--ids string``) or Int64 ids (``--ids int``). It generates ``--chunk-rows`` rows at a time
+(1M by default: whole queries, appended to the files as Parquet row groups), so its memory
+stays ~0.5 GiB whatever ``--rows`` is; ``--rows 1000M`` makes the 1B-row set (10M queries).
+
+``run`` runs each variant of ``--variants`` (comma-separated, all four by default) in a fresh
+subprocess and prints its wall time, CPU time (user + system, all threads), the RSS after the
+imports and the peak RSS of that process (``ru_maxrss``), then each engine's ratio to its floor,
+with the machine, the library versions and the load average before and after each variant.
+The variants, with the metrics of ``_common.METRICS`` (nDCG@10, RR@10, AP, R@100, P@10):
+
+* ``polars``: ``pr.evaluate(pl.scan_parquet(run), pl.scan_parquet(qrels), METRICS)`` (a
+  LazyFrame), collected with ``engine="streaming"``; input checks on.
+* ``polars_floor``: ``pl.scan_parquet(run)``, ``score.rank("ordinal", descending=True)
+  .over(query)`` and one grouped sum, collected with ``engine="streaming"``.
+* ``duckdb``: ``pr.evaluate(run_path, qrels_path, METRICS, engine="duckdb")``; checks on.
+* ``duckdb_floor``: ``row_number() OVER (PARTITION BY query ORDER BY score DESC)`` and one
+  grouped sum over ``read_parquet(run_path)``, on a connection of the DuckDB engine's own
+  (``polars_rank.duckdb.session()``, so with the engine's settings), fetched as a Polars frame.
+* ``polars_nocheck``, ``duckdb_nocheck``: the engines with ``validate=False`` (not in the
+  default list).
+
+A watchdog stops a variant whose RSS passes ``--max-rss-gib`` (12 by default: the machine is
+shared). ``--delete`` removes ``DIR``'s two files at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import threading
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import METRICS, cpu_seconds, parse_rows  # noqa: E402
+
+RUN, QRELS = "run.parquet", "qrels.parquet"
+DOCS_PER_QUERY, JUDGED_PER_QUERY, RETRIEVED_JUDGED = 100, 5, 3
+FLOORS = {"polars": "polars_floor", "polars_nocheck": "polars_floor"}
+FLOORS |= {"duckdb": "duckdb_floor", "duckdb_nocheck": "duckdb_floor"}
+DEFAULT_VARIANTS = "polars,polars_floor,duckdb,duckdb_floor"
+
+
+# --- data ------------------------------------------------------------------------------------
+
+
+def _chunk(first: int, n_queries: int, total_queries: int, ids: str, seed: int):
+    """Run and qrels rows of queries ``first .. first + n_queries - 1`` (as ``make_data``)."""
+    rng = np.random.default_rng([seed, first])
+    n = n_queries * DOCS_PER_QUERY
+    run = pl.DataFrame(
+        {
+            "query": np.repeat(np.arange(first, first + n_queries), DOCS_PER_QUERY),
+            "doc": rng.integers(0, 50 * total_queries + 1000, n),
+            "score": rng.integers(0, 1000, n) / 1000.0,
+        }
+    ).unique(subset=["query", "doc"], keep="first", maintain_order=True)
+    judged_run = run.filter(
+        pl.int_range(pl.len()).shuffle(seed=seed + first).over("query") < RETRIEVED_JUDGED
+    ).select("query", "doc")
+    extra = JUDGED_PER_QUERY - RETRIEVED_JUDGED
+    unretrieved = pl.DataFrame(
+        {
+            "query": np.repeat(np.arange(first, first + n_queries), extra),
+            "doc": rng.integers(10**9, 2 * 10**9, n_queries * extra),
+        }
+    )
+    qrels = pl.concat([judged_run, unretrieved]).unique(
+        subset=["query", "doc"], maintain_order=True
+    )
+    qrels = qrels.with_columns(relevance=pl.Series(rng.integers(0, 4, qrels.height)))
+    dtype = pl.String if ids == "string" else pl.Int64
+    ids_cast = [pl.col("query").cast(dtype), pl.col("doc").cast(dtype)]
+    return run.with_columns(ids_cast), qrels.with_columns(ids_cast)
+
+
+def gen(rows: int, ids: str, data_dir: Path, chunk_rows: int, seed: int) -> None:
+    """Write ``run.parquet`` and ``qrels.parquet`` chunk by chunk (pyarrow's ParquetWriter)."""
+    import pyarrow.parquet as pq
+
+    data_dir.mkdir(parents=True, exist_ok=True)
+    total_queries = rows // DOCS_PER_QUERY
+    per_chunk = max(1, chunk_rows // DOCS_PER_QUERY)
+    writers: dict[str, pq.ParquetWriter] = {}
+    start = time.perf_counter()
+    run_rows = qrels_rows = 0
+    try:
+        for first in range(0, total_queries, per_chunk):
+            run, qrels = _chunk(
+                first, min(per_chunk, total_queries - first), total_queries, ids, seed
+            )
+            run_rows, qrels_rows = run_rows + run.height, qrels_rows + qrels.height
+            for name, frame in ((RUN, run), (QRELS, qrels)):
+                table = frame.to_arrow()
+                if name not in writers:
+                    writers[name] = pq.ParquetWriter(
+                        data_dir / name, table.schema, compression="zstd"
+                    )
+                writers[name].write_table(table, row_group_size=chunk_rows)
+            if (first // per_chunk) % 20 == 0:
+                print(f"  {first + per_chunk:,} / {total_queries:,} queries", flush=True)
+    finally:
+        for writer in writers.values():
+            writer.close()
+    sizes = {name: (data_dir / name).stat().st_size / 2**30 for name in (RUN, QRELS)}
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    print(
+        f"wrote {run_rows:,} run rows ({sizes[RUN]:.2f} GiB) and {qrels_rows:,} qrels rows "
+        f"({sizes[QRELS]:.2f} GiB), {ids} ids, to {data_dir} "
+        f"in {time.perf_counter() - start:.0f} s; "
+        f"peak RSS of the generator {peak:.2f} GiB"
+    )
+
+
+# --- variants (each runs in its own process) --------------------------------------------------
+
+
+def _summary(frame: pl.DataFrame) -> dict:
+    return {c: frame[c][0] for c in frame.columns} if frame.height == 1 else {}
+
+
+def v_polars(run: str, qrels: str, validate: bool = True) -> dict:
+    import polars_rank as pr
+
+    lazy = pr.evaluate(pl.scan_parquet(run), pl.scan_parquet(qrels), METRICS, validate=validate)
+    return _summary(lazy.collect(engine="streaming"))
+
+
+def v_polars_floor(run: str, qrels: str) -> dict:
+    ranked = pl.scan_parquet(run).select(
+        "query", rank=pl.col("score").rank("ordinal", descending=True).over("query")
+    )
+    ranked.group_by("query").agg(pl.col("rank").sum()).collect(engine="streaming")
+    return {}
+
+
+def v_duckdb(run: str, qrels: str, validate: bool = True) -> dict:
+    import polars_rank as pr
+
+    return _summary(pr.evaluate(run, qrels, METRICS, engine="duckdb", validate=validate))
+
+
+def v_duckdb_floor(run: str, qrels: str) -> dict:
+    from polars_rank._arrow import to_polars
+    from polars_rank._sql import literal
+    from polars_rank.duckdb import session
+
+    with session() as con:
+        to_polars(
+            con.sql(
+                "SELECT query, sum(rank) AS rank FROM (SELECT query, row_number() OVER "
+                "(PARTITION BY query ORDER BY score DESC) AS rank "
+                f"FROM read_parquet({literal(run)})) GROUP BY query"
+            )
+        )
+    return {}
+
+
+VARIANTS = {
+    "polars": v_polars,
+    "polars_floor": v_polars_floor,
+    "duckdb": v_duckdb,
+    "duckdb_floor": v_duckdb_floor,
+    "polars_nocheck": lambda run, qrels: v_polars(run, qrels, validate=False),
+    "duckdb_nocheck": lambda run, qrels: v_duckdb(run, qrels, validate=False),
+}
+
+
+def child(name: str, data_dir: Path) -> None:
+    """Run one variant, print one JSON line: wall, CPU, RSS after imports, peak RSS."""
+    import duckdb  # noqa: F401  (imports are not timed)
+
+    import polars_rank  # noqa: F401
+
+    warnings.simplefilter("ignore")  # the "queries without judgments" notice
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    cpu_start, start = cpu_seconds(), time.perf_counter()
+    values = VARIANTS[name](str(data_dir / RUN), str(data_dir / QRELS))
+    wall, cpu = time.perf_counter() - start, cpu_seconds() - cpu_start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    out = {"wall": wall, "cpu": cpu, "rss_before": before, "peak": peak, "values": values}
+    print(json.dumps(out))
+
+
+# --- the parent ------------------------------------------------------------------------------
+
+
+def _machine() -> str:
+    cpu = "?"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    import duckdb
+
+    return (
+        f"{cpu}, {os.cpu_count()} cores, {ram:.1f} GiB RAM; Python {platform.python_version()}, "
+        f"Polars {pl.__version__}, DuckDB {duckdb.__version__}"
+    )
+
+
+def _load() -> str:
+    return "/".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def _rss_gib(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 2**20
+    except OSError:
+        pass
+    return 0.0
+
+
+def _run_child(name: str, data_dir: Path, max_rss_gib: float) -> dict:
+    """The variant in a subprocess, stopped if its RSS passes ``max_rss_gib``."""
+    proc = subprocess.Popen(
+        [sys.executable, __file__, "_child", name, "--dir", str(data_dir)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    stopped: list[float] = []
+
+    def watch() -> None:
+        while proc.poll() is None:
+            rss = _rss_gib(proc.pid)
+            if rss > max_rss_gib:
+                stopped.append(rss)
+                proc.kill()
+                return
+            time.sleep(0.2)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    out, err = proc.communicate()
+    watcher.join()
+    if stopped:
+        return {"error": f"stopped at RSS {stopped[0]:.1f} GiB > --max-rss-gib {max_rss_gib}"}
+    if proc.returncode:
+        return {"error": f"exit code {proc.returncode}: {err.strip()[-2000:]}"}
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def run(data_dir: Path, variants: list[str], max_rss_gib: float, delete: bool) -> None:
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown:
+        raise SystemExit(f"unknown variants {unknown}; known: {sorted(VARIANTS)}")
+    meta = pl.read_parquet_schema(data_dir / RUN)
+    import pyarrow.parquet as pq
+
+    rows = pq.ParquetFile(data_dir / RUN).metadata.num_rows
+    size = sum((data_dir / n).stat().st_size for n in (RUN, QRELS)) / 2**30
+    print(f"machine: {_machine()}")
+    print(
+        f"data: {data_dir}: {rows:,} run rows, ids {meta['query']}, {size:.2f} GiB of Parquet; "
+        f"metrics {', '.join(METRICS)}"
+    )
+    results: dict[str, dict] = {}
+    for name in variants:
+        load_before = _load()
+        result = _run_child(name, data_dir, max_rss_gib)
+        result["load"] = f"{load_before} -> {_load()}"
+        results[name] = result
+        if "error" in result:
+            print(f"{name:15s} {result['error']}  load {result['load']}", flush=True)
+            continue
+        print(
+            f"{name:15s} wall {result['wall']:8.2f} s  cpu {result['cpu']:8.2f} s  "
+            f"RSS after imports {result['rss_before']:5.2f} GiB  peak RSS {result['peak']:5.2f} GiB"
+            f"  load {result['load']}",
+            flush=True,
+        )
+    for name, floor in FLOORS.items():
+        a, b = results.get(name), results.get(floor)
+        if a and b and "error" not in a and "error" not in b:
+            print(
+                f"{name} / {floor}: wall {a['wall'] / b['wall']:.2f}x  cpu "
+                f"{a['cpu'] / b['cpu']:.2f}x  peak RSS {a['peak']:.2f} / {b['peak']:.2f} GiB"
+            )
+    engines = [n for n in FLOORS if n in results and results[n].get("values")]
+    for name in engines:
+        print(f"{name} summary: {results[name]['values']}")
+    if len(engines) > 1:
+        first = results[engines[0]]["values"]
+        for name in engines[1:]:
+            values = results[name]["values"]
+            diff = max(abs(first[k] - values[k]) for k in first)
+            print(f"largest difference {engines[0]} vs {name}: {diff:.3g}")
+    if delete:
+        for n in (RUN, QRELS):
+            (data_dir / n).unlink(missing_ok=True)
+        print(f"deleted {data_dir / RUN} and {data_dir / QRELS}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    g = sub.add_parser("gen", help="write run.parquet and qrels.parquet in chunks")
+    g.add_argument("--rows", default="100M", help="run rows: 10M, 100M, 1000M (100 per query)")
+    g.add_argument("--ids", choices=["string", "int"], default="string")
+    g.add_argument("--dir", type=Path, required=True)
+    g.add_argument("--chunk-rows", default="1M", help="rows generated (and written) at a time")
+    g.add_argument("--seed", type=int, default=0)
+    r = sub.add_parser("run", help="time each variant in its own process")
+    r.add_argument("--dir", type=Path, required=True)
+    r.add_argument("--variants", default=DEFAULT_VARIANTS, help=f"of {', '.join(VARIANTS)}")
+    r.add_argument("--max-rss-gib", type=float, default=12.0)
+    r.add_argument("--delete", action="store_true", help="remove the data at the end")
+    c = sub.add_parser("_child")
+    c.add_argument("name")
+    c.add_argument("--dir", type=Path, required=True)
+    args = parser.parse_args()
+    if args.command == "gen":
+        gen(parse_rows(args.rows), args.ids, args.dir, parse_rows(args.chunk_rows), args.seed)
+    elif args.command == "run":
+        run(args.dir, args.variants.split(","), args.max_rss_gib, args.delete)
+    else:
+        child(args.name, args.dir)
+
+
+if __name__ == "__main__":
+    main()
