@@ -54,6 +54,47 @@ def test_duplicate_run_pair(run, qrels):
         pr.evaluate(bad.lazy(), qrels.lazy(), ["AP"]).collect()
 
 
+def test_duplicate_run_pairs_counted_in_hash_partitions():
+    """A lazy run counts its duplicates as distinct pair hashes in hash partitions; the exact
+    check then searches only the partitions that counted any. 500 queries × 20 docs, with
+    pairs repeated: (q7, d3) three times (2 extra rows) and (q9, d0), (q123, d19) twice each
+    (1 extra row each): 4 extra rows, in 3 pairs. The error counts the pairs, as for a
+    DataFrame."""
+    from polars_rank.ranking.conventions import Columns
+    from polars_rank.ranking.validation import duplicate_suspects, pair_duplicate_counts
+
+    clean = pl.DataFrame(
+        {
+            "query": [f"q{i // 20}" for i in range(10_000)],
+            "doc": [f"d{i % 20}" for i in range(10_000)],
+            "score": [float(i % 7) for i in range(10_000)],
+        }
+    )
+    extra = pl.DataFrame(
+        {
+            "query": ["q7", "q7", "q9", "q123"],
+            "doc": ["d3", "d3", "d0", "d19"],
+            "score": [1.0, 2.0, 3.0, 4.0],
+        }
+    )
+    bad = pl.concat([clean, extra])
+    counts = pl.collect_all(pair_duplicate_counts(bad.lazy(), Columns(), 8))
+    total, suspects = duplicate_suspects(counts, Columns(), 8)
+    assert total == 4  # rows − distinct pairs
+    assert 1 <= sum(frame["count"].item() > 0 for frame in counts) <= 3
+    # the suspects hold every repeated pair and only a part of the run
+    searched = bad.filter(suspects)
+    assert searched.filter(pl.struct("query", "doc").is_duplicated()).height == 7
+    assert searched.height < bad.height
+    clean_counts = pl.collect_all(pair_duplicate_counts(clean.lazy(), Columns(), 8))
+    assert duplicate_suspects(clean_counts, Columns(), 8) == (0, None)
+    qrels = pl.LazyFrame({"query": ["q7"], "doc": ["d3"], "relevance": [1]})
+    with pytest.raises(PolarsRankError, match=r"run has 3 duplicate \(query, doc\) pair\(s\)"):
+        pr.evaluate(bad.lazy(), qrels, ["AP"])
+    with pytest.raises(PolarsRankError, match=r"run has 3 duplicate \(query, doc\) pair\(s\)"):
+        pr.evaluate(bad, qrels.collect(), ["AP"])
+
+
 def test_duplicate_qrels_pair(run, qrels):
     bad = pl.concat([qrels, qrels.slice(1, 1).with_columns(relevance=pl.lit(0, pl.Int64))])
     for call in both_entry_points(run, bad):

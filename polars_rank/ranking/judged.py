@@ -12,7 +12,13 @@ import polars as pl
 from polars_rank._frames import as_polars, like, to_lazy
 from polars_rank.ranking.conventions import Columns, OrderBy, doc_key, order_key, rank_expr
 from polars_rank.ranking.options import Duplicates, Options
-from polars_rank.ranking.validation import check_counts, problem_counts, validate
+from polars_rank.ranking.validation import (
+    check_counts,
+    duplicate_suspects,
+    pair_duplicate_counts,
+    problem_counts,
+    validate,
+)
 
 
 def _dedupe(frame: pl.LazyFrame, cols: Columns, value: str, policy: Duplicates) -> pl.LazyFrame:
@@ -180,22 +186,48 @@ def compact_judged_table(
 
 
 def compact_table(
-    run: pl.LazyFrame, qrels: pl.LazyFrame, options: Options, *, judgments_given: bool = True
+    run: pl.LazyFrame,
+    qrels: pl.LazyFrame,
+    options: Options,
+    *,
+    judgments_given: bool = True,
+    in_memory: bool = False,
 ) -> pl.DataFrame:
     """The compact judged table (see :func:`judged_table`), computed now: three passes over
     the run, streamed — the per-query counts with the input checks (``options.validate``),
     the judged documents, the ranks of :func:`compact_judged_table`.
-    ``options`` must be resolved."""
+    ``options`` must be resolved.
+
+    The run's duplicate pairs are counted per query (each query's set of doc hashes) when
+    ``in_memory`` (a run in memory: the faster count), else as distinct pair hashes in hash
+    partitions (:func:`~polars_rank.ranking.validation.pair_duplicate_counts`: a fraction of
+    the memory, for runs read from files that may be larger than memory)."""
     counted = options.validate and options.duplicates == "error"
     checks = problem_counts(run, qrels, options, run_pairs=False) if options.validate else []
-    hits, sizes = first_pass(run, qrels, options, distinct=counted)
-    # apart: collected together, the join's and the counts' memory would add up
-    *found, sizes = pl.collect_all([*checks, sizes], engine=PASS_ENGINE)
+    hits, sizes = first_pass(run, qrels, options, distinct=counted and in_memory)
+    partitioned = counted and not in_memory
+    pairs = pair_duplicate_counts(run, options.columns) if partitioned else []
+    # apart: collected together, the join's and the counts' memory would add up (4.4 against
+    # 1.6 GiB at 100M rows from Parquet, for 5 % less time)
+    *found, sizes = pl.collect_all([*checks, *pairs, sizes], engine=PASS_ENGINE)
+    found, pair_counts = found[: len(checks)], found[len(checks) :]
     hits = hits.collect(engine=PASS_ENGINE)
     if options.validate:
-        duplicates = int(sizes[SIZE].sum() - sizes[DISTINCT].sum()) if counted else 0
+        suspects = None
+        if partitioned:
+            duplicates, suspects = duplicate_suspects(pair_counts, options.columns)
+        elif counted:
+            duplicates = int(sizes[SIZE].sum() - sizes[DISTINCT].sum())
+        else:
+            duplicates = 0
         check_counts(
-            found, run, qrels, options, judgments_given=judgments_given, run_duplicates=duplicates
+            found,
+            run,
+            qrels,
+            options,
+            judgments_given=judgments_given,
+            run_duplicates=duplicates,
+            run_suspects=suspects,
         )
     doc_dtype = run.collect_schema()[options.columns.doc]
     return compact_judged_table(run, qrels, hits, sizes, options, doc_dtype)
@@ -222,7 +254,7 @@ def judged_table(
     cols = options.columns
     doc_dtype = run_schema[cols.doc]
     if compact:
-        return compact_table(run, qrels, options).lazy()
+        return compact_table(run, qrels, options, in_memory=in_memory).lazy()
     if options.validate:
         validate(run, qrels, options, in_memory=in_memory)
     ranked = ranked_run(run, options, doc_dtype)

@@ -131,7 +131,9 @@ def evaluate_polars(
     if options.validate and not judged_specs:
         validate(run_lazy, given, options, in_memory=in_memory, judgments_given=qrels is not None)
     if judged_specs:  # the input checks run with its first pass
-        table = compact_table(run_lazy, given, options, judgments_given=qrels is not None).lazy()
+        table = compact_table(
+            run_lazy, given, options, judgments_given=qrels is not None, in_memory=in_memory
+        ).lazy()
         values = per_query_values(table, judged_specs, options, warn)
     elif qrels is not None:
         values = judged_users(run_lazy, given, options, warn)
