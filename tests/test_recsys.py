@@ -264,6 +264,28 @@ def test_serendipity_without_relevance() -> None:
     )
 
 
+def test_history_with_and_without_repeated_pairs() -> None:
+    """The history is de-duplicated only when a pair may repeat: INTERACTIONS repeats (u2, a),
+    the same rows without the repeat do not. Both give the values of
+    test_serendipity_without_relevance and the novelty of test_novelty (popularity counts
+    distinct users: a 3 either way), and the count that decides says so."""
+    from polars_rank.recsys.engine import distinct_pairs
+
+    once = INTERACTIONS.unique(maintain_order=True)
+    assert once.height == INTERACTIONS.height - 1
+    for interactions in (INTERACTIONS, once):
+        pairs = distinct_pairs(interactions.lazy(), "query", "doc").collect()
+        assert pairs.sort(pl.all()).equals(once.sort(pl.all()))
+    u1 = (0.5 + 1.0 + (1 - 1 / (2 * R2))) / 3
+    novelty_u1 = (math.log2(7 / 3) + math.log2(7 / 2) + math.log2(7)) / 3
+    expected = {
+        "serendipity(gain=none)@3": {"u1": u1, "u2": 0.75, "u3": 1 - 1 / (2 * R2)},
+        "novelty@3": {"u1": novelty_u1, "u2": math.log2(7 / 3)},
+    }
+    for interactions in (INTERACTIONS, once):
+        _check(expected, per_query=True, item_features=VECTORS, interactions=interactions)
+
+
 def test_serendipity_with_relevance_from_the_qrels() -> None:
     """Gains from the qrels: user 1 b (2), c (1); user 2 e (1). Binary: user 1
     (0 · 1/2 + 1 · 1 + 1 · (1 − 1/(2√2))) / 3; user 2 (0 + 1 · 1) / 2; graded: user 1

@@ -16,8 +16,10 @@
   than onto the k rows per user that the public expression reads them from. Category and
   similarity-table features go through :mod:`.diversity`'s frame-level functions.
 * **The history** is de-duplicated once when serendipity is asked for, for its history sums
-  and the popularity (distinct users per item); otherwise the popularity counts
-  ``n_unique(query)`` per item, which is cheaper than de-duplicating first.
+  and the popularity (distinct users per item), and only when a count of distinct pair
+  hashes (run when ``evaluate`` is called) finds that a pair may repeat
+  (:func:`distinct_pairs`); otherwise the popularity counts ``n_unique(query)`` per item,
+  which is cheaper than de-duplicating first.
 * **Corpus metrics** at one k share the recommendation counts.
 """
 
@@ -28,10 +30,11 @@ from collections.abc import Callable
 
 import polars as pl
 
-from polars_rank.ranking.conventions import rank_expr
+from polars_rank.ranking.conventions import Columns, rank_expr
 from polars_rank.ranking.judged import deduplicated_run
 from polars_rank.ranking.names import MetricSpec
 from polars_rank.ranking.options import Options
+from polars_rank.ranking.validation import pair_duplicate_counts
 from polars_rank.recsys import corpus, diversity, items, vectors
 from polars_rank.recsys.expressions import masked
 from polars_rank.recsys.inputs import RecommenderInputs, item_options
@@ -311,6 +314,28 @@ def _corpus_frames(
     return frames
 
 
+#: Hash partitions of the count of :func:`distinct_pairs` (see
+#: :func:`~polars_rank.ranking.validation.pair_duplicate_counts`).
+_PAIR_PARTITIONS = 8
+
+
+def distinct_pairs(interactions: pl.LazyFrame, query: str, doc: str) -> pl.LazyFrame:
+    """``query, doc``: the distinct pairs of the interactions. Interactions are often distinct
+    already: a count of their distinct pair hashes, run now, says whether any pair may repeat
+    (0 repeats proves none does: equal pairs hash alike), and only then are they
+    de-duplicated (:func:`~polars_rank.recsys.vectors.history`). On the benchmark's 9.8M
+    interactions the count costs about a quarter of the de-duplication it saves.
+
+    >>> inter = pl.LazyFrame({"query": [1, 1, 2], "doc": ["a", "a", "a"]})
+    >>> distinct_pairs(inter, "query", "doc").sort("query").collect().rows()
+    [(1, 'a'), (2, 'a')]
+    """
+    pairs = interactions.select(query, doc)
+    counts = pair_duplicate_counts(pairs, Columns(query=query, doc=doc), _PAIR_PARTITIONS)
+    repeated = sum(frame["count"].item() for frame in pl.collect_all(counts, engine="streaming"))
+    return vectors.history(pairs, query, doc) if repeated else pairs
+
+
 def recommender_values(
     top: pl.LazyFrame,
     users: pl.LazyFrame,
@@ -342,7 +367,7 @@ def recommender_values(
     distinct = None
     if inputs.interactions is not None and any(s.metric == "serendipity" for s in specs):
         # the distinct (user, item) pairs: serendipity's histories, and the popularity
-        distinct = vectors.history(inputs.interactions, query, doc).cache()
+        distinct = distinct_pairs(inputs.interactions, query, doc).cache()
     query_level = [s for s in specs if s.entry.level == "query"]
     per_user = None
     if query_level:
