@@ -30,6 +30,13 @@ The variants, with the metrics of ``_common.METRICS`` (nDCG@10, RR@10, AP, R@100
   (``polars_rank.duckdb.session()``, so with the engine's settings), fetched as a Polars frame.
 * ``polars_nocheck``, ``duckdb_nocheck``: the engines with ``validate=False`` (not in the
   default list).
+* ``duckdb_4gb``: ``duckdb`` on a connection of its own with ``memory_limit='4GB'`` and a
+  ``temp_directory`` in ``DIR`` (DuckDB otherwise fills its default limit, 80 % of RAM,
+  before it spills: its peak RSS says what it was allowed, not what it needs).
+* ``duplicates_per_query``, ``duplicates_global``, ``duplicates_16``, ``duplicates_64``: the
+  Polars engine's count of duplicate pairs alone, with each query's size, as the engine counts
+  it for a run in memory (per-query sets of doc-id hashes) and for a lazy run (rows − distinct
+  pair hashes in 64 hash partitions), and with 1 and 16 partitions (not in the default list).
 
 A watchdog stops a variant whose RSS passes ``--max-rss-gib`` (12 by default: the machine is
 shared). ``--delete`` removes ``DIR``'s two files at the end.
@@ -42,6 +49,7 @@ import json
 import os
 import platform
 import resource
+import shutil
 import subprocess
 import sys
 import threading
@@ -59,6 +67,7 @@ RUN, QRELS = "run.parquet", "qrels.parquet"
 DOCS_PER_QUERY, JUDGED_PER_QUERY, RETRIEVED_JUDGED = 100, 5, 3
 FLOORS = {"polars": "polars_floor", "polars_nocheck": "polars_floor"}
 FLOORS |= {"duckdb": "duckdb_floor", "duckdb_nocheck": "duckdb_floor"}
+FLOORS |= {"duckdb_4gb": "duckdb_floor"}
 DEFAULT_VARIANTS = "polars,polars_floor,duckdb,duckdb_floor"
 
 
@@ -161,6 +170,22 @@ def v_duckdb(run: str, qrels: str, validate: bool = True) -> dict:
     return _summary(pr.evaluate(run, qrels, METRICS, engine="duckdb", validate=validate))
 
 
+def v_duckdb_limited(run: str, qrels: str, limit: str) -> dict:
+    """The DuckDB engine on a connection of the caller's with ``memory_limit`` set (and a
+    ``temp_directory`` beside the data for what spills)."""
+    import duckdb
+
+    import polars_rank as pr
+
+    con = duckdb.connect()
+    con.execute(f"SET memory_limit = '{limit}'")
+    con.execute(f"SET temp_directory = '{Path(run).parent / 'duckdb_spill'}'")
+    try:
+        return _summary(pr.evaluate(run, qrels, METRICS, engine="duckdb", con=con))
+    finally:
+        con.close()
+
+
 def v_duckdb_floor(run: str, qrels: str) -> dict:
     from polars_rank._arrow import to_polars
     from polars_rank._sql import literal
@@ -177,6 +202,23 @@ def v_duckdb_floor(run: str, qrels: str) -> dict:
     return {}
 
 
+def v_duplicates(run: str, qrels: str, partitions: int | None) -> dict:
+    """The Polars engine's duplicate count alone, with each query's size: per-query sets of
+    doc-id hashes (``partitions=None``, the in-memory runs' count) or rows − distinct pair
+    hashes in ``partitions`` hash partitions (lazy runs), collected together."""
+    from polars_rank.ranking.conventions import Columns
+    from polars_rank.ranking.validation import pair_duplicate_counts
+
+    frame = pl.scan_parquet(run)
+    sizes = frame.group_by("query").agg(pl.len(), pl.col("doc").hash(seed=2).n_unique())
+    if partitions is None:
+        found = pl.collect_all([sizes], engine="streaming")[0]
+        return {"duplicates": int((found["len"] - found["doc"]).sum())}
+    counts = pair_duplicate_counts(frame, Columns(), partitions)
+    found = pl.collect_all([sizes.select("query", "len"), *counts], engine="streaming")
+    return {"duplicates": sum(f["count"].item() for f in found[1:])}
+
+
 VARIANTS = {
     "polars": v_polars,
     "polars_floor": v_polars_floor,
@@ -184,6 +226,11 @@ VARIANTS = {
     "duckdb_floor": v_duckdb_floor,
     "polars_nocheck": lambda run, qrels: v_polars(run, qrels, validate=False),
     "duckdb_nocheck": lambda run, qrels: v_duckdb(run, qrels, validate=False),
+    "duckdb_4gb": lambda run, qrels: v_duckdb_limited(run, qrels, "4GB"),
+    "duplicates_per_query": lambda run, qrels: v_duplicates(run, qrels, None),
+    "duplicates_global": lambda run, qrels: v_duplicates(run, qrels, 1),
+    "duplicates_16": lambda run, qrels: v_duplicates(run, qrels, 16),
+    "duplicates_64": lambda run, qrels: v_duplicates(run, qrels, 64),
 }
 
 
@@ -315,6 +362,7 @@ def run(data_dir: Path, variants: list[str], max_rss_gib: float, delete: bool) -
     if delete:
         for n in (RUN, QRELS):
             (data_dir / n).unlink(missing_ok=True)
+        shutil.rmtree(data_dir / "duckdb_spill", ignore_errors=True)
         print(f"deleted {data_dir / RUN} and {data_dir / QRELS}")
 
 
