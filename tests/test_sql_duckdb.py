@@ -14,11 +14,15 @@ from hypothesis import strategies as st
 from sql_cases import (
     METRICS,
     OPTION_SETS,
+    RECOMMENDER_OPTIONS,
+    RECOMMENDER_TABLES,
     TREC_CASES,
     accepted,
     as_labels,
+    assert_recommender_sql,
     assert_sql_result,
     compiled,
+    recommender_random,
     reference,
     stacked_random,
     trec_case,
@@ -191,3 +195,40 @@ def test_gain_table_with_overlapping_levels():
     dcg = run_sql(run, qrels, metrics).item(0, 0)
     assert dcg == pytest.approx(1 + 1 / math.log2(3) + 0.5 / 2, abs=1e-12)
     assert_both_engines(run, qrels, metrics)
+
+
+@pytest.mark.parametrize("int_ids", [False, True], ids=["text ids", "integer ids"])
+@pytest.mark.parametrize("options", RECOMMENDER_OPTIONS, ids=str)
+def test_recommender_metrics(int_ids, options):
+    """Coverage, entropy, Gini, user coverage, novelty, ARP and APLT with every option."""
+    run, qrels, interactions, catalog = recommender_random(60, int_ids=int_ids, seed=1)
+    frames = {"run": run, "qrels": qrels, "interactions": interactions, "catalog": catalog}
+    con = duckdb.connect()
+    con.execute("SET default_collation = 'nocase'")  # the query must not depend on it
+    for key, name in RECOMMENDER_TABLES.items():
+        con.register(name, frames[key])
+    assert_recommender_sql(lambda sql: con.sql(sql).pl(), "duckdb", frames, **options)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=runs_and_qrels(recommender=True),
+    queries=st.sampled_from(["qrels", "both"]),
+    max_rank=st.sampled_from([None, 2]),
+)
+def test_recommender_generated(data, queries, max_rank):
+    """Ties, integer or text ids (accented, digits), empty histories, catalogs with and
+    without the recommended items, users on one side only."""
+    run, qrels, inputs = data
+    frames = {
+        "run": run.drop("rank"),
+        "qrels": qrels,
+        "interactions": inputs["interactions"],
+        "catalog": inputs["catalog"] if inputs["catalog"] is not None else run.select("doc"),
+    }
+    con = duckdb.connect()
+    for key, name in RECOMMENDER_TABLES.items():
+        con.register(name, frames[key])
+    assert_recommender_sql(
+        lambda sql: con.sql(sql).pl(), "duckdb", frames, queries=queries, max_rank=max_rank
+    )

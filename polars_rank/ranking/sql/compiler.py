@@ -20,6 +20,8 @@ from polars_rank.ranking.registry import Metric
 from polars_rank.ranking.sql import plan
 from polars_rank.ranking.sql.columns import column_names
 from polars_rank.ranking.sql.dialects import DIALECTS, Dialect, render
+from polars_rank.ranking.sql.recsys import CATALOG, INTERACTIONS, PORTABLE
+from polars_rank.recsys.inputs import GivenTable, check_request
 
 Layout = Literal["wide", "long"]
 LAYOUTS: tuple[str, ...] = ("wide", "long")
@@ -29,13 +31,15 @@ LONG_COLUMNS = ("measure", "value")
 
 
 def not_portable(entry: Metric) -> str | None:
-    """Why a registry metric has no portable SQL (None when it has): the recommender metrics
-    read item tables the compiled query does not take yet, and trec_eval's ``relstring`` is a
-    string built in rank order, which the dialects aggregate in incompatible ways."""
-    if entry.table != "judged":
+    """Why a registry metric has no portable SQL (None when it has): intra-list diversity and
+    serendipity read item features (vectors, categories or a similarity table) the compiled
+    query does not take yet, and trec_eval's ``relstring`` is a string built in rank order,
+    which the dialects aggregate in incompatible ways."""
+    if entry.table != "judged" and entry.name not in PORTABLE:
         return (
-            "it is a recommender metric, which the portable SQL does not cover yet: evaluate "
-            "it with engine='polars' or engine='duckdb'"
+            "it reads item features (vectors, categories or a similarity table), which the "
+            "portable SQL does not take yet: evaluate it with engine='polars' or "
+            "engine='duckdb'"
         )
     if entry.result == "string":
         return (
@@ -82,8 +86,10 @@ def to_sql(
     metrics: Sequence[str | MetricSpec] | str,
     dialect: Dialect,
     run: str,
-    qrels: str,
+    qrels: str | None,
     *,
+    interactions: str | None = None,
+    catalog: str | None = None,
     per_query: bool = False,
     queries: Queries = "qrels",
     relevance_level: float = 1,
@@ -114,7 +120,15 @@ def to_sql(
         dialect: ``"spark"`` (also ``"databricks"``), ``"postgres"``, ``"bigquery"``,
             ``"snowflake"``, ``"trino"`` or ``"duckdb"``.
         run, qrels: table (or view) names as that dialect writes them in ``FROM``, e.g.
-            ``"catalog.db.run"`` or ``"my-project.dataset.run"``.
+            ``"catalog.db.run"`` or ``"my-project.dataset.run"``. ``qrels`` may be None
+            when every metric is a recommender metric that reads no judgments: then every
+            user of the run is evaluated.
+        interactions: the training history table (``query, doc``, the run's column names)
+            for novelty, ARP and APLT (item popularity); its items also join the default
+            catalog.
+        catalog: the item universe table (a ``doc`` column) for catalog coverage and Gini;
+            default: the items of the run and of ``interactions``. Recommended items outside
+            it are not counted.
         per_query: one row per query (ordered by query) instead of one summary row.
         queries, relevance_level, max_rank, order_by: as in :func:`polars_rank.evaluate`
             (``order_by="rank"`` ranks by the run's ``rank`` column).
@@ -129,6 +143,10 @@ def to_sql(
         left_out_column: also output, under this name, the number of run queries that have no
             judgments and were not evaluated (what the engines warn about).
         pretty: indent the SQL.
+
+    The recommender metrics (coverage, entropy, Gini, user coverage, novelty, ARP, APLT)
+    have :func:`polars_rank.evaluate`'s numbers and users (the ``queries`` rule); the corpus
+    ones have one value for the whole run, so they are refused with ``per_query``.
 
     Returns:
         The query text.
@@ -156,7 +174,21 @@ def to_sql(
         raise messages.bad_choice("dialect", dialect, DIALECTS)
     if layout not in LAYOUTS:
         raise messages.bad_choice("layout", layout, LAYOUTS)
-    tables = {plan.RUN: _table(run, "run"), plan.QRELS: _table(qrels, "qrels")}
+    given = {
+        name
+        for name, value in (("interactions", interactions), ("catalog", catalog))
+        if value is not None
+    }
+    check_request(
+        specs, per_query=per_query, has_qrels=qrels is not None, given=given, shown=GivenTable()
+    )
+    tables = {plan.RUN: _table(run, "run")}
+    if qrels is not None:
+        tables[plan.QRELS] = _table(qrels, "qrels")
+    if interactions is not None:
+        tables[INTERACTIONS] = _table(interactions, "interactions")
+    if catalog is not None:
+        tables[CATALOG] = _table(catalog, "catalog")
     if left_out_column is not None and (
         not isinstance(left_out_column, str) or not left_out_column
     ):
@@ -180,6 +212,9 @@ def to_sql(
         per_query=per_query,
         layout=layout,
         left_out=left_out_column is not None,
+        has_qrels=qrels is not None,
+        has_catalog=catalog is not None,
+        has_interactions=interactions is not None,
     )
     cols = options.columns
     names = {
