@@ -164,24 +164,33 @@ def assert_sql_result(
 RECOMMENDER_METRICS = [
     *(
         name
-        for name in registry_metric_names(table="recommendations")
+        for name in registry_metric_names(table="recommendations", kind="vectors")
         if not_portable(parse_metric(name).entry) is None
     ),
     "TailPercentage@5",
     "user_coverage(rel=1)@5",
     "novelty(unknown=zero,model=discovery,count=interactions)@5",
     "entropy(base=2.718281828459045,per_item=true)",
+    "serendipity(gain=graded,rel=2)@5",
 ]
 
+#: The metrics that read item features (vectors in the portable SQL).
+FEATURE_METRICS = ("intra_list_diversity", "serendipity")
 
-def recommender_random(
-    n_users: int, *, int_ids: bool, seed: int = 0
-) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    """``run, qrels, interactions, catalog`` over ``n_users`` users and 60 items: score ties
-    (and -0.0), users only in the run, only in the qrels and without history, history users
-    outside the run, repeated history rows, popularity ties, recommended items without
-    history and items outside the catalog (and catalog items never recommended). Integer ids
-    (whose text order differs from their numeric order) or the same ids as text."""
+
+def _features(metrics: list[str], with_features: bool) -> list[str]:
+    """``metrics`` without those that read item features, unless there are features."""
+    return [m for m in metrics if with_features or parse_metric(m).metric not in FEATURE_METRICS]
+
+
+def recommender_random(n_users: int, *, int_ids: bool, seed: int = 0) -> dict[str, pl.DataFrame]:
+    """``run, qrels, interactions, catalog, item_features`` over ``n_users`` users and 60
+    items: score ties (and -0.0), users only in the run, only in the qrels and without history,
+    history users outside the run, repeated history rows, popularity ties, recommended items
+    without history and items outside the catalog (and catalog items never recommended);
+    feature vectors (``doc, vector``, 4 components, equal and opposite vectors among them) for
+    most items, with a zero and a NULL vector. Integer ids (whose text order differs from their
+    numeric order) or the same ids as text."""
     rng = np.random.default_rng(seed)
     run_rows, qrels_rows, history = [], [], []
     for q in range(n_users):
@@ -210,7 +219,14 @@ def recommender_random(
     )
     interactions = pl.DataFrame(history, schema={"query": pl.Int64, "doc": pl.Int64}, orient="row")
     items = pl.DataFrame({"doc": catalog}, schema={"doc": pl.Int64})
-    frames = [run, qrels, interactions, items]
+    with_vector = [d for d in range(70) if d % 11 != 5]  # the others have no vector
+    vectors = rng.choice([-1.0, 0.0, 0.0, 0.5, 1.0, 2.0], size=(len(with_vector), 4)).tolist()
+    vectors[0], vectors[1] = [0.0] * 4, None  # a zero and a NULL vector: similar to nothing
+    features = pl.DataFrame(
+        {"doc": with_vector, "vector": vectors},
+        schema={"doc": pl.Int64, "vector": pl.List(pl.Float64)},
+    )
+    frames = [run, qrels, interactions, items, features]
     if not int_ids:  # ids whose byte order is not the numeric one nor a locale's
         frames = [
             f.with_columns(pl.col(c).cast(pl.String) for c in ("query", "doc") if c in f.columns)
@@ -225,7 +241,8 @@ def recommender_random(
             )
             for f in frames
         ]
-    return frames[0], frames[1], frames[2], frames[3]
+    names = ["run", "qrels", "interactions", "catalog", "item_features"]
+    return dict(zip(names, frames, strict=True))
 
 
 def recommender_reference(
@@ -257,58 +274,76 @@ RECOMMENDER_TABLES = {
     "qrels": "qrels_t",
     "interactions": "inter_t",
     "catalog": "cat_t",
+    "item_features": "feat_t",
 }
 
 
-def assert_recommender_sql(query, dialect: str, frames: dict[str, pl.DataFrame], **options) -> None:
+def _reads_qrels(name: str) -> bool:
+    spec = parse_metric(name)
+    return spec.entry.uses_qrels(spec.arguments())
+
+
+def assert_recommender_sql(
+    query,
+    dialect: str,
+    frames: dict[str, pl.DataFrame | None],
+    *,
+    batch: int | None = None,
+    **options,
+) -> None:
     """The compiled recommender SQL, run by ``query`` (SQL text -> frame) over the
     :data:`RECOMMENDER_TABLES` holding ``frames``, equals the Polars engine within 1e-12:
     the summary of every portable recommender metric (with nDCG@3 beside them) with the
     default and an explicit catalog; the per-query values of the per-user metrics; and,
-    without qrels, every run user evaluated."""
+    without qrels, every run user evaluated (summary and per user). ILD and serendipity only
+    when ``frames["item_features"]`` (vectors) is not None. ``batch``: at most this many
+    metrics per query (a Spark task with 2 GB runs out of memory on the plan of all of them)."""
+    features = frames.get("item_features")
+    metrics = _features([*RECOMMENDER_METRICS, "nDCG@3"], features is not None)
+    size = batch or len(metrics)
+    for start in range(0, len(metrics), size):
+        _assert_recommender_batch(query, dialect, frames, metrics[start : start + size], options)
+
+
+def _assert_recommender_batch(query, dialect, frames, metrics, options) -> None:
     t = RECOMMENDER_TABLES
-    run, qrels, interactions = frames["run"], frames["qrels"], frames["interactions"]
-    metrics = [*RECOMMENDER_METRICS, "nDCG@3"]
+    run, qrels = frames["run"], frames["qrels"]
+    features = frames.get("item_features")
+    options = dict(options)
+    tables = {"interactions": t["interactions"]}
+    inputs = {"interactions": frames["interactions"]}
+    if features is not None:
+        tables["item_features"] = t["item_features"]
+        inputs["item_features"] = features
     for catalog in (None, frames["catalog"]):
         sql = pr.to_sql(
             metrics,
             dialect,
             t["run"],
             t["qrels"],
-            interactions=t["interactions"],
             catalog=None if catalog is None else t["catalog"],
+            **tables,
             **options,
         )
         expected = recommender_reference(
-            run,
-            qrels,
-            metrics,
-            per_query=False,
-            interactions=interactions,
-            catalog=catalog,
-            **options,
+            run, qrels, metrics, per_query=False, catalog=catalog, **inputs, **options
         )
         assert_same(expected, as_labels(query(sql), metrics, expected))
     per_user = per_query_metrics(metrics)
-    sql = pr.to_sql(
-        per_user,
-        dialect,
-        t["run"],
-        t["qrels"],
-        interactions=t["interactions"],
-        per_query=True,
-        **options,
-    )
-    expected = recommender_reference(
-        run, qrels, per_user, per_query=True, interactions=interactions, **options
-    )
-    assert_same(expected, as_labels(query(sql), per_user, expected))
-    without_qrels = [m for m in RECOMMENDER_METRICS if "rel=" not in m]
+    if per_user:
+        sql = pr.to_sql(
+            per_user, dialect, t["run"], t["qrels"], per_query=True, **tables, **options
+        )
+        expected = recommender_reference(run, qrels, per_user, per_query=True, **inputs, **options)
+        assert_same(expected, as_labels(query(sql), per_user, expected))
+    without_qrels = [m for m in metrics if not _reads_qrels(m)]
     options.pop("queries", None)
-    sql = pr.to_sql(
-        without_qrels, dialect, t["run"], None, interactions=t["interactions"], **options
-    )
-    expected = recommender_reference(
-        run, None, without_qrels, per_query=False, interactions=interactions, **options
-    )
-    assert_same(expected, as_labels(query(sql), without_qrels, expected))
+    for per_query in (False, True):
+        chosen = per_query_metrics(without_qrels) if per_query else without_qrels
+        if not chosen:
+            continue
+        sql = pr.to_sql(chosen, dialect, t["run"], None, per_query=per_query, **tables, **options)
+        expected = recommender_reference(
+            run, None, chosen, per_query=per_query, **inputs, **options
+        )
+        assert_same(expected, as_labels(query(sql), chosen, expected))

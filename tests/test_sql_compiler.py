@@ -86,22 +86,15 @@ def test_every_registry_metric_has_a_builder_with_its_parameters():
 
 
 def test_metrics_without_portable_sql_are_named_and_refused():
-    """Exactly the recommender metrics that read item features (ILD, serendipity) and
-    trec_eval's string-valued relstring have no portable SQL, and to_sql refuses each by name
-    with the reason; every other recommender metric has it."""
+    """Only trec_eval's string-valued relstring has no portable SQL, and to_sql refuses it by
+    name with the reason; every recommender metric has it (ILD and serendipity with feature
+    vectors)."""
     excluded = {e.name for e in ENTRIES if not_portable(e) is not None}
-    assert excluded == {"intra_list_diversity", "serendipity", "relevance_string"}
+    assert excluded == {"relevance_string"}
     recommender = {e.name for e in ENTRIES if e.table != "judged"}
-    assert recommender - excluded == set(RECOMMENDER_PORTABLE)
-    for name, reason in [
-        ("relstring", "string"),
-        ("ild@10", "reads item features"),
-        ("serendipity@10", "reads item features"),
-    ]:
-        with pytest.raises(
-            PolarsRankError, match=rf"'{re.escape(name)}' has no portable SQL.*{reason}"
-        ):
-            pr.to_sql([name], "spark", "r", "q")
+    assert recommender == set(RECOMMENDER_PORTABLE)
+    with pytest.raises(PolarsRankError, match=r"'relstring' has no portable SQL.*string"):
+        pr.to_sql(["relstring"], "spark", "r", "q")
 
 
 def test_the_coverage_check_names_what_to_add(monkeypatch):
@@ -265,6 +258,18 @@ def test_duplicates_max_groups_the_inputs():
         (["aplt(tail_share=0.2,tail_popularity=2)"], {"interactions": "i"}, "at most one of"),
         (["coverage"], {"catalog": " "}, "the catalog table name must be a non-empty string"),
         (["arp"], {"interactions": 3}, "the interactions table name must be a non-empty"),
+        (
+            ["ild@10"],
+            {},
+            r"metric 'ild@10' needs item_features=… \(feature vectors: doc and an array column\)",
+        ),
+        (["serendipity"], {"item_features": "f"}, "metric 'serendipity' needs interactions=…"),
+        (
+            ["ild(similarity=jaccard)@5"],
+            {"item_features": "f"},
+            "similarity=jaccard needs categories features, got vectors",
+        ),
+        (["ild"], {"item_features": "f", "vector": ""}, "the vector column name must be a non"),
     ],
 )
 def test_recommender_inputs_are_checked_up_front(metrics, arguments, message):
@@ -321,3 +326,35 @@ def test_recommender_tables_and_catalog():
     assert re.search(r"FROM pr_run\s+UNION DISTINCT\s+SELECT\s+docno\s+FROM pr_history", sql)
     explicit = pr.to_sql(["coverage@10"], "trino", "run", None, catalog="items")
     assert "FROM items" in explicit and "pr_qrels" not in explicit and "qrels" not in explicit
+
+
+@pytest.mark.parametrize(
+    ("dialect", "explode"),
+    [
+        ("spark", "FROM f AS f LATERAL VIEW POSEXPLODE(f.emb) t AS j, x"),
+        ("databricks", "FROM f AS f LATERAL VIEW POSEXPLODE(f.emb) t AS j, x"),
+        ("postgres", "FROM f AS f CROSS JOIN UNNEST(f.emb) WITH ORDINALITY AS t(x, j)"),
+        ("duckdb", "FROM f AS f CROSS JOIN UNNEST(f.emb) WITH ORDINALITY AS t(x, j)"),
+        ("trino", "FROM f AS f CROSS JOIN UNNEST(f.emb) WITH ORDINALITY AS t(x, j)"),
+        ("bigquery", "FROM f AS f CROSS JOIN UNNEST(f.emb) AS x WITH OFFSET AS j"),
+        (
+            "snowflake",
+            "FROM f AS f CROSS JOIN TABLE(FLATTEN(INPUT => f.emb)) AS t(seq, key, path, j, x, "
+            "this)",
+        ),
+    ],
+)
+def test_feature_vectors_are_exploded_with_their_positions(dialect, explode):
+    """The one construct written per dialect by sqlglot beyond the ranking's: each vector's
+    components with their positions, once, for ILD and serendipity together."""
+    sql = pr.to_sql(
+        ["ild@5", "serendipity@5", "ild"],
+        dialect,
+        "run",
+        "qrels",
+        interactions="hist",
+        item_features="f",
+        vector="emb",
+        pretty=False,
+    )
+    assert sql.count(explode) == 1

@@ -200,9 +200,9 @@ def test_gain_table_with_overlapping_levels():
 @pytest.mark.parametrize("int_ids", [False, True], ids=["text ids", "integer ids"])
 @pytest.mark.parametrize("options", RECOMMENDER_OPTIONS, ids=str)
 def test_recommender_metrics(int_ids, options):
-    """Coverage, entropy, Gini, user coverage, novelty, ARP and APLT with every option."""
-    run, qrels, interactions, catalog = recommender_random(60, int_ids=int_ids, seed=1)
-    frames = {"run": run, "qrels": qrels, "interactions": interactions, "catalog": catalog}
+    """Coverage, entropy, Gini, user coverage, novelty, ARP, APLT, ILD and serendipity (feature
+    vectors) with every option."""
+    frames = recommender_random(60, int_ids=int_ids, seed=1)
     con = duckdb.connect()
     con.execute("SET default_collation = 'nocase'")  # the query must not depend on it
     for key, name in RECOMMENDER_TABLES.items():
@@ -225,10 +225,12 @@ def test_recommender_generated(data, queries, max_rank):
         "qrels": qrels,
         "interactions": inputs["interactions"],
         "catalog": inputs["catalog"] if inputs["catalog"] is not None else run.select("doc"),
+        "item_features": inputs["item_features"] if inputs["kind"] == "vectors" else None,
     }
     con = duckdb.connect()
     for key, name in RECOMMENDER_TABLES.items():
-        con.register(name, frames[key])
+        if frames[key] is not None:
+            con.register(name, frames[key])
     assert_recommender_sql(
         lambda sql: con.sql(sql).pl(), "duckdb", frames, queries=queries, max_rank=max_rank
     )

@@ -99,10 +99,9 @@ def test_duplicates_max_and_rank_order(postgres):
 @pytest.mark.parametrize("int_ids", [False, True], ids=["text ids", "integer ids"])
 @pytest.mark.parametrize("options", RECOMMENDER_OPTIONS, ids=str)
 def test_recommender_metrics(postgres, int_ids, options):
-    """Coverage, entropy, Gini, user coverage, novelty, ARP and APLT with every option; the
+    """Every portable recommender metric with every option (vectors as float8[]); the
     items' tie order (the long tail) in byte order on this ICU server."""
-    run, qrels, interactions, catalog = recommender_random(60, int_ids=int_ids, seed=2)
-    frames = {"run": run, "qrels": qrels, "interactions": interactions, "catalog": catalog}
+    frames = recommender_random(60, int_ids=int_ids, seed=2)
     for key, name in RECOMMENDER_TABLES.items():
         postgres.load(name, frames[key])
     assert_recommender_sql(postgres.query, "postgres", frames, **options)

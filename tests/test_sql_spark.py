@@ -225,15 +225,18 @@ def test_without_pyspark_or_a_session(monkeypatch):
 
 @pytest.mark.parametrize("int_ids", [False, True], ids=["text ids", "integer ids"])
 def test_to_sql_recommender_metrics(spark, int_ids):
-    """Coverage, entropy, Gini, user coverage, novelty, ARP and APLT with every option, run
+    """Every portable recommender metric with every option (vectors exploded by POSEXPLODE), run
     by Spark on temporary views."""
-    run, qrels, interactions, catalog = recommender_random(60, int_ids=int_ids, seed=3)
-    frames = {"run": run, "qrels": qrels, "interactions": interactions, "catalog": catalog}
+    frames = recommender_random(60, int_ids=int_ids, seed=3)
     for key, name in RECOMMENDER_TABLES.items():
         spark.createDataFrame(frames[key].to_arrow()).createOrReplaceTempView(name)
     options = RECOMMENDER_OPTIONS[int(int_ids)]
     assert_recommender_sql(
-        lambda sql: pl.from_arrow(spark.sql(sql).toArrow()), "spark", frames, **options
+        lambda sql: pl.from_arrow(spark.sql(sql).toArrow()),
+        "spark",
+        frames,
+        batch=12,
+        **options,
     )
 
 

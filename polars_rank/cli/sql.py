@@ -18,6 +18,7 @@ _COLUMNS = {
     "score": "score",
     "rank": "rank",
     "relevance": "relevance",
+    "vector": "vector",
 }
 
 
@@ -36,6 +37,7 @@ def run_sql(args: argparse.Namespace) -> int:
         args.qrels,
         interactions=args.interactions,
         catalog=args.catalog,
+        item_features=args.item_features,
         per_query=args.per_query,
         queries=args.queries,
         relevance_level=args.relevance_level,
@@ -86,6 +88,12 @@ def build_sql_parser(parser: argparse.ArgumentParser) -> None:
         metavar="TABLE",
         help="the item universe: doc (coverage, gini; default: the items of the run and the "
         "interactions)",
+    )
+    recommender.add_argument(
+        "--item-features",
+        metavar="TABLE",
+        help="the item feature vectors: doc and an array column (--vector-col; default "
+        "vector) for ild and serendipity",
     )
     group = parser.add_argument_group("evaluation")
     group.add_argument(

@@ -127,7 +127,9 @@ def render(
         if isinstance(node, exp.Anonymous) and node.name.lower() in (ID_NUMBER, ID_TEXT):
             return _id_key(node.name.lower(), node.expressions[0], dialect)
         if isinstance(node, exp.Table) and node.name in replaced and not node.args.get("db"):
-            return replaced[node.name].copy()
+            table = replaced[node.name].copy()
+            table.set("alias", node.args.get("alias"))
+            return table
         if isinstance(node, exp.Identifier) and node.this in names:
             return _identifier(names[node.this])
         if isinstance(node, exp.Ordered):

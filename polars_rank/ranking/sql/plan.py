@@ -191,6 +191,7 @@ def query_text(
         recommender,
         [named[s.label] for s in recommender],
         max_rank=options.max_rank,
+        relevance_level=options.relevance_level,
         has_catalog=has_catalog,
         has_interactions=has_interactions,
     )

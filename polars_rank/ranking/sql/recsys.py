@@ -12,7 +12,12 @@ The numbers are the Polars engine's (:mod:`polars_rank.recsys.engine`), built th
   one ``GROUP BY`` per user computing novelty, ARP and APLT (``pr_popular_<g>``);
 * corpus metrics as one-row CTEs (``pr_corpus_<n>``) over the recommendation counts per k
   (``pr_counts_<k>``) and the catalog (``pr_catalog``: the caller's, or the items of the run
-  and the interactions).
+  and the interactions);
+* intra-list diversity and serendipity over feature vectors (the caller's ``doc`` and array
+  column): the vectors exploded once with their positions (``UNNEST ... WITH ORDINALITY``,
+  which sqlglot writes as Spark's ``POSEXPLODE``, BigQuery's ``WITH OFFSET`` and Snowflake's
+  ``FLATTEN``), made unit vectors, then per user the closed forms of
+  :mod:`polars_rank.recsys.vectors` from sums per component (``_vector_ctes``).
 
 The doc id order inside the item table is the id's own (integers as numbers, text as bytes):
 the placeholders :data:`ID_NUMBER` and :data:`ID_TEXT` are sort keys that
@@ -38,8 +43,10 @@ from polars_rank.recsys.engine import POPULARITY_METRICS, largest_cutoff
 from polars_rank.recsys.inputs import item_options
 from polars_rank.recsys.options import ItemOptions
 
-#: Placeholders for the caller's recommender tables, replaced in the parsed tree.
-INTERACTIONS, CATALOG = "pr_input_interactions", "pr_input_catalog"
+#: Placeholders for the caller's recommender tables and the vector column, replaced in the
+#: parsed tree.
+INTERACTIONS, CATALOG, FEATURES = "pr_input_interactions", "pr_input_catalog", "pr_input_features"
+VECTOR = "pr_col_vector"
 
 
 #: The recommender metrics that have portable SQL.
@@ -49,7 +56,12 @@ PORTABLE = (
     "shannon_entropy",
     "gini_index",
     "user_coverage",
+    "intra_list_diversity",
+    "serendipity",
 )
+
+#: The kind of item features the portable SQL takes (a ``doc`` and an array column).
+FEATURE_KIND = "vectors"
 
 
 @dataclass
@@ -165,18 +177,147 @@ def _corpus_value(spec: MetricSpec, counts: str) -> str:
     )
 
 
+def _unit_vectors() -> list[tuple[str, str]]:
+    """``pr_components`` (``docno, j, x``: each vector exploded with its positions),
+    ``pr_norms`` and ``pr_units`` (``docno, j, u``: the components of the unit vectors; an
+    item with a NULL, empty or zero vector has none, as :func:`~polars_rank.recsys.unit_vectors`
+    gives it no unit vector)."""
+    from polars_rank.ranking.sql.plan import DOC
+
+    return [
+        (
+            "pr_components",
+            f"SELECT f.{DOC} AS docno, t.j AS j, {dbl('t.x')} AS x FROM {FEATURES} AS f "
+            f"CROSS JOIN UNNEST(f.{VECTOR}) WITH ORDINALITY AS t(x, j)",
+        ),
+        ("pr_norms", "SELECT docno, SQRT(SUM(x * x)) AS norm FROM pr_components GROUP BY docno"),
+        (
+            "pr_units",
+            "SELECT c.docno, c.j, c.x / n.norm AS u FROM pr_components AS c "
+            "JOIN pr_norms AS n ON c.docno = n.docno WHERE n.norm > 0",
+        ),
+    ]
+
+
+def _gain(gain: str, level: float) -> str:
+    """Serendipity's gain of a row of ``pr_top`` from its grade (NULL when unjudged): 1, grade
+    >= level (and >= 0), or the grade when positive (:func:`~polars_rank.recsys.gain_expr`)."""
+    if gain == "none":
+        return ONE
+    if gain == "binary":
+        return f"CASE WHEN grade >= {num(level)} AND grade >= 0 THEN {ONE} ELSE {ZERO} END"
+    return f"CASE WHEN grade > 0 THEN {dbl('grade')} ELSE {ZERO} END"
+
+
+def _vector_ctes(
+    specs: Sequence[MetricSpec], named: dict[str, str], level: float, out: RecommenderPlan
+) -> None:
+    """ILD and serendipity over unit vectors, in the closed forms of
+    :mod:`polars_rank.recsys.vectors`: per user and k, n (items), m (items with a vector) and
+    Σ u per component; ILD = 1 − ((‖Σ u‖² − m) / 2) / C(n, 2) (NULL for n < 2); serendipity =
+    (G − D / |H|) / n, G = Σ g, D = Σ_components (Σ g u)·C, C = Σ u over the user's distinct
+    history items H (NULL without history)."""
+    out.ctes += _unit_vectors()
+    done: set[str] = set()
+
+    def once(name: str, sql: str) -> str:
+        if name not in done:
+            done.add(name)
+            out.ctes.append((name, sql))
+        return name
+
+    for n, spec in enumerate(specs, 1):
+        k = spec.k
+        tag = "all" if k is None else str(k)
+        where = _within(k, "t.pos")
+        counts = once(
+            f"pr_vcount_{tag}",
+            f"SELECT t.qid, {dbl('COUNT(*)')} AS n, "
+            f"{dbl('SUM(CASE WHEN v.docno IS NULL THEN 0 ELSE 1 END)')} AS m FROM pr_top AS t "
+            "LEFT JOIN pr_norms AS v ON t.docno = v.docno AND v.norm > 0 "
+            f"WHERE {where} GROUP BY t.qid",
+        )
+        column = named[spec.label]
+        if spec.metric == "intra_list_diversity":
+            sums = once(
+                f"pr_vsum_{tag}",
+                "SELECT t.qid, u.j, SUM(u.u) AS s FROM pr_top AS t "
+                f"JOIN pr_units AS u ON t.docno = u.docno WHERE {where} GROUP BY t.qid, u.j",
+            )
+            squares = once(
+                f"pr_vsquare_{tag}", f"SELECT qid, SUM(s * s) AS sq FROM {sums} GROUP BY qid"
+            )
+            pairs = f"(c.n * (c.n - {ONE}) / {num(2)})"
+            pair_sum = f"((COALESCE(q.sq, {ZERO}) - c.m) / {num(2)})"
+            out.ctes.append(
+                (
+                    f"pr_ild_{n}",
+                    f"SELECT c.qid, CASE WHEN c.n >= 2 THEN {ONE} - {pair_sum} / {pairs} END "
+                    f"AS {column} FROM {counts} AS c LEFT JOIN {squares} AS q ON c.qid = q.qid",
+                )
+            )
+            out.per_user.append(f"pr_ild_{n}")
+            continue
+        args = spec.call_arguments(level, FEATURE_KIND)
+        gain = _gain(args["gain"], args["relevance_level"])
+        once("pr_history_pairs", "SELECT DISTINCT qid, docno FROM pr_history")
+        once(
+            "pr_history_size",
+            f"SELECT qid, {dbl('COUNT(*)')} AS size FROM pr_history_pairs GROUP BY qid",
+        )
+        once(
+            "pr_history_sum",
+            "SELECT h.qid, u.j, SUM(u.u) AS c FROM pr_history_pairs AS h "
+            "JOIN pr_units AS u ON h.docno = u.docno GROUP BY h.qid, u.j",
+        )
+        out.ctes.append(
+            (
+                f"pr_gains_{n}",
+                f"SELECT t.qid, {dbl('COUNT(*)')} AS n, SUM({gain}) AS total FROM pr_top AS t "
+                f"WHERE {where} GROUP BY t.qid",
+            )
+        )
+        out.ctes.append(
+            (
+                f"pr_weighted_{n}",
+                f"SELECT t.qid, u.j, SUM({gain} * u.u) AS w FROM pr_top AS t "
+                f"JOIN pr_units AS u ON t.docno = u.docno WHERE {where} GROUP BY t.qid, u.j",
+            )
+        )
+        out.ctes.append(
+            (
+                f"pr_dots_{n}",
+                f"SELECT w.qid, SUM(w.w * c.c) AS d FROM pr_weighted_{n} AS w "
+                "JOIN pr_history_sum AS c ON w.qid = c.qid AND w.j = c.j GROUP BY w.qid",
+            )
+        )
+        value = f"(g.total - COALESCE(d.d, {ZERO}) / s.size) / g.n"
+        out.ctes.append(
+            (
+                f"pr_serendipity_{n}",
+                f"SELECT g.qid, CASE WHEN s.size IS NOT NULL AND g.n > 0 THEN {value} END "
+                f"AS {column} FROM pr_gains_{n} AS g "
+                "LEFT JOIN pr_history_size AS s ON g.qid = s.qid "
+                f"LEFT JOIN pr_dots_{n} AS d ON g.qid = d.qid",
+            )
+        )
+        out.per_user.append(f"pr_serendipity_{n}")
+
+
 def recommender_plan(
     specs: Sequence[MetricSpec],
     columns: Sequence[str],
     *,
     max_rank: int | None,
+    relevance_level: float = 1,
     has_catalog: bool,
     has_interactions: bool,
 ) -> RecommenderPlan:
     """The CTEs computing the recommender ``specs`` (all in :data:`PORTABLE`) into
     ``columns``; they read ``pr_ranked``, ``pr_users`` (``qid``: the evaluated users),
     ``pr_run`` (the default catalog), ``pr_qrels`` (only when a metric reads grades) and the
-    placeholder tables :data:`INTERACTIONS` / :data:`CATALOG` when given."""
+    placeholder tables :data:`INTERACTIONS`, :data:`CATALOG` and :data:`FEATURES` (vectors)
+    when given; ``relevance_level`` is evaluate's (serendipity's binary gain)."""
     from polars_rank.ranking.sql.plan import DOC, QUERY
 
     out = RecommenderPlan()
@@ -219,6 +360,9 @@ def recommender_plan(
             )
         )
         out.per_user.append(f"pr_popular_{g}")
+    similar = [s for s in specs if s.metric in ("intra_list_diversity", "serendipity")]
+    if similar:
+        _vector_ctes(similar, named, relevance_level, out)
     corpus = [s for s in specs if s.entry.level == "corpus"]
     if any("catalog" in s.entry.tables for s in corpus):
         if has_catalog:
