@@ -234,3 +234,45 @@ def test_recommender_generated(data, queries, max_rank):
     assert_recommender_sql(
         lambda sql: con.sql(sql).pl(), "duckdb", frames, queries=queries, max_rank=max_rank
     )
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"duplicates": "max"}, {"order_by": "rank"}, {"relevance_level": 2}],
+    ids=str,
+)
+def test_recommender_metrics_with_the_ranking_options(options):
+    """A repeated (user, item) pair keeps its highest score; the run's own ranks order the
+    items; evaluate's relevance level is serendipity's binary gain."""
+    frames = recommender_random(50, int_ids=False, seed=9)
+    run = frames["run"]
+    if options.get("duplicates") == "max":
+        run = pl.concat([run, run.with_columns(pl.col("score") - 1).head(80)])
+    if options.get("order_by") == "rank":
+        run = run.with_columns(rank=(pl.col("score") * 2).cast(pl.Int64).abs() + 1).drop("score")
+    frames = frames | {"run": run}
+    con = duckdb.connect()
+    for key, name in RECOMMENDER_TABLES.items():
+        con.register(name, frames[key])
+    assert_recommender_sql(lambda sql: con.sql(sql).pl(), "duckdb", frames, **options)
+
+
+def test_recommender_long_layout():
+    frames = recommender_random(30, int_ids=True, seed=10)
+    con = duckdb.connect()
+    for key, name in RECOMMENDER_TABLES.items():
+        con.register(name, frames[key])
+    metrics = ["coverage@5", "gini", "novelty@5", "ild@5", "serendipity@5", "AP"]
+    sql = pr.to_sql(
+        metrics, "duckdb", "run_t", "qrels_t", interactions="inter_t", item_features="feat_t",
+        layout="long",
+    )  # fmt: skip
+    got = con.sql(sql).pl()
+    assert got["measure"].to_list() == metrics
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = pr.evaluate(
+            frames["run"], frames["qrels"], metrics, interactions=frames["interactions"],
+            item_features=frames["item_features"],
+        )  # fmt: skip
+    assert_same(expected, pl.DataFrame({m: [v] for m, v in got.rows()}))

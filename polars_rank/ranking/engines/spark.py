@@ -131,8 +131,8 @@ def evaluate_spark(
         raise PolarsRankError(
             f"engine='spark' does not take the recommender metrics' inputs yet "
             f"({', '.join(recommender)}): run pr.to_sql(..., 'spark', interactions=..., "
-            "catalog=...) in the session, or evaluate them with engine='polars' or "
-            "engine='duckdb'"
+            "catalog=..., item_features=...) in the session, or evaluate them with "
+            "engine='polars' or engine='duckdb'"
         )
     options = options.unordered("engine='spark'")
     lazy_out = isinstance(run, pl.LazyFrame)

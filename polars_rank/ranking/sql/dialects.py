@@ -19,7 +19,8 @@ every division in the text is between DOUBLEs). :func:`render` parses it and rew
    of an integer id (``pg_typeof`` / ``typeof``; NULL for text) then its text with the
    byte-order collation.
 
-Then sqlglot prints the dialect. No SQL string is written per dialect anywhere.
+Then sqlglot prints the dialect. Apart from the integer-id keys of rewrite 5 (for
+PostgreSQL and DuckDB), no SQL string is written per dialect.
 
 sqlglot is imported only when a query is rendered.
 """
