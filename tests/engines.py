@@ -86,7 +86,16 @@ _PG_TYPES = {
     pl.Float32: "DOUBLE PRECISION",
     pl.Float64: "DOUBLE PRECISION",
 }
+
+
 #: Result types by PostgreSQL type OID (others come back as text).
+def _pg_type(dtype: pl.DataType) -> str:
+    """The PostgreSQL column type of a Polars dtype (lists and arrays of numbers: float8[])."""
+    if isinstance(dtype, pl.List | pl.Array):
+        return "DOUBLE PRECISION[]"
+    return _PG_TYPES[dtype]
+
+
 _POLARS_TYPES = {701: pl.Float64, 20: pl.Int64, 23: pl.Int32, 16: pl.Boolean, 25: pl.String}
 
 
@@ -107,7 +116,17 @@ class PostgresServer:
 
     def load(self, name: str, frame: pl.DataFrame) -> None:
         """(Re)create table ``name`` from a Polars frame with COPY (CSV through memory)."""
-        columns = ", ".join(f'"{c}" {_PG_TYPES[frame.schema[c]]}' for c in frame.columns)
+        columns = ", ".join(f'"{c}" {_pg_type(frame.schema[c])}' for c in frame.columns)
+        # arrays (feature vectors) as PostgreSQL's array literal text, {1.0,-2.0}
+        lists = [c for c, t in frame.schema.items() if isinstance(t, pl.List | pl.Array)]
+        frame = frame.with_columns(
+            (
+                "{"
+                + pl.col(c).cast(pl.List(pl.Float64)).cast(pl.List(pl.String)).list.join(",")
+                + "}"
+            ).alias(c)
+            for c in lists
+        )
         with self.connect() as con, con.cursor() as cur:
             cur.execute(f'DROP TABLE IF EXISTS "{name}"')
             cur.execute(f'CREATE UNLOGGED TABLE "{name}" ({columns})')

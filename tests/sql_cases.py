@@ -157,3 +157,193 @@ def assert_sql_result(
     options.pop("per_query", None)
     expected = reference(run, qrels, metrics, per_query=per_query, **options)
     assert_same(expected, as_labels(got, metrics, expected, query))
+
+
+#: Every recommender metric with portable SQL, with and without cutoffs and parameters, and
+#: a few combinations (RecBole's TailPercentage: tail_share, unknown=head, count=interactions).
+RECOMMENDER_METRICS = [
+    *(
+        name
+        for name in registry_metric_names(table="recommendations", kind="vectors")
+        if not_portable(parse_metric(name).entry) is None
+    ),
+    "TailPercentage@5",
+    "user_coverage(rel=1)@5",
+    "novelty(unknown=zero,model=discovery,count=interactions)@5",
+    "entropy(base=2.718281828459045,per_item=true)",
+    "serendipity(gain=graded,rel=2)@5",
+]
+
+#: The metrics that read item features (vectors in the portable SQL).
+FEATURE_METRICS = ("intra_list_diversity", "serendipity")
+
+
+def _features(metrics: list[str], with_features: bool) -> list[str]:
+    """``metrics`` without those that read item features, unless there are features."""
+    return [m for m in metrics if with_features or parse_metric(m).metric not in FEATURE_METRICS]
+
+
+def recommender_random(n_users: int, *, int_ids: bool, seed: int = 0) -> dict[str, pl.DataFrame]:
+    """``run, qrels, interactions, catalog, item_features`` over ``n_users`` users and 60
+    items: score ties (and -0.0), users only in the run, only in the qrels and without history,
+    history users outside the run, repeated history rows, popularity ties, recommended items
+    without history and items outside the catalog (and catalog items never recommended);
+    feature vectors (``doc, vector``, 4 components, equal and opposite vectors among them) for
+    most items, with a zero and a NULL vector. Integer ids (whose text order differs from their
+    numeric order) or the same ids as text."""
+    rng = np.random.default_rng(seed)
+    run_rows, qrels_rows, history = [], [], []
+    for q in range(n_users):
+        kind = rng.integers(0, 10)  # 0: run only, 1: qrels only, else both
+        pool = rng.choice(60, size=rng.integers(1, 16), replace=False)
+        if kind != 1:
+            scores = rng.integers(0, 4, len(pool)) / 2.0
+            if rng.random() < 0.2:
+                scores = -scores
+            run_rows += [(q, int(d), float(s)) for d, s in zip(pool, scores, strict=True)]
+        if kind != 0:
+            judged = rng.choice(60, size=rng.integers(1, 8), replace=False)
+            qrels_rows += [(q, int(d), int(rng.integers(-1, 4))) for d in judged]
+        if rng.random() < 0.8:  # a history of items 0..49, popular ones more often
+            seen = np.minimum(rng.geometric(0.08, size=rng.integers(1, 12)) - 1, 49)
+            history += [(q, int(d)) for d in seen]
+    history += [(n_users + u, int(d)) for u in range(5) for d in rng.choice(50, 3)]
+    catalog = [d for d in range(70) if d % 7 != 3]  # misses some recommended items
+    run = pl.DataFrame(
+        run_rows, schema={"query": pl.Int64, "doc": pl.Int64, "score": pl.Float64}, orient="row"
+    )
+    qrels = pl.DataFrame(
+        qrels_rows,
+        schema={"query": pl.Int64, "doc": pl.Int64, "relevance": pl.Int64},
+        orient="row",
+    )
+    interactions = pl.DataFrame(history, schema={"query": pl.Int64, "doc": pl.Int64}, orient="row")
+    items = pl.DataFrame({"doc": catalog}, schema={"doc": pl.Int64})
+    with_vector = [d for d in range(70) if d % 11 != 5]  # the others have no vector
+    vectors = rng.choice([-1.0, 0.0, 0.0, 0.5, 1.0, 2.0], size=(len(with_vector), 4)).tolist()
+    vectors[0], vectors[1] = [0.0] * 4, None  # a zero and a NULL vector: similar to nothing
+    features = pl.DataFrame(
+        {"doc": with_vector, "vector": vectors},
+        schema={"doc": pl.Int64, "vector": pl.List(pl.Float64)},
+    )
+    frames = [run, qrels, interactions, items, features]
+    if not int_ids:  # ids whose byte order is not the numeric one nor a locale's
+        frames = [
+            f.with_columns(pl.col(c).cast(pl.String) for c in ("query", "doc") if c in f.columns)
+            for f in frames
+        ]
+        frames = [
+            f.with_columns(
+                pl.when(pl.col("doc").cast(pl.Int64) % 3 == 0)
+                .then(pl.lit("I") + pl.col("doc"))
+                .otherwise(pl.lit("i") + pl.col("doc"))
+                .alias("doc")
+            )
+            for f in frames
+        ]
+    names = ["run", "qrels", "interactions", "catalog", "item_features"]
+    return dict(zip(names, frames, strict=True))
+
+
+def recommender_reference(
+    run: pl.DataFrame | None,
+    qrels: pl.DataFrame | None,
+    metrics: list[str],
+    *,
+    per_query: bool,
+    **options,
+) -> pl.DataFrame:
+    """The Polars engine's result for recommender metrics (its warnings silenced)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return pr.evaluate(run, qrels, metrics, per_query=per_query, **options)
+
+
+def per_query_metrics(metrics: list[str]) -> list[str]:
+    """The metrics of ``metrics`` that have a value per query (not the corpus ones)."""
+    return [m for m in metrics if parse_metric(m).entry.level == "query"]
+
+
+#: Option sets the recommender SQL is checked under (the users follow ``queries``; the top
+#: rows are cut at ``max_rank``).
+RECOMMENDER_OPTIONS = [{}, {"queries": "both", "max_rank": 4}]
+
+#: Table names the recommender tests load their frames under.
+RECOMMENDER_TABLES = {
+    "run": "run_t",
+    "qrels": "qrels_t",
+    "interactions": "inter_t",
+    "catalog": "cat_t",
+    "item_features": "feat_t",
+}
+
+
+def _reads_qrels(name: str) -> bool:
+    spec = parse_metric(name)
+    return spec.entry.uses_qrels(spec.arguments())
+
+
+def assert_recommender_sql(
+    query,
+    dialect: str,
+    frames: dict[str, pl.DataFrame | None],
+    *,
+    batch: int | None = None,
+    **options,
+) -> None:
+    """The compiled recommender SQL, run by ``query`` (SQL text -> frame) over the
+    :data:`RECOMMENDER_TABLES` holding ``frames``, equals the Polars engine within 1e-12:
+    the summary of every portable recommender metric (with nDCG@3 beside them) with the
+    default and an explicit catalog; the per-query values of the per-user metrics; and,
+    without qrels, every run user evaluated (summary and per user). ILD and serendipity only
+    when ``frames["item_features"]`` (vectors) is not None. ``batch``: at most this many
+    metrics per query (a Spark task with 2 GB runs out of memory on the plan of all of them)."""
+    features = frames.get("item_features")
+    metrics = _features([*RECOMMENDER_METRICS, "nDCG@3"], features is not None)
+    size = batch or len(metrics)
+    for start in range(0, len(metrics), size):
+        _assert_recommender_batch(query, dialect, frames, metrics[start : start + size], options)
+
+
+def _assert_recommender_batch(query, dialect, frames, metrics, options) -> None:
+    t = RECOMMENDER_TABLES
+    run, qrels = frames["run"], frames["qrels"]
+    features = frames.get("item_features")
+    options = dict(options)
+    tables = {"interactions": t["interactions"]}
+    inputs = {"interactions": frames["interactions"]}
+    if features is not None:
+        tables["item_features"] = t["item_features"]
+        inputs["item_features"] = features
+    for catalog in (None, frames["catalog"]):
+        sql = pr.to_sql(
+            metrics,
+            dialect,
+            t["run"],
+            t["qrels"],
+            catalog=None if catalog is None else t["catalog"],
+            **tables,
+            **options,
+        )
+        expected = recommender_reference(
+            run, qrels, metrics, per_query=False, catalog=catalog, **inputs, **options
+        )
+        assert_same(expected, as_labels(query(sql), metrics, expected))
+    per_user = per_query_metrics(metrics)
+    if per_user:
+        sql = pr.to_sql(
+            per_user, dialect, t["run"], t["qrels"], per_query=True, **tables, **options
+        )
+        expected = recommender_reference(run, qrels, per_user, per_query=True, **inputs, **options)
+        assert_same(expected, as_labels(query(sql), per_user, expected))
+    without_qrels = [m for m in metrics if not _reads_qrels(m)]
+    options.pop("queries", None)
+    for per_query in (False, True):
+        chosen = per_query_metrics(without_qrels) if per_query else without_qrels
+        if not chosen:
+            continue
+        sql = pr.to_sql(chosen, dialect, t["run"], None, per_query=per_query, **tables, **options)
+        expected = recommender_reference(
+            run, None, chosen, per_query=per_query, **inputs, **options
+        )
+        assert_same(expected, as_labels(query(sql), chosen, expected))

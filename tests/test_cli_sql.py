@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import duckdb
 import pytest
 from sql_cases import assert_sql_result
@@ -75,3 +77,41 @@ def test_an_empty_table_name_is_an_error(capsys):
         err == "polars-rank: error: the run table name must be a non-empty string "
         "(e.g. 'db.run'), got ' '\n"
     )
+
+
+def test_recommender_tables(capsys):
+    """--interactions, --catalog, --item-features and --vector-col reach to_sql; --qrels may be
+    left out; the printed query runs and gives evaluate's numbers."""
+    from sql_cases import as_labels, recommender_random
+    from strategies import assert_same
+
+    frames = recommender_random(20, int_ids=False, seed=6)
+    features = frames["item_features"].rename({"vector": "emb"})
+    metrics = ["coverage@5", "novelty@5", "ild@5"]
+    argv = [
+        "sql", "-m", ",".join(metrics), "--dialect", "duckdb", "--run", "run_t",
+        "--interactions", "inter_t", "--catalog", "cat_t", "--item-features", "feat_t",
+        "--vector-col", "emb",
+    ]  # fmt: skip
+    assert main(argv) == 0
+    sql = capsys.readouterr().out
+    expected_sql = pr.to_sql(
+        metrics, "duckdb", "run_t", None, interactions="inter_t", catalog="cat_t",
+        item_features="feat_t", vector="emb",
+    )  # fmt: skip
+    assert sql == expected_sql + "\n"
+    con = duckdb.connect()
+    for name, frame in [
+        ("run_t", frames["run"]),
+        ("inter_t", frames["interactions"]),
+        ("cat_t", frames["catalog"]),
+        ("feat_t", features),
+    ]:
+        con.register(name, frame)
+    with warnings.catch_warnings():  # recommended items outside the catalog
+        warnings.simplefilter("ignore")
+        expected = pr.evaluate(
+            frames["run"], None, metrics, interactions=frames["interactions"],
+            catalog=frames["catalog"], item_features=features,
+        )  # fmt: skip
+    assert_same(expected, as_labels(con.sql(sql).pl(), metrics, expected))

@@ -16,6 +16,7 @@ from polars_rank.ranking import registry
 from polars_rank.ranking.names import parse_metrics
 from polars_rank.ranking.sql import BUILDERS, DIALECTS, column_names
 from polars_rank.ranking.sql.compiler import not_portable
+from polars_rank.ranking.sql.recsys import PORTABLE as RECOMMENDER_PORTABLE
 
 ENTRIES = list(registry.metrics())
 
@@ -50,8 +51,8 @@ def builder_problems() -> list[str]:
     entry's, each with what to write; every builder that is not a registry metric."""
     problems = []
     for entry in ENTRIES:
-        if not_portable(entry) is not None:
-            continue
+        if not_portable(entry) is not None or entry.name in RECOMMENDER_PORTABLE:
+            continue  # the recommender metrics' SQL: polars_rank/ranking/sql/recsys.py
         try:
             builder = entry.sql_builder  # what to_sql calls
         except KeyError:
@@ -85,15 +86,15 @@ def test_every_registry_metric_has_a_builder_with_its_parameters():
 
 
 def test_metrics_without_portable_sql_are_named_and_refused():
-    """Exactly the recommender metrics and trec_eval's string-valued relstring have no portable
-    SQL, and to_sql refuses each by name with the reason."""
+    """Only trec_eval's string-valued relstring has no portable SQL, and to_sql refuses it by
+    name with the reason; every recommender metric has it (ILD and serendipity with feature
+    vectors)."""
     excluded = {e.name for e in ENTRIES if not_portable(e) is not None}
-    assert excluded == {e.name for e in ENTRIES if e.table != "judged"} | {"relevance_string"}
-    for name, reason in [("relstring", "string"), ("coverage@10", "recommender metric")]:
-        with pytest.raises(
-            PolarsRankError, match=rf"'{re.escape(name)}' has no portable SQL.*{reason}"
-        ):
-            pr.to_sql([name], "spark", "r", "q")
+    assert excluded == {"relevance_string"}
+    recommender = {e.name for e in ENTRIES if e.table != "judged"}
+    assert recommender == set(RECOMMENDER_PORTABLE)
+    with pytest.raises(PolarsRankError, match=r"'relstring' has no portable SQL.*string"):
+        pr.to_sql(["relstring"], "spark", "r", "q")
 
 
 def test_the_coverage_check_names_what_to_add(monkeypatch):
@@ -236,3 +237,124 @@ def test_caller_names_are_quoted_only_when_needed():
 def test_duplicates_max_groups_the_inputs():
     sql = pr.to_sql(["AP"], "spark", "run", "qrels", duplicates="max", pretty=False)
     assert "GROUP BY query, doc" in sql and "MAX(" in sql
+
+
+@pytest.mark.parametrize(
+    ("metrics", "arguments", "message"),
+    [
+        (
+            ["novelty@10"],
+            {},
+            r"metric 'novelty@10' needs interactions=… \(the training history: query, doc\)",
+        ),
+        (["arp", "coverage"], {"qrels": None}, r"metric 'arp' needs interactions=…"),
+        (["AP", "coverage"], {"qrels": None}, r"metric 'AP' needs qrels \(the judgments"),
+        (["user_coverage(rel=1)@5"], {"qrels": None}, "needs qrels"),
+        (
+            ["gini@10"],
+            {"per_query": True},
+            "gini@10 has one value for the whole run, not one per query",
+        ),
+        (["aplt(tail_share=0.2,tail_popularity=2)"], {"interactions": "i"}, "at most one of"),
+        (["coverage"], {"catalog": " "}, "the catalog table name must be a non-empty string"),
+        (["arp"], {"interactions": 3}, "the interactions table name must be a non-empty"),
+        (
+            ["ild@10"],
+            {},
+            r"metric 'ild@10' needs item_features=… \(feature vectors: doc and an array column\)",
+        ),
+        (["serendipity"], {"item_features": "f"}, "metric 'serendipity' needs interactions=…"),
+        (
+            ["ild(similarity=jaccard)@5"],
+            {"item_features": "f"},
+            "similarity=jaccard needs categories features, got vectors",
+        ),
+        (["ild"], {"item_features": "f", "vector": ""}, "the vector column name must be a non"),
+    ],
+)
+def test_recommender_inputs_are_checked_up_front(metrics, arguments, message):
+    call = {"qrels": "qrels"} | arguments
+    with pytest.raises(PolarsRankError, match=message):
+        pr.to_sql(metrics, "spark", "run", call.pop("qrels"), **call)
+
+
+RECOMMENDER = [
+    "coverage@10",
+    "gini",
+    "entropy(base=10,per_item=true)@5",
+    "user_coverage(rel=2)@5",
+    "novelty(model=discovery,unknown=zero)@10",
+    "arp(count=interactions)@5",
+    "aplt(tail_share=0.1)@10",
+]
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_recommender_sql_uses_only_portable_constructs(dialect):
+    """The same constructs as the ranking metrics, one ranking of the run; the items' tie
+    order (the long tail) is the id's own: plain on the dialects that compare text as bytes,
+    on PostgreSQL and DuckDB an integer id's number then the text in byte order."""
+    sql = pr.to_sql(
+        [*RECOMMENDER, "nDCG@10"], dialect, "run_t", "qrels_t", interactions="i", pretty=False
+    )
+    upper = sql.upper()
+    for banned in [b for b in BANNED if b != "DECIMAL"] + ["DECIMAL("]:
+        assert banned not in upper, banned
+    assert upper.count("ROW_NUMBER() OVER (PARTITION BY QID ORDER BY SORT_KEY DESC") == 1
+    collations = re.findall(r"COLLATE\s+\"\w+\"", upper)
+    # one item table per configuration: (discovery, users), (choice, interactions), tail_share
+    window = r"ROW_NUMBER\(\) OVER \(ORDER BY POPULARITY, (.*?)\) AS (?:DOUBLE|FLOAT64)"
+    orders = re.findall(window, upper)
+    assert len(orders) == 3
+    if dialect in ("postgres", "duckdb"):
+        collation = 'COLLATE "C"' if dialect == "postgres" else 'COLLATE "BINARY"'
+        assert collations == [collation] * 4  # the ranking, then each item table
+        typeof = "PG_TYPEOF(DOCNO)" if dialect == "postgres" else "TYPEOF(DOCNO)"
+        assert all(o.startswith("CASE WHEN ") and typeof in o for o in orders)
+    else:
+        assert collations == []
+        assert orders == ["DOCNO, DOCNO"] * 3
+
+
+def test_recommender_tables_and_catalog():
+    """The caller's tables replace the placeholders; without a catalog, the run's and the
+    interactions' items make it; without qrels no judgments table is read."""
+    sql = pr.to_sql(
+        ["coverage@10", "novelty"], "bigquery", "p.d.run", "p.d.qrels", interactions="p.d.hist"
+    )
+    assert "FROM p.d.hist" in sql and "pr_input" not in sql
+    assert re.search(r"FROM pr_run\s+UNION DISTINCT\s+SELECT\s+docno\s+FROM pr_history", sql)
+    explicit = pr.to_sql(["coverage@10"], "trino", "run", None, catalog="items")
+    assert "FROM items" in explicit and "pr_qrels" not in explicit and "qrels" not in explicit
+
+
+@pytest.mark.parametrize(
+    ("dialect", "explode"),
+    [
+        ("spark", "FROM f AS f LATERAL VIEW POSEXPLODE(f.emb) t AS j, x"),
+        ("databricks", "FROM f AS f LATERAL VIEW POSEXPLODE(f.emb) t AS j, x"),
+        ("postgres", "FROM f AS f CROSS JOIN UNNEST(f.emb) WITH ORDINALITY AS t(x, j)"),
+        ("duckdb", "FROM f AS f CROSS JOIN UNNEST(f.emb) WITH ORDINALITY AS t(x, j)"),
+        ("trino", "FROM f AS f CROSS JOIN UNNEST(f.emb) WITH ORDINALITY AS t(x, j)"),
+        ("bigquery", "FROM f AS f CROSS JOIN UNNEST(f.emb) AS x WITH OFFSET AS j"),
+        (
+            "snowflake",
+            "FROM f AS f CROSS JOIN TABLE(FLATTEN(INPUT => f.emb)) AS t(seq, key, path, j, x, "
+            "this)",
+        ),
+    ],
+)
+def test_feature_vectors_are_exploded_with_their_positions(dialect, explode):
+    """The one construct written per dialect by sqlglot beyond the ranking's: each vector's
+    components with their positions, once, for ILD and serendipity together."""
+    sql = pr.to_sql(
+        ["ild@5", "serendipity@5", "ild"],
+        dialect,
+        "run",
+        "qrels",
+        interactions="hist",
+        item_features="f",
+        vector="emb",
+        pretty=False,
+    )
+    assert sql.count(explode) == 1

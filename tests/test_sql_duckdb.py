@@ -14,11 +14,15 @@ from hypothesis import strategies as st
 from sql_cases import (
     METRICS,
     OPTION_SETS,
+    RECOMMENDER_OPTIONS,
+    RECOMMENDER_TABLES,
     TREC_CASES,
     accepted,
     as_labels,
+    assert_recommender_sql,
     assert_sql_result,
     compiled,
+    recommender_random,
     reference,
     stacked_random,
     trec_case,
@@ -191,3 +195,84 @@ def test_gain_table_with_overlapping_levels():
     dcg = run_sql(run, qrels, metrics).item(0, 0)
     assert dcg == pytest.approx(1 + 1 / math.log2(3) + 0.5 / 2, abs=1e-12)
     assert_both_engines(run, qrels, metrics)
+
+
+@pytest.mark.parametrize("int_ids", [False, True], ids=["text ids", "integer ids"])
+@pytest.mark.parametrize("options", RECOMMENDER_OPTIONS, ids=str)
+def test_recommender_metrics(int_ids, options):
+    """Coverage, entropy, Gini, user coverage, novelty, ARP, APLT, ILD and serendipity (feature
+    vectors) with every option."""
+    frames = recommender_random(60, int_ids=int_ids, seed=1)
+    con = duckdb.connect()
+    con.execute("SET default_collation = 'nocase'")  # the query must not depend on it
+    for key, name in RECOMMENDER_TABLES.items():
+        con.register(name, frames[key])
+    assert_recommender_sql(lambda sql: con.sql(sql).pl(), "duckdb", frames, **options)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=runs_and_qrels(recommender=True),
+    queries=st.sampled_from(["qrels", "both"]),
+    max_rank=st.sampled_from([None, 2]),
+)
+def test_recommender_generated(data, queries, max_rank):
+    """Ties, integer or text ids (accented, digits), empty histories, catalogs with and
+    without the recommended items, users on one side only."""
+    run, qrels, inputs = data
+    frames = {
+        "run": run.drop("rank"),
+        "qrels": qrels,
+        "interactions": inputs["interactions"],
+        "catalog": inputs["catalog"] if inputs["catalog"] is not None else run.select("doc"),
+        "item_features": inputs["item_features"] if inputs["kind"] == "vectors" else None,
+    }
+    con = duckdb.connect()
+    for key, name in RECOMMENDER_TABLES.items():
+        if frames[key] is not None:
+            con.register(name, frames[key])
+    assert_recommender_sql(
+        lambda sql: con.sql(sql).pl(), "duckdb", frames, queries=queries, max_rank=max_rank
+    )
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"duplicates": "max"}, {"order_by": "rank"}, {"relevance_level": 2}],
+    ids=str,
+)
+def test_recommender_metrics_with_the_ranking_options(options):
+    """A repeated (user, item) pair keeps its highest score; the run's own ranks order the
+    items; evaluate's relevance level is serendipity's binary gain."""
+    frames = recommender_random(50, int_ids=False, seed=9)
+    run = frames["run"]
+    if options.get("duplicates") == "max":
+        run = pl.concat([run, run.with_columns(pl.col("score") - 1).head(80)])
+    if options.get("order_by") == "rank":
+        run = run.with_columns(rank=(pl.col("score") * 2).cast(pl.Int64).abs() + 1).drop("score")
+    frames = frames | {"run": run}
+    con = duckdb.connect()
+    for key, name in RECOMMENDER_TABLES.items():
+        con.register(name, frames[key])
+    assert_recommender_sql(lambda sql: con.sql(sql).pl(), "duckdb", frames, **options)
+
+
+def test_recommender_long_layout():
+    frames = recommender_random(30, int_ids=True, seed=10)
+    con = duckdb.connect()
+    for key, name in RECOMMENDER_TABLES.items():
+        con.register(name, frames[key])
+    metrics = ["coverage@5", "gini", "novelty@5", "ild@5", "serendipity@5", "AP"]
+    sql = pr.to_sql(
+        metrics, "duckdb", "run_t", "qrels_t", interactions="inter_t", item_features="feat_t",
+        layout="long",
+    )  # fmt: skip
+    got = con.sql(sql).pl()
+    assert got["measure"].to_list() == metrics
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = pr.evaluate(
+            frames["run"], frames["qrels"], metrics, interactions=frames["interactions"],
+            item_features=frames["item_features"],
+        )  # fmt: skip
+    assert_same(expected, pl.DataFrame({m: [v] for m, v in got.rows()}))

@@ -11,10 +11,14 @@ from hypothesis import strategies as st
 from sql_cases import (
     METRICS,
     OPTION_SETS,
+    RECOMMENDER_OPTIONS,
+    RECOMMENDER_TABLES,
     TREC_CASES,
     accepted,
+    assert_recommender_sql,
     assert_sql_result,
     compiled,
+    recommender_random,
     stacked_random,
     trec_case,
 )
@@ -90,3 +94,14 @@ def test_duplicates_max_and_rank_order(postgres):
     assert_parity(postgres, doubled, regraded, accepted(regraded), duplicates="max")
     ranked = run.with_columns(rank=(pl.col("score") * 2).cast(pl.Int64).abs() + 1).drop("score")
     assert_parity(postgres, ranked, qrels, order_by="rank")
+
+
+@pytest.mark.parametrize("int_ids", [False, True], ids=["text ids", "integer ids"])
+@pytest.mark.parametrize("options", RECOMMENDER_OPTIONS, ids=str)
+def test_recommender_metrics(postgres, int_ids, options):
+    """Every portable recommender metric with every option (vectors as float8[]); the
+    items' tie order (the long tail) in byte order on this ICU server."""
+    frames = recommender_random(60, int_ids=int_ids, seed=2)
+    for key, name in RECOMMENDER_TABLES.items():
+        postgres.load(name, frames[key])
+    assert_recommender_sql(postgres.query, "postgres", frames, **options)

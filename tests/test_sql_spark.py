@@ -17,10 +17,14 @@ from hypothesis import strategies as st
 from sql_cases import (
     METRICS,
     OPTION_SETS,
+    RECOMMENDER_OPTIONS,
+    RECOMMENDER_TABLES,
     TREC_CASES,
     accepted,
+    assert_recommender_sql,
     assert_sql_result,
     compiled,
+    recommender_random,
     stacked_random,
     trec_case,
 )
@@ -217,3 +221,29 @@ def test_without_pyspark_or_a_session(monkeypatch):
         patch.setattr(builtins, "__import__", no_pyspark)
         with pytest.raises(ModuleNotFoundError, match="engine='spark' needs pyspark"):
             pr.evaluate(run, qrels, ["AP"], engine="spark")
+
+
+@pytest.mark.parametrize("int_ids", [False, True], ids=["text ids", "integer ids"])
+def test_to_sql_recommender_metrics(spark, int_ids):
+    """Every portable recommender metric with every option (vectors exploded by POSEXPLODE), run
+    by Spark on temporary views."""
+    frames = recommender_random(60, int_ids=int_ids, seed=3)
+    for key, name in RECOMMENDER_TABLES.items():
+        spark.createDataFrame(frames[key].to_arrow()).createOrReplaceTempView(name)
+    options = RECOMMENDER_OPTIONS[int(int_ids)]
+    assert_recommender_sql(
+        lambda sql: pl.from_arrow(spark.sql(sql).toArrow()),
+        "spark",
+        frames,
+        batch=12,
+        **options,
+    )
+
+
+def test_recommender_metrics_are_refused_by_name():
+    """The engine does not pass the recommender inputs to the query: it says so rather than
+    evaluate coverage over a default catalog the caller did not ask for."""
+    run = pl.DataFrame({"query": ["a"], "doc": ["x"], "score": [1.0]})
+    qrels = pl.DataFrame({"query": ["a"], "doc": ["x"], "relevance": [1]})
+    with pytest.raises(PolarsRankError, match=r"recommender metrics' inputs yet \(coverage@10\)"):
+        pr.evaluate(run, qrels, ["AP", "coverage@10"], engine="spark", catalog=run["doc"])

@@ -10,9 +10,13 @@ import sqlglot
 from sql_cases import (
     METRICS,
     OPTION_SETS,
+    RECOMMENDER_METRICS,
+    RECOMMENDER_TABLES,
     accepted,
+    assert_recommender_sql,
     assert_sql_result,
     compiled,
+    recommender_random,
     stacked_random,
     trec_case,
 )
@@ -42,6 +46,53 @@ def test_parses_back_in_its_dialect(dialect):
         tree = sqlglot.parse_one(sql, read=dialect, error_level=sqlglot.ErrorLevel.RAISE)
         again = tree.sql(dialect, pretty=True)  # may differ in form, e.g. NOT x IS NULL
         assert sqlglot.parse_one(again, read=dialect).sql(dialect, pretty=True) == again
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_recommender_sql_parses_back_in_its_dialect(dialect):
+    sql = pr.to_sql(
+        RECOMMENDER_METRICS,
+        dialect,
+        "run_t",
+        "qrels_t",
+        interactions="i_t",
+        catalog="c_t",
+        item_features="f_t",
+    )
+    tree = sqlglot.parse_one(sql, read=dialect, error_level=sqlglot.ErrorLevel.RAISE)
+    again = tree.sql(dialect, pretty=True)
+    assert sqlglot.parse_one(again, read=dialect).sql(dialect, pretty=True) == again
+
+
+SNOWFLAKE_FLATTEN = (
+    'CROSS JOIN TABLE(FLATTEN(INPUT => f."vector")) AS t(seq, key, path, j, x, this)'
+)
+FLATTEN_AS_DUCKDB = 'TABLE(UNNEST(INPUT => f."vector")) AS t(seq, key, path, j, x, this)'
+
+
+@pytest.mark.parametrize("dialect", REMOTE)
+def test_recommender_through_duckdb(dialect):
+    """The recommender metrics' SQL, read in its dialect and run by DuckDB (integer ids for
+    Trino, text ids for the others)."""
+    frames = recommender_random(40, int_ids=dialect == "trino", seed=4)
+    con = duckdb.connect()
+    for key, name in RECOMMENDER_TABLES.items():
+        con.register(name, frames[key])
+
+    def query(sql: str) -> pl.DataFrame:
+        duck = sqlglot.parse_one(sql, read=dialect, error_level=sqlglot.ErrorLevel.RAISE)
+        text = duck.sql("duckdb")
+        if dialect == "snowflake" and "FLATTEN" in sql:
+            # sqlglot does not write Snowflake's FLATTEN back as DuckDB: check the Snowflake
+            # clause (FLATTEN's columns are SEQ, KEY, PATH, INDEX, VALUE, THIS: j is the
+            # position, x the component), then run DuckDB's UNNEST in its place
+            assert sql.count(SNOWFLAKE_FLATTEN) == 1
+            assert text.count(FLATTEN_AS_DUCKDB) == 1
+            text = text.replace(FLATTEN_AS_DUCKDB, 'UNNEST(f."vector") WITH ORDINALITY AS t(x, j)')
+        result = con.sql(text).pl()
+        return result.rename(str.lower) if dialect == "snowflake" else result
+
+    assert_recommender_sql(query, dialect, frames, queries="both", max_rank=6)
 
 
 @pytest.mark.parametrize("dialect", REMOTE)

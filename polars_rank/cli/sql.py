@@ -18,6 +18,7 @@ _COLUMNS = {
     "score": "score",
     "rank": "rank",
     "relevance": "relevance",
+    "vector": "vector",
 }
 
 
@@ -34,6 +35,9 @@ def run_sql(args: argparse.Namespace) -> int:
         args.dialect,
         args.run,
         args.qrels,
+        interactions=args.interactions,
+        catalog=args.catalog,
+        item_features=args.item_features,
         per_query=args.per_query,
         queries=args.queries,
         relevance_level=args.relevance_level,
@@ -55,7 +59,10 @@ def build_sql_parser(parser: argparse.ArgumentParser) -> None:
         "--run", required=True, metavar="TABLE", help="the run table: query, doc, score"
     )
     parser.add_argument(
-        "--qrels", required=True, metavar="TABLE", help="the judgments table: query, doc, relevance"
+        "--qrels",
+        metavar="TABLE",
+        help="the judgments table: query, doc, relevance (leave it out for recommender "
+        "metrics that read no judgments: every user of the run is evaluated)",
     )
     add_metric_option(parser, DEFAULT_METRICS)
     parser.add_argument(
@@ -70,6 +77,24 @@ def build_sql_parser(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--compact", action="store_true", help="one line, no indentation")
     parser.add_argument("--out", metavar="FILE", help="write the query to FILE")
+    recommender = parser.add_argument_group("recommender metrics (coverage, novelty, aplt, ...)")
+    recommender.add_argument(
+        "--interactions",
+        metavar="TABLE",
+        help="the training history: query, doc (popularity for novelty, arp, aplt)",
+    )
+    recommender.add_argument(
+        "--catalog",
+        metavar="TABLE",
+        help="the item universe: doc (coverage, gini; default: the items of the run and the "
+        "interactions)",
+    )
+    recommender.add_argument(
+        "--item-features",
+        metavar="TABLE",
+        help="the item feature vectors: doc and an array column (--vector-col; default "
+        "vector) for ild and serendipity",
+    )
     group = parser.add_argument_group("evaluation")
     group.add_argument(
         "--queries",

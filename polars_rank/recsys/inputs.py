@@ -51,9 +51,17 @@ class _Given:
         return "FILE"
 
 
-def _needs(name: str) -> str:
+class GivenTable(_Given):
+    """The value of an input that is a table name: ``--interactions TABLE`` on the command
+    line (:func:`polars_rank.to_sql`, ``polars-rank sql``)."""
+
+    def __str__(self) -> str:
+        return "TABLE"
+
+
+def _needs(name: str, given: _Given) -> str:
     """How to pass input ``name``, and what it holds."""
-    how = "qrels" if name == "qrels" else option(name, _Given())
+    how = "qrels" if name == "qrels" else option(name, given)
     return f"{how} ({_ARGUMENT[name]})"
 
 
@@ -82,10 +90,12 @@ def check_request(
     has_qrels: bool,
     given: set[str],
     feature_kind: str | None = None,
+    shown: _Given | None = None,
 ) -> None:
     """Raise for a request that cannot be answered: a corpus-level metric per query, a metric
-    without its input (``given``: the inputs passed besides the run and qrels), a parameter
-    that does not fit the kind of item features, inconsistent item-table options."""
+    without its input (``given``: the inputs passed besides the run and qrels; ``shown``: how
+    a message shows an input's value, a file by default), a parameter that does not fit the
+    kind of item features, inconsistent item-table options."""
     if per_query:
         corpus = [s.label for s in specs if s.entry.level == "corpus"]
         if corpus:
@@ -103,7 +113,9 @@ def check_request(
             needed.insert(0, "qrels")
         for name in needed:
             if name not in available:
-                raise PolarsRankError(f"metric {spec.label!r} needs {_needs(name)}")
+                raise PolarsRankError(
+                    f"metric {spec.label!r} needs {_needs(name, shown or _Given())}"
+                )
         for param in spec.entry.params:
             value = dict(spec.params).get(param.name)
             if value is not None and param.variants and feature_kind not in param.variants:

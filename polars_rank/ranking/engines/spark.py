@@ -126,6 +126,14 @@ def evaluate_spark(
     clean). ``duplicates="first"`` is refused: a Spark table has no row order. Gives ``warn``
     the number of run queries without judgments, as the Polars engine does.
     """
+    recommender = [s.label for s in specs if s.entry.table != "judged"]
+    if recommender:
+        raise PolarsRankError(
+            f"engine='spark' does not take the recommender metrics' inputs yet "
+            f"({', '.join(recommender)}): run pr.to_sql(..., 'spark', interactions=..., "
+            "catalog=..., item_features=...) in the session, or evaluate them with "
+            "engine='polars' or engine='duckdb'"
+        )
     options = options.unordered("engine='spark'")
     lazy_out = isinstance(run, pl.LazyFrame)
     spark = _session(con, run, qrels)

@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Literal
 
-from polars_rank._errors import PolarsRankError
+from polars_rank._errors import PolarsRankError, option
 from polars_rank.ranking import messages
 from polars_rank.ranking.conventions import OrderBy
 from polars_rank.ranking.names import MetricSpec, parse_metric, parse_metrics
@@ -20,6 +20,15 @@ from polars_rank.ranking.registry import Metric
 from polars_rank.ranking.sql import plan
 from polars_rank.ranking.sql.columns import column_names
 from polars_rank.ranking.sql.dialects import DIALECTS, Dialect, render
+from polars_rank.ranking.sql.recsys import (
+    CATALOG,
+    FEATURE_KIND,
+    FEATURES,
+    INTERACTIONS,
+    PORTABLE,
+    VECTOR,
+)
+from polars_rank.recsys.inputs import GivenTable, check_request
 
 Layout = Literal["wide", "long"]
 LAYOUTS: tuple[str, ...] = ("wide", "long")
@@ -29,13 +38,14 @@ LONG_COLUMNS = ("measure", "value")
 
 
 def not_portable(entry: Metric) -> str | None:
-    """Why a registry metric has no portable SQL (None when it has): the recommender metrics
-    read item tables the compiled query does not take yet, and trec_eval's ``relstring`` is a
-    string built in rank order, which the dialects aggregate in incompatible ways."""
-    if entry.table != "judged":
+    """Why a registry metric has no portable SQL (None when it has): trec_eval's ``relstring``
+    is a string built in rank order, which the dialects aggregate in incompatible ways. (Every
+    recommender metric has it; intra-list diversity and serendipity with feature vectors only,
+    see :func:`to_sql`.)"""
+    if entry.table != "judged" and entry.name not in PORTABLE:  # a metric added later
         return (
-            "it is a recommender metric, which the portable SQL does not cover yet: evaluate "
-            "it with engine='polars' or engine='duckdb'"
+            "it is a recommender metric the portable SQL does not cover yet: evaluate it "
+            "with engine='polars' or engine='duckdb'"
         )
     if entry.result == "string":
         return (
@@ -82,8 +92,11 @@ def to_sql(
     metrics: Sequence[str | MetricSpec] | str,
     dialect: Dialect,
     run: str,
-    qrels: str,
+    qrels: str | None,
     *,
+    interactions: str | None = None,
+    catalog: str | None = None,
+    item_features: str | None = None,
     per_query: bool = False,
     queries: Queries = "qrels",
     relevance_level: float = 1,
@@ -93,6 +106,7 @@ def to_sql(
     score: str = "score",
     rank: str = "rank",
     relevance: str = "relevance",
+    vector: str = "vector",
     order_by: OrderBy = "score",
     duplicates: Duplicates = "error",
     layout: Layout = "wide",
@@ -114,11 +128,25 @@ def to_sql(
         dialect: ``"spark"`` (also ``"databricks"``), ``"postgres"``, ``"bigquery"``,
             ``"snowflake"``, ``"trino"`` or ``"duckdb"``.
         run, qrels: table (or view) names as that dialect writes them in ``FROM``, e.g.
-            ``"catalog.db.run"`` or ``"my-project.dataset.run"``.
+            ``"catalog.db.run"`` or ``"my-project.dataset.run"``. ``qrels`` may be None
+            when every metric is a recommender metric that reads no judgments: then every
+            user of the run is evaluated.
+        interactions: the training history table (``query, doc``, the run's column names)
+            for novelty, ARP and APLT (item popularity); its items also join the default
+            catalog.
+        catalog: the item universe table (a ``doc`` column) for catalog coverage and Gini;
+            default: the items of the run and of ``interactions``. Recommended items outside
+            it are not counted.
+        item_features: the item feature vectors table (``doc`` and the array column
+            ``vector``: cosine similarity) for intra-list diversity and serendipity. The SQL
+            explodes the arrays with their positions (``UNNEST ... WITH ORDINALITY``,
+            ``POSEXPLODE`` on Spark, ``WITH OFFSET`` on BigQuery, ``FLATTEN`` on Snowflake).
+            Category and similarity tables are not covered by the portable SQL: evaluate
+            those with engine='polars' or engine='duckdb'.
         per_query: one row per query (ordered by query) instead of one summary row.
         queries, relevance_level, max_rank, order_by: as in :func:`polars_rank.evaluate`
             (``order_by="rank"`` ranks by the run's ``rank`` column).
-        query, doc, score, rank, relevance: the tables' column names.
+        query, doc, score, rank, relevance, vector: the tables' column names.
         duplicates: ``"error"``: the query expects one row per ``(query, doc)`` in each table
             and does not check it (the engines check before running it; a repeated pair would
             count twice); ``"max"``: keep the highest score / grade of a repeated pair.
@@ -129,6 +157,11 @@ def to_sql(
         left_out_column: also output, under this name, the number of run queries that have no
             judgments and were not evaluated (what the engines warn about).
         pretty: indent the SQL.
+
+    The recommender metrics (coverage, entropy, Gini, user coverage, novelty, ARP, APLT, ILD
+    and serendipity) have :func:`polars_rank.evaluate`'s numbers and users (the ``queries``
+    rule); the corpus ones have one value for the whole run, so they are refused with
+    ``per_query``.
 
     Returns:
         The query text.
@@ -156,7 +189,42 @@ def to_sql(
         raise messages.bad_choice("dialect", dialect, DIALECTS)
     if layout not in LAYOUTS:
         raise messages.bad_choice("layout", layout, LAYOUTS)
-    tables = {plan.RUN: _table(run, "run"), plan.QRELS: _table(qrels, "qrels")}
+    given = {
+        name
+        for name, value in (
+            ("interactions", interactions),
+            ("catalog", catalog),
+            ("item_features", item_features),
+        )
+        if value is not None
+    }
+    if item_features is None:
+        for spec in specs:
+            if "item_features" in spec.entry.inputs:  # the portable SQL takes vectors only
+                shown = option("item_features", GivenTable())
+                raise PolarsRankError(
+                    f"metric {spec.label!r} needs {shown} (feature vectors: doc and an array "
+                    "column)"
+                )
+    check_request(
+        specs,
+        per_query=per_query,
+        has_qrels=qrels is not None,
+        given=given,
+        feature_kind=FEATURE_KIND,
+        shown=GivenTable(),
+    )
+    if not isinstance(vector, str) or not vector:
+        raise PolarsRankError(f"the vector column name must be a non-empty string, got {vector!r}")
+    tables = {plan.RUN: _table(run, "run")}
+    if qrels is not None:
+        tables[plan.QRELS] = _table(qrels, "qrels")
+    if interactions is not None:
+        tables[INTERACTIONS] = _table(interactions, "interactions")
+    if catalog is not None:
+        tables[CATALOG] = _table(catalog, "catalog")
+    if item_features is not None:
+        tables[FEATURES] = _table(item_features, "item_features")
     if left_out_column is not None and (
         not isinstance(left_out_column, str) or not left_out_column
     ):
@@ -180,6 +248,9 @@ def to_sql(
         per_query=per_query,
         layout=layout,
         left_out=left_out_column is not None,
+        has_qrels=qrels is not None,
+        has_catalog=catalog is not None,
+        has_interactions=interactions is not None,
     )
     cols = options.columns
     names = {
@@ -188,6 +259,7 @@ def to_sql(
         plan.ORDER: options.order_column,
         plan.RELEVANCE: cols.relevance,
         plan.QUERY_OUT: cols.query,
+        VECTOR: vector,
     }
     names.update(zip(internal, out.values(), strict=True))
     if left_out_column is not None:

@@ -12,9 +12,15 @@ every division in the text is between DOUBLEs). :func:`render` parses it and rew
    and Trino compare strings as bytes by default, and sqlglot would print a clause they reject);
 3. sort directions keep each dialect's default NULL placement, so no ``NULLS FIRST/LAST`` is
    printed (BigQuery windows cannot take it) — no sort key is ever NULL;
-4. ``LEAST`` / ``GREATEST`` print plain (no argument is ever NULL).
+4. ``LEAST`` / ``GREATEST`` print plain (no argument is ever NULL);
+5. the sort keys of an id's own order (``pr_id_number(x)``, ``pr_id_text(x)``: integers as
+   numbers, text as bytes, :mod:`.recsys`) become the id itself where the dialect compares
+   text as bytes; on PostgreSQL and DuckDB, whose text order may follow a locale, the number
+   of an integer id (``pg_typeof`` / ``typeof``; NULL for text) then its text with the
+   byte-order collation.
 
-Then sqlglot prints the dialect. No SQL string is written per dialect anywhere.
+Then sqlglot prints the dialect. Apart from the integer-id keys of rewrite 5 (for
+PostgreSQL and DuckDB), no SQL string is written per dialect.
 
 sqlglot is imported only when a query is rendered.
 """
@@ -44,6 +50,35 @@ BYTE_COLLATION = {"postgres": "C", "duckdb": "binary"}
 
 #: Dialects whose LEAST / GREATEST skip NULL arguments (the others return NULL).
 _LEAST_IGNORES_NULLS = ("postgres", "duckdb")
+
+#: The sort-key placeholders of an id's own order (see :mod:`.recsys`).
+ID_NUMBER, ID_TEXT = "pr_id_number", "pr_id_text"
+
+#: An integer id as a number, NULL for a text id, where text order may follow a locale.
+_ID_NUMBER = {
+    "postgres": "CASE WHEN CAST(PG_TYPEOF(x) AS TEXT) IN ('smallint', 'integer', 'bigint') "
+    "THEN CAST(CAST(x AS TEXT) AS BIGINT) END",
+    "duckdb": "CASE WHEN TYPEOF(x) IN ('TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', "
+    "'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT') "
+    "THEN TRY_CAST(CAST(x AS TEXT) AS HUGEINT) END",
+}
+
+
+def _id_key(function: str, argument, dialect: str):
+    """The dialect's sort key for placeholder ``function`` of an id column (rewrite 5)."""
+    import sqlglot
+    from sqlglot import exp
+
+    collation = BYTE_COLLATION.get(dialect)
+    if collation is None:
+        return argument.copy()
+    if function == ID_NUMBER:
+        key = sqlglot.parse_one(_ID_NUMBER[dialect], read=dialect)
+        return key.transform(
+            lambda n: argument.copy() if isinstance(n, exp.Column) and n.name == "x" else n
+        )
+    text = exp.cast(argument.copy(), exp.DataType.build("text"))
+    return exp.Collate(this=text, expression=exp.to_identifier(collation, quoted=True))
 
 
 @cache
@@ -90,8 +125,12 @@ def render(
     collation = BYTE_COLLATION.get(dialect)
 
     def rewrite(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Anonymous) and node.name.lower() in (ID_NUMBER, ID_TEXT):
+            return _id_key(node.name.lower(), node.expressions[0], dialect)
         if isinstance(node, exp.Table) and node.name in replaced and not node.args.get("db"):
-            return replaced[node.name].copy()
+            table = replaced[node.name].copy()
+            table.set("alias", node.args.get("alias"))
+            return table
         if isinstance(node, exp.Identifier) and node.this in names:
             return _identifier(names[node.this])
         if isinstance(node, exp.Ordered):

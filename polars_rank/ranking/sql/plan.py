@@ -20,9 +20,13 @@ The CTEs, in order:
    With the measures that walk a ranking against its ideal ranking (:meth:`Parts.event_set`),
    ``pr_events`` (the judged rows as retrieved and as ideal events), ``pr_event_rows`` (windows
    over both rankings merged) and ``pr_event_parts`` (per-query aggregates, LEFT JOINed).
-6. ``pr_values``: each metric as arithmetic over the parts, with whether the query has
+6. With recommender metrics, ``pr_users`` (the queries that count) and the CTEs of
+   :mod:`.recsys` over ``pr_ranked``: per-user values LEFT JOINed to the parts, one-row corpus
+   values CROSS JOINed to the summary. Without qrels (recommender metrics only), ``pr_parts``
+   is every run query.
+7. ``pr_values``: each metric as arithmetic over the parts, with whether the query has
    judgments and whether it is in the run.
-7. The result: the queries that count, or the summary over them (mean; sum for counts; the
+8. The result: the queries that count, or the summary over them (mean; sum for counts; the
    geometric mean with trec_eval's floor for ``gm_map``) with ``CASE`` filters; wide (a column
    per metric) or long (``measure``, ``value``).
 
@@ -41,6 +45,7 @@ from polars_rank.ranking.names import MetricSpec
 from polars_rank.ranking.options import Options
 from polars_rank.ranking.registry import GM_FLOOR, Summary
 from polars_rank.ranking.sql.parts import ZERO, Parts, dbl, num
+from polars_rank.ranking.sql.recsys import recommender_plan
 
 #: Placeholders for the caller's tables and columns, replaced in the parsed tree.
 RUN, QRELS = "pr_input_run", "pr_input_qrels"
@@ -133,39 +138,72 @@ def query_text(
     per_query: bool,
     layout: str,
     left_out: bool,
+    has_qrels: bool = True,
+    has_catalog: bool = False,
+    has_interactions: bool = False,
 ) -> str:
     """The whole query; ``columns`` are the (placeholder) output columns of the metrics,
     ``options`` resolved (``order_by`` set). With ``left_out``, a column :data:`LEFT_OUT_OUT`
-    counts the run queries without judgments (on every row)."""
+    counts the run queries without judgments (on every row). Without ``has_qrels`` (only
+    recommender metrics that read no judgments) every run query is evaluated. The recommender
+    metrics (:mod:`.recsys`) read the catalog and interactions tables when given."""
+    named = dict(zip((s.label for s in specs), columns, strict=True))
+    judged = [s for s in specs if s.entry.table == "judged"]
+    recommender = [s for s in specs if s.entry.table != "judged"]
     q = Parts()
-    formulas = [s.entry.sql_builder(q, **s.arguments(options.relevance_level)) for s in specs]
-    ctes = _inputs(options, q.needs_n_ret)
-    ctes.append(("pr_joined", _joined(q, options)))
-    windows = "".join(f", {sql} AS {name}" for name, sql in q.windows.items())
-    ctes.append(("pr_rows", f"SELECT *{windows} FROM pr_joined"))
-    aggregates = "".join(f", {sql} AS {name}" for sql, name in q.aggregates.items())
-    ctes.append(
-        (
-            "pr_parts",
-            "SELECT qid AS pr_qid, MAX(in_run) AS pr_in_run, MAX(judged) AS pr_judged"
-            f"{aggregates} FROM pr_rows GROUP BY qid",
-        )
-    )
+    formulas = [s.entry.sql_builder(q, **s.arguments(options.relevance_level)) for s in judged]
+    keep = "pr_judged = 1" + (" AND pr_in_run = 1" if options.queries == "both" else "")
     source_parts = "pr_parts"
-    if q.event_sets:  # rankings merged with ideal rankings (Parts.event_set)
-        ctes.append(("pr_events", q.events_sql()))
-        event_windows = "".join(f", {sql} AS {name}" for name, sql in q.event_windows.items())
-        ctes.append(("pr_event_rows", f"SELECT *{event_windows} FROM pr_events"))
-        event_aggregates = "".join(f", {sql} AS {n}" for sql, n in q.event_aggregates.items())
+    if has_qrels:
+        ctes = _inputs(options, q.needs_n_ret)
+        ctes.append(("pr_joined", _joined(q, options)))
+        windows = "".join(f", {sql} AS {name}" for name, sql in q.windows.items())
+        ctes.append(("pr_rows", f"SELECT *{windows} FROM pr_joined"))
+        aggregates = "".join(f", {sql} AS {name}" for sql, name in q.aggregates.items())
         ctes.append(
             (
-                "pr_event_parts",
-                f"SELECT qid AS pr_eqid{event_aggregates} FROM pr_event_rows GROUP BY qid",
+                "pr_parts",
+                "SELECT qid AS pr_qid, MAX(in_run) AS pr_in_run, MAX(judged) AS pr_judged"
+                f"{aggregates} FROM pr_rows GROUP BY qid",
             )
         )
-        source_parts = "pr_parts LEFT JOIN pr_event_parts ON pr_qid = pr_eqid"
-    keep = "pr_judged = 1" + (" AND pr_in_run = 1" if options.queries == "both" else "")
-    metrics = "".join(f", {f} AS {c}" for f, c in zip(formulas, columns, strict=True))
+        if q.event_sets:  # rankings merged with ideal rankings (Parts.event_set)
+            ctes.append(("pr_events", q.events_sql()))
+            event_windows = "".join(f", {sql} AS {name}" for name, sql in q.event_windows.items())
+            ctes.append(("pr_event_rows", f"SELECT *{event_windows} FROM pr_events"))
+            event_aggregates = "".join(f", {sql} AS {n}" for sql, n in q.event_aggregates.items())
+            ctes.append(
+                (
+                    "pr_event_parts",
+                    f"SELECT qid AS pr_eqid{event_aggregates} FROM pr_event_rows GROUP BY qid",
+                )
+            )
+            source_parts = "pr_parts LEFT JOIN pr_event_parts ON pr_qid = pr_eqid"
+    else:  # every run query is evaluated
+        ctes = [c for c in _inputs(options, False) if c[0] != "pr_qrels"]
+        ctes.append(
+            (
+                "pr_parts",
+                "SELECT DISTINCT qid AS pr_qid, 1 AS pr_in_run, 1 AS pr_judged FROM pr_run",
+            )
+        )
+    rec = recommender_plan(
+        recommender,
+        [named[s.label] for s in recommender],
+        max_rank=options.max_rank,
+        relevance_level=options.relevance_level,
+        has_catalog=has_catalog,
+        has_interactions=has_interactions,
+    )
+    if recommender:
+        ctes.append(("pr_users", f"SELECT pr_qid AS qid FROM pr_parts WHERE {keep}"))
+        ctes += rec.ctes
+    for name in rec.per_user:
+        source_parts += f" LEFT JOIN {name} ON pr_qid = {name}.qid"
+    query_level = [s for s in specs if s.entry.level == "query"]
+    metrics = "".join(
+        f", {f} AS {named[s.label]}" for f, s in zip(formulas, judged, strict=True)
+    ) + "".join(f", {named[s.label]}" for s in recommender if s.entry.level == "query")
     values = "SELECT pr_qid, pr_in_run, pr_judged"
     if per_query:
         count = ", SUM(1 - pr_judged) OVER () AS pr_left_out" if left_out else ""
@@ -178,12 +216,14 @@ def query_text(
     else:
         ctes.append(("pr_values", f"{values}{metrics} FROM {source_parts}"))
         summary = [
-            f"{_summary(s.summary, c, keep)} AS {c}" for s, c in zip(specs, columns, strict=True)
+            f"{_summary(s.summary, named[s.label], keep)} AS {named[s.label]}" for s in query_level
         ]
         if left_out:
             summary.append("COALESCE(SUM(1 - pr_judged), 0) AS pr_left_out")
+        if not summary:  # only corpus metrics: a row to join them to
+            summary.append("COUNT(*) AS pr_n")
         ctes.append(("pr_summary", f"SELECT {', '.join(summary)} FROM pr_values"))
-        source, lead, order = "pr_summary", "", ""
+        source, lead, order = " CROSS JOIN ".join(["pr_summary", *rec.corpus]), "", ""
     extra = f", pr_left_out AS {LEFT_OUT_OUT}" if left_out else ""
     with_clause = "WITH " + ", ".join(f"{name} AS ({sql})" for name, sql in ctes)
     if layout == "wide":

@@ -1,0 +1,392 @@
+"""The recommender metrics of :func:`~polars_rank.to_sql`: CTEs in the base dialect that
+:mod:`.plan` adds to the query, over the ranked run ``pr_ranked``, the evaluated users
+``pr_users`` and the caller's ``interactions`` and ``catalog`` tables.
+
+The numbers are the Polars engine's (:mod:`polars_rank.recsys.engine`), built the same way:
+
+* ``pr_top``: the evaluated users' rows of ``pr_ranked`` (the package's order) within the
+  largest cutoff and ``max_rank``, with the qrels grade when a metric reads it;
+* per item-table configuration (:class:`~polars_rank.recsys.options.ItemOptions`), the item
+  table ``pr_items_<g>`` — popularity, self-information, tail flag, items ordered by
+  (popularity, doc id) ascending as :func:`~polars_rank.recsys.item_table` orders them — and
+  one ``GROUP BY`` per user computing novelty, ARP and APLT (``pr_popular_<g>``);
+* corpus metrics as one-row CTEs (``pr_corpus_<n>``) over the recommendation counts per k
+  (``pr_counts_<k>``) and the catalog (``pr_catalog``: the caller's, or the items of the run
+  and the interactions);
+* intra-list diversity and serendipity over feature vectors (the caller's ``doc`` and array
+  column): the vectors exploded once with their positions (``UNNEST ... WITH ORDINALITY``,
+  which sqlglot writes as Spark's ``POSEXPLODE``, BigQuery's ``WITH OFFSET`` and Snowflake's
+  ``FLATTEN``), made unit vectors, then per user the closed forms of
+  :mod:`polars_rank.recsys.vectors` from sums per component (``_vector_ctes``).
+
+The doc id order inside the item table is the id's own (integers as numbers, text as bytes):
+the placeholders :data:`ID_NUMBER` and :data:`ID_TEXT` are sort keys that
+:func:`~polars_rank.ranking.sql.dialects.render` writes per dialect.
+
+>>> from polars_rank.ranking.names import parse_metrics
+>>> plan = recommender_plan(parse_metrics(["coverage@10"]), ["pr_m1"], max_rank=None,
+...                         has_catalog=False, has_interactions=False)
+>>> [name for name, _ in plan.ctes]
+['pr_top', 'pr_catalog', 'pr_counts_10', 'pr_corpus_1']
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from polars_rank.ranking.names import MetricSpec
+from polars_rank.ranking.sql.dialects import ID_NUMBER, ID_TEXT
+from polars_rank.ranking.sql.parts import ONE, ZERO, dbl, log2, num
+from polars_rank.recsys.engine import POPULARITY_METRICS, largest_cutoff
+from polars_rank.recsys.inputs import item_options
+from polars_rank.recsys.options import ItemOptions
+
+#: Placeholders for the caller's recommender tables and the vector column, replaced in the
+#: parsed tree.
+INTERACTIONS, CATALOG, FEATURES = "pr_input_interactions", "pr_input_catalog", "pr_input_features"
+VECTOR = "pr_col_vector"
+
+
+#: The recommender metrics that have portable SQL.
+PORTABLE = (
+    *POPULARITY_METRICS,
+    "catalog_coverage",
+    "shannon_entropy",
+    "gini_index",
+    "user_coverage",
+    "intra_list_diversity",
+    "serendipity",
+)
+
+#: The kind of item features the portable SQL takes (a ``doc`` and an array column).
+FEATURE_KIND = "vectors"
+
+
+@dataclass
+class RecommenderPlan:
+    """The CTEs of the recommender metrics, the per-user CTEs to LEFT JOIN on ``qid`` and
+    the one-row corpus CTEs to CROSS JOIN; each names its value columns as the metric's
+    output column."""
+
+    ctes: list[tuple[str, str]] = field(default_factory=list)
+    per_user: list[str] = field(default_factory=list)
+    corpus: list[str] = field(default_factory=list)
+
+
+def _within(k: int | None, column: str = "pos") -> str:
+    return "1 = 1" if k is None else f"{column} <= {int(k)}"
+
+
+def _top(specs: Sequence[MetricSpec], max_rank: int | None, with_grades: bool) -> str:
+    """``pr_top``: ``qid, docno, pos`` (and ``grade``) of the evaluated users' top rows."""
+    bounds = [b for b in (largest_cutoff(list(specs)), max_rank) if b is not None]
+    where = f" WHERE r.pos <= {min(bounds)}" if bounds else ""
+    if not with_grades:
+        return (
+            "SELECT r.qid, r.docno, r.pos FROM pr_ranked AS r "
+            f"JOIN pr_users AS u ON r.qid = u.qid{where}"
+        )
+    return (
+        "SELECT r.qid, r.docno, r.pos, j.grade FROM pr_ranked AS r "
+        "JOIN pr_users AS u ON r.qid = u.qid "
+        f"LEFT JOIN pr_qrels AS j ON r.qid = j.qid AND r.docno = j.docno{where}"
+    )
+
+
+def _item_table(option: ItemOptions, popularity: str) -> str:
+    """The item table of one configuration: ``docno, popularity, self_information, in_tail``
+    (:func:`polars_rank.recsys.item_table`)."""
+    pop = dbl("popularity")
+    ordered = (
+        f"SELECT docno, popularity, {pop} / SUM({pop}) OVER () AS choice, "
+        f"{dbl(f'ROW_NUMBER() OVER (ORDER BY popularity, {ID_NUMBER}(docno), {ID_TEXT}(docno))')}"
+        f" AS item_pos, {dbl('COUNT(*) OVER ()')} AS n_items FROM {popularity}"
+    )
+    if option.model == "choice":
+        share, source = "o.choice", f"({ordered}) AS o"
+    else:
+        share, source = f"{pop} / u.n_users", f"({ordered}) AS o CROSS JOIN pr_user_count AS u"
+    if option.tail_popularity is not None:
+        tail = f"{pop} <= {num(option.tail_popularity)}"
+    elif option.tail_share is not None:
+        tail = f"item_pos <= GREATEST(FLOOR(n_items * {num(option.tail_share)}), {ONE})"
+    else:
+        tail = f"item_pos <= n_items - FLOOR(n_items * {num(option.head_share)})"
+    return (
+        f"SELECT docno, popularity, -{log2(share)} AS self_information, "
+        f"CASE WHEN {tail} THEN 1 ELSE 0 END AS in_tail FROM {source}"
+    )
+
+
+def _popularity_value(spec: MetricSpec, option: ItemOptions) -> str:
+    """A row's value for a popularity metric (NULL outside its cutoff: AVG skips it)."""
+    if spec.metric == "novelty":
+        value = "i.self_information"
+        if spec.arguments()["unknown"] == "zero":
+            value = f"COALESCE(i.self_information, {ZERO})"
+    elif spec.metric == "average_popularity":
+        value = dbl("COALESCE(i.popularity, 0)")
+    else:  # long_tail_share
+        value = dbl(f"COALESCE(i.in_tail, {1 if option.unknown_in_tail else 0})")
+    return f"AVG(CASE WHEN {_within(spec.k, 't.pos')} THEN {value} END)"
+
+
+def _corpus_value(spec: MetricSpec, counts: str) -> str:
+    """The one-row query of a corpus metric over ``counts`` (``docno, cnt``: users with the
+    item in their top k)."""
+    if spec.metric == "catalog_coverage":
+        return (
+            "SELECT CASE WHEN s.n_catalog > 0 THEN h.n_shown / s.n_catalog END AS pr_value FROM "
+            f"(SELECT {dbl('COUNT(*)')} AS n_shown FROM {counts} AS c "
+            "JOIN pr_catalog AS cat ON c.docno = cat.docno) AS h CROSS JOIN "
+            f"(SELECT {dbl('COUNT(*)')} AS n_catalog FROM pr_catalog) AS s"
+        )
+    if spec.metric == "shannon_entropy":
+        args = spec.arguments()
+        per_item = dbl("COUNT(*)") if args["per_item"] else ONE
+        cnt = dbl("cnt")
+        return (
+            f"SELECT CASE WHEN COUNT(*) > 0 THEN -SUM(p * (LN(p) / {num(math.log(args['base']))}))"
+            f" / {per_item} END AS pr_value FROM "
+            f"(SELECT {cnt} / SUM({cnt}) OVER () AS p FROM {counts}) AS e"
+        )
+    if spec.metric == "gini_index":
+        # the m recommended catalog items take positions n − m + 1 … n (counts ascending; the
+        # n − m others have count 0 and add nothing); ties in the count change nothing
+        position = (
+            f"s.n_catalog - {dbl('COUNT(*) OVER ()')} + {dbl('ROW_NUMBER() OVER (ORDER BY c.cnt)')}"
+        )
+        return (
+            "SELECT CASE WHEN SUM(c) > 0 THEN "
+            f"SUM((CAST(2 AS DOUBLE) * j - n - {ONE}) * c) / (MAX(n) * SUM(c)) END AS pr_value "
+            f"FROM (SELECT {dbl('c.cnt')} AS c, s.n_catalog AS n, {position} AS j "
+            f"FROM {counts} AS c JOIN pr_catalog AS cat ON c.docno = cat.docno CROSS JOIN "
+            f"(SELECT {dbl('COUNT(*)')} AS n_catalog FROM pr_catalog) AS s) AS g"
+        )
+    # user_coverage: users with a row within k (of grade >= the level) / users
+    where = _within(spec.k)
+    level = spec.relevance_level
+    if level is not None:
+        where += f" AND grade >= {num(level)} AND grade >= 0"
+    return (
+        "SELECT CASE WHEN a.n_users > 0 THEN h.n_hit / a.n_users END AS pr_value FROM "
+        f"(SELECT {dbl('COUNT(DISTINCT qid)')} AS n_hit FROM pr_top WHERE {where}) AS h "
+        f"CROSS JOIN (SELECT {dbl('COUNT(*)')} AS n_users FROM pr_users) AS a"
+    )
+
+
+def _unit_vectors() -> list[tuple[str, str]]:
+    """``pr_components`` (``docno, j, x``: each vector exploded with its positions),
+    ``pr_norms`` and ``pr_units`` (``docno, j, u``: the components of the unit vectors; an
+    item with a NULL, empty or zero vector has none, as :func:`~polars_rank.recsys.unit_vectors`
+    gives it no unit vector)."""
+    from polars_rank.ranking.sql.plan import DOC
+
+    return [
+        (
+            "pr_components",
+            f"SELECT f.{DOC} AS docno, t.j AS j, {dbl('t.x')} AS x FROM {FEATURES} AS f "
+            f"CROSS JOIN UNNEST(f.{VECTOR}) WITH ORDINALITY AS t(x, j)",
+        ),
+        ("pr_norms", "SELECT docno, SQRT(SUM(x * x)) AS norm FROM pr_components GROUP BY docno"),
+        (
+            "pr_units",
+            "SELECT c.docno, c.j, c.x / n.norm AS u FROM pr_components AS c "
+            "JOIN pr_norms AS n ON c.docno = n.docno WHERE n.norm > 0",
+        ),
+    ]
+
+
+def _gain(gain: str, level: float) -> str:
+    """Serendipity's gain of a row of ``pr_top`` from its grade (NULL when unjudged): 1, grade
+    >= level (and >= 0), or the grade when positive (:func:`~polars_rank.recsys.gain_expr`)."""
+    if gain == "none":
+        return ONE
+    if gain == "binary":
+        return f"CASE WHEN grade >= {num(level)} AND grade >= 0 THEN {ONE} ELSE {ZERO} END"
+    return f"CASE WHEN grade > 0 THEN {dbl('grade')} ELSE {ZERO} END"
+
+
+def _vector_ctes(
+    specs: Sequence[MetricSpec], named: dict[str, str], level: float, out: RecommenderPlan
+) -> None:
+    """ILD and serendipity over unit vectors, in the closed forms of
+    :mod:`polars_rank.recsys.vectors`: per user and k, n (items), m (items with a vector) and
+    Σ u per component; ILD = 1 − ((‖Σ u‖² − m) / 2) / C(n, 2) (NULL for n < 2); serendipity =
+    (G − D / |H|) / n, G = Σ g, D = Σ_components (Σ g u)·C, C = Σ u over the user's distinct
+    history items H (NULL without history)."""
+    out.ctes += _unit_vectors()
+    done: set[str] = set()
+
+    def once(name: str, sql: str) -> str:
+        if name not in done:
+            done.add(name)
+            out.ctes.append((name, sql))
+        return name
+
+    for n, spec in enumerate(specs, 1):
+        k = spec.k
+        tag = "all" if k is None else str(k)
+        where = _within(k, "t.pos")
+        counts = once(
+            f"pr_vcount_{tag}",
+            f"SELECT t.qid, {dbl('COUNT(*)')} AS n, "
+            f"{dbl('SUM(CASE WHEN v.docno IS NULL THEN 0 ELSE 1 END)')} AS m FROM pr_top AS t "
+            "LEFT JOIN pr_norms AS v ON t.docno = v.docno AND v.norm > 0 "
+            f"WHERE {where} GROUP BY t.qid",
+        )
+        column = named[spec.label]
+        if spec.metric == "intra_list_diversity":
+            sums = once(
+                f"pr_vsum_{tag}",
+                "SELECT t.qid, u.j, SUM(u.u) AS s FROM pr_top AS t "
+                f"JOIN pr_units AS u ON t.docno = u.docno WHERE {where} GROUP BY t.qid, u.j",
+            )
+            squares = once(
+                f"pr_vsquare_{tag}", f"SELECT qid, SUM(s * s) AS sq FROM {sums} GROUP BY qid"
+            )
+            pairs = f"(c.n * (c.n - {ONE}) / {num(2)})"
+            pair_sum = f"((COALESCE(q.sq, {ZERO}) - c.m) / {num(2)})"
+            out.ctes.append(
+                (
+                    f"pr_ild_{n}",
+                    f"SELECT c.qid, CASE WHEN c.n >= 2 THEN {ONE} - {pair_sum} / {pairs} END "
+                    f"AS {column} FROM {counts} AS c LEFT JOIN {squares} AS q ON c.qid = q.qid",
+                )
+            )
+            out.per_user.append(f"pr_ild_{n}")
+            continue
+        args = spec.call_arguments(level, FEATURE_KIND)
+        gain = _gain(args["gain"], args["relevance_level"])
+        once("pr_history_pairs", "SELECT DISTINCT qid, docno FROM pr_history")
+        once(
+            "pr_history_size",
+            f"SELECT qid, {dbl('COUNT(*)')} AS size FROM pr_history_pairs GROUP BY qid",
+        )
+        once(
+            "pr_history_sum",
+            "SELECT h.qid, u.j, SUM(u.u) AS c FROM pr_history_pairs AS h "
+            "JOIN pr_units AS u ON h.docno = u.docno GROUP BY h.qid, u.j",
+        )
+        out.ctes.append(
+            (
+                f"pr_gains_{n}",
+                f"SELECT t.qid, {dbl('COUNT(*)')} AS n, SUM({gain}) AS total FROM pr_top AS t "
+                f"WHERE {where} GROUP BY t.qid",
+            )
+        )
+        out.ctes.append(
+            (
+                f"pr_weighted_{n}",
+                f"SELECT t.qid, u.j, SUM({gain} * u.u) AS w FROM pr_top AS t "
+                f"JOIN pr_units AS u ON t.docno = u.docno WHERE {where} GROUP BY t.qid, u.j",
+            )
+        )
+        out.ctes.append(
+            (
+                f"pr_dots_{n}",
+                f"SELECT w.qid, SUM(w.w * c.c) AS d FROM pr_weighted_{n} AS w "
+                "JOIN pr_history_sum AS c ON w.qid = c.qid AND w.j = c.j GROUP BY w.qid",
+            )
+        )
+        value = f"(g.total - COALESCE(d.d, {ZERO}) / s.size) / g.n"
+        out.ctes.append(
+            (
+                f"pr_serendipity_{n}",
+                f"SELECT g.qid, CASE WHEN s.size IS NOT NULL AND g.n > 0 THEN {value} END "
+                f"AS {column} FROM pr_gains_{n} AS g "
+                "LEFT JOIN pr_history_size AS s ON g.qid = s.qid "
+                f"LEFT JOIN pr_dots_{n} AS d ON g.qid = d.qid",
+            )
+        )
+        out.per_user.append(f"pr_serendipity_{n}")
+
+
+def recommender_plan(
+    specs: Sequence[MetricSpec],
+    columns: Sequence[str],
+    *,
+    max_rank: int | None,
+    relevance_level: float = 1,
+    has_catalog: bool,
+    has_interactions: bool,
+) -> RecommenderPlan:
+    """The CTEs computing the recommender ``specs`` (all in :data:`PORTABLE`) into
+    ``columns``; they read ``pr_ranked``, ``pr_users`` (``qid``: the evaluated users),
+    ``pr_run`` (the default catalog), ``pr_qrels`` (only when a metric reads grades) and the
+    placeholder tables :data:`INTERACTIONS`, :data:`CATALOG` and :data:`FEATURES` (vectors)
+    when given; ``relevance_level`` is evaluate's (serendipity's binary gain)."""
+    from polars_rank.ranking.sql.plan import DOC, QUERY
+
+    out = RecommenderPlan()
+    if not specs:
+        return out
+    with_grades = any(s.entry.uses_qrels(s.arguments()) for s in specs)
+    out.ctes.append(("pr_top", _top(specs, max_rank, with_grades)))
+    named = dict(zip((s.label for s in specs), columns, strict=True))
+    popular = [s for s in specs if s.metric in POPULARITY_METRICS]
+    if has_interactions:
+        out.ctes.append(
+            ("pr_history", f"SELECT {QUERY} AS qid, {DOC} AS docno FROM {INTERACTIONS}")
+        )
+    groups: dict[ItemOptions, list[MetricSpec]] = {}
+    for spec in popular:
+        groups.setdefault(item_options(spec), []).append(spec)
+    counted: set[str] = set()
+    for g, (option, group) in enumerate(groups.items()):
+        popularity = f"pr_popularity_{option.count}"
+        if option.count not in counted:
+            counted.add(option.count)
+            counter = "COUNT(DISTINCT qid)" if option.count == "users" else "COUNT(*)"
+            out.ctes.append(
+                (
+                    popularity,
+                    f"SELECT docno, {counter} AS popularity FROM pr_history GROUP BY docno",
+                )
+            )
+        if option.model == "discovery" and "pr_user_count" not in dict(out.ctes):
+            out.ctes.append(
+                ("pr_user_count", f"SELECT {dbl('COUNT(DISTINCT qid)')} AS n_users FROM pr_history")
+            )
+        out.ctes.append((f"pr_items_{g}", _item_table(option, popularity)))
+        values = ", ".join(f"{_popularity_value(s, option)} AS {named[s.label]}" for s in group)
+        out.ctes.append(
+            (
+                f"pr_popular_{g}",
+                f"SELECT t.qid, {values} FROM pr_top AS t "
+                f"LEFT JOIN pr_items_{g} AS i ON t.docno = i.docno GROUP BY t.qid",
+            )
+        )
+        out.per_user.append(f"pr_popular_{g}")
+    similar = [s for s in specs if s.metric in ("intra_list_diversity", "serendipity")]
+    if similar:
+        _vector_ctes(similar, named, relevance_level, out)
+    corpus = [s for s in specs if s.entry.level == "corpus"]
+    if any("catalog" in s.entry.tables for s in corpus):
+        if has_catalog:
+            catalog = f"SELECT DISTINCT {DOC} AS docno FROM {CATALOG}"
+        else:
+            catalog = "SELECT docno FROM pr_run"
+            if has_interactions:
+                catalog += " UNION SELECT docno FROM pr_history"
+        out.ctes.append(("pr_catalog", catalog))
+    counts: set[int | None] = set()
+    for n, spec in enumerate(corpus, 1):
+        name = f"pr_counts_{'all' if spec.k is None else spec.k}"
+        if spec.metric != "user_coverage" and spec.k not in counts:
+            counts.add(spec.k)
+            out.ctes.append(
+                (
+                    name,
+                    f"SELECT docno, COUNT(*) AS cnt FROM pr_top WHERE {_within(spec.k)} "
+                    "GROUP BY docno",
+                )
+            )
+        value = _corpus_value(spec, name)
+        out.ctes.append(
+            (f"pr_corpus_{n}", f"SELECT pr_value AS {named[spec.label]} FROM ({value}) AS v")
+        )
+        out.corpus.append(f"pr_corpus_{n}")
+    return out
