@@ -420,11 +420,13 @@ def ideal_dcg(
     if table is not None:  # a table may give negative gains, or gains to negative grades
         rel = _col(relevance)
         g = pl.when(((rel >= 0) & (g > 0)).fill_null(False)).then(g).otherwise(0.0)
-    position = g.rank("ordinal", descending=True).cast(_F64)  # 1 = highest gain
-    terms = g / (position + 1.0).log(2)
+    # summed in the ideal order, largest gain first (as trec_eval): the same number whatever
+    # the order of the query's rows (judged documents not retrieved come in no set order)
+    ideal = g.filter(g > 0.0).sort(descending=True)
     if k is not None:
-        terms = terms.filter(position <= k)
-    return terms.sum().alias("ideal_dcg")
+        ideal = ideal.head(k)
+    position = pl.int_range(1, ideal.len() + 1).cast(_F64)
+    return (ideal / (position + 1.0).log(2)).sum().alias("ideal_dcg")
 
 
 def ndcg(
