@@ -127,13 +127,15 @@ CREATE OR REPLACE MACRO catalog_coverage(top, catalog, k := NULL) AS TABLE
 
 -- Shannon entropy of the recommendation counts: -sum p log_base p, p = count / sum count
 -- (MS Recommenders distributional_coverage: base 2); per_item divides by the number of
--- recommended items (RecBole ShannonEntropy: base e, per_item true)
+-- recommended items (RecBole ShannonEntropy: base e, per_item true). The terms are added
+-- smallest first, one after the other: the same bits whatever order the counts come in
 CREATE OR REPLACE MACRO shannon_entropy(top, k := NULL, base := 2.0, per_item := false) AS TABLE
     WITH probs AS (
         SELECT CAST(count AS DOUBLE) / sum(CAST(count AS DOUBLE)) OVER () AS p
         FROM recommendation_counts(top, k := k))
     SELECT CASE WHEN count(*) > 0 THEN
-               -sum(p * (ln(p) / ln(CAST(base AS DOUBLE))))
+               -list_sum(list(p * (ln(p) / ln(CAST(base AS DOUBLE))) ORDER BY
+                              p * (ln(p) / ln(CAST(base AS DOUBLE)))))
                / CASE WHEN per_item THEN CAST(count(*) AS DOUBLE) ELSE 1.0 END
            END AS shannon_entropy
     FROM probs;

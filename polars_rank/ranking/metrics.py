@@ -12,7 +12,8 @@ Every function returns a ``pl.Expr`` that aggregates one query's rows of the jud
 The expressions only read judged rows and the largest rank of each query, so they give the same
 values on the compact table :func:`polars_rank.evaluate` builds internally. Sums run in the
 table's row order; :func:`polars_rank.judge` returns rows in rank order, so sums follow ranks
-(as trec_eval's do) and results are repeatable bit for bit.
+(as trec_eval's do) and results are repeatable bit for bit. IDCG sums the ideal ranking's gains
+in its own order, largest first (judged documents that were not retrieved have no rank).
 
 Example:
     >>> import polars as pl, polars_rank as pr

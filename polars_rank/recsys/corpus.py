@@ -98,7 +98,9 @@ def entropy_from_counts(
     check_base(base)
     c = pl.col(COUNT).cast(_F64)
     p = c / c.sum()
-    h = -(p * (p.log() / math.log(base))).sum()
+    # added smallest term first, one after the other: the same bits whatever order the
+    # counts come in (a plain sum adds the partial sums of Polars' threads in no set order)
+    h = -(p * (p.log() / math.log(base))).sort().cum_sum().last()
     if per_item:
         h = h / pl.len().cast(_F64)
     return counts.select(pl.when(pl.len() > 0).then(h).alias("shannon_entropy"))
