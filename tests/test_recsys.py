@@ -310,6 +310,48 @@ def test_serendipity_with_a_similarity_table() -> None:
     _check({"serendipity(gain=none)@3": {"u1": u1}}, per_query=True, item_features=SIMILARITIES)
 
 
+def test_expressions_over_category_vectors() -> None:
+    """``unit_vectors`` of categories: a {A} → (1, 0, 0), b {B} → (0, 1, 0), c {A, B} →
+    (1, 1, 0)/√2, e {C} → (0, 0, 1); d has none (null: similar to nothing). The expressions
+    then give the category cosine values worked out above: ILD@3 user 1 (a, b, c)
+    1 − (0 + 1/√2 + 1/√2) / 3, user 2 (a, e) 1, user 3 null; serendipity without relevance
+    user 1 (1/2 + 1 + 1 − 1/(2√2)) / 3, user 2 (1/2 + 1) / 2 (e shares no category with
+    a, b), user 3 1 − 1/(2√2) — and the frame-level functions agree."""
+    unit = dict(recsys.unit_vectors(CATEGORIES).collect().iter_rows())
+    assert set(unit) == {"a", "b", "c", "e"}
+    assert unit["a"] == {"u0": 1.0, "u1": 0.0, "u2": 0.0}
+    assert unit["e"] == {"u0": 0.0, "u1": 0.0, "u2": 1.0}
+    assert _close(unit["c"]["u0"], 1 / R2) and _close(unit["c"]["u1"], 1 / R2)
+    rows = (
+        recsys.top_k(RUN.lazy(), 3)
+        .join(recsys.unit_vectors(CATEGORIES), on="doc", how="left")
+        .join(recsys.history_vectors(INTERACTIONS, CATEGORIES), on="query", how="left")
+    )
+    got = {
+        user: (ild, ser)
+        for user, ild, ser in rows.group_by("query")
+        .agg(pr.intra_list_diversity(), pr.serendipity(gain="none"))
+        .collect()
+        .iter_rows()
+    }
+    expected = {
+        "u1": (1 - R2 / 3, (0.5 + 1.0 + 1 - 1 / (2 * R2)) / 3),
+        "u2": (1.0, 0.75),
+        "u3": (None, 1 - 1 / (2 * R2)),
+    }
+    for user, (ild, ser) in expected.items():
+        assert _close(got[user][0], ild) and _close(got[user][1], ser), (user, got[user])
+    top = recsys.top_k(RUN.lazy())
+    frame = dict(recsys.user_diversity(top, CATEGORIES, 3).collect().iter_rows())
+    assert all(_close(frame[u], expected[u][0]) for u in expected)
+    with pytest.raises(pr.PolarsRankError, match="null categories"):
+        recsys.unit_vectors(
+            pl.DataFrame({"doc": ["a"], "genre": [None]}, schema_overrides={"genre": pl.String})
+        )
+    with pytest.raises(pr.PolarsRankError, match="similarity table"):
+        recsys.unit_vectors(SIMILARITIES)
+
+
 def test_unexpectedness_rows() -> None:
     top = recsys.top_k(RUN.lazy())
     rows = recsys.unexpectedness(top, INTERACTIONS.lazy(), VECTORS, 3).collect()
@@ -511,9 +553,8 @@ def test_vector_expression_inputs() -> None:
         pr.intra_list_diversity(0)
     with pytest.raises(pr.PolarsRankError, match="gain"):
         pr.serendipity(gain="maybe")
-    categories = pl.DataFrame({"doc": ["a"], "genre": ["x"]})
-    with pytest.raises(pr.PolarsRankError, match="need vector features .* got categories"):
-        recsys.unit_vectors(categories)
+    categories = pl.DataFrame({"doc": ["a"], "genre": ["x"]})  # one category: (1)
+    assert recsys.unit_vectors(categories).collect().rows() == [("a", {"u0": 1.0})]
 
 
 @pytest.mark.parametrize("engine", ENGINES)

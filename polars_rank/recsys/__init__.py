@@ -10,8 +10,9 @@ categories or a similarity table, :func:`item_features`); a catalog ``doc``.
 * per user, expressions over the enriched recommendations (:func:`enrich`): :func:`novelty`,
   :func:`average_popularity`, :func:`long_tail_share`;
 * per user, expressions over the recommendations joined with the unit feature vectors
-  (:func:`unit_vectors`) and, for serendipity, the users' history sums
-  (:func:`history_vectors`): :func:`intra_list_diversity`, :func:`serendipity`;
+  (:func:`unit_vectors`: of vectors, or of categories as multi-hot vectors) and, for
+  serendipity, the users' history sums (:func:`history_vectors`):
+  :func:`intra_list_diversity`, :func:`serendipity`;
 * per user, frame-level, for every kind of item features (vectors, categories, a similarity
   table): :func:`user_diversity`, :func:`user_serendipity` (:func:`unexpectedness` gives the
   per-item values);

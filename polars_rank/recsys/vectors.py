@@ -44,7 +44,8 @@ from polars_rank._expr import ColumnOrExpr
 from polars_rank._expr import col as _col
 from polars_rank.ranking.conventions import relevant
 from polars_rank.recsys.expressions import _within, masked
-from polars_rank.recsys.features import ItemFeatures, item_features
+from polars_rank.recsys.features import ItemFeatures
+from polars_rank.recsys.features import item_features as _item_features
 from polars_rank.recsys.options import SerendipityGain, check_choice, check_k
 
 _F64 = pl.Float64
@@ -58,13 +59,23 @@ ILD, SERENDIPITY = "intra_list_diversity", "serendipity"
 # the tables the expressions read
 
 
-def _vector_features(features, doc: str) -> ItemFeatures:
-    found = item_features(features, doc=doc)
-    if found.kind != "vectors":
-        raise PolarsRankError(
-            f"unit vectors need vector features (a list or array column), got {found.kind}"
-        )
-    return found
+def _category_unit_vectors(features: ItemFeatures) -> pl.LazyFrame:
+    """``doc, unit_vector`` of category features: one field per category (sorted), 1/√|C_i|
+    where item i has the category, else 0; repeated ``(doc, category)`` rows count once."""
+    doc, column = features.doc, features.column or ""
+    pairs = features.frame.select(doc, pl.col(column).alias("_category")).unique()
+    values = pairs.select(pl.col("_category").unique().sort()).collect().to_series()
+    if values.null_count():
+        raise PolarsRankError(f"item_features column {column!r} has null categories")
+    dtype = values.dtype
+    size = pl.len().cast(_F64).sqrt()
+    fields = [
+        ((pl.col("_category") == pl.lit(v, dtype)).any().cast(_F64) / size).alias(f"u{j}")
+        for j, v in enumerate(values.to_list())
+    ]
+    if not fields:  # no category at all: every item is similar to nothing
+        return features.frame.select(doc, pl.lit(None, pl.Struct({"u0": _F64})).alias(UNIT_VECTOR))
+    return pairs.group_by(doc).agg(pl.struct(fields).alias(UNIT_VECTOR))
 
 
 def unit_vectors(
@@ -73,11 +84,31 @@ def unit_vectors(
     """``doc, unit_vector``: each item's vector divided by its Euclidean norm, a struct of
     Float64 fields ``u0 … u{d-1}``; null for a null or zero vector (similar to nothing).
 
+    Category features (``doc, category``, one row per item and category) give each item's
+    multi-hot category vector over its norm: one field per distinct category (in sorted
+    order), 1/√|C_i| where the item has it. Their dot product is the cosine of the
+    categories, |C_a ∩ C_b| / √(|C_a||C_b|), so :func:`intra_list_diversity` and
+    :func:`serendipity` compute the category (cosine) variants with it. One field per
+    category suits tens or hundreds of categories (genres); with thousands, or for Jaccard
+    similarity, use the frame-level :func:`~polars_rank.recsys.user_diversity` and
+    :func:`~polars_rank.recsys.user_serendipity`. A similarity table has no vectors (an
+    error).
+
     >>> v = pl.LazyFrame({"doc": ["a", "b"], "v": [[3, 4], [0, 0]]})
     >>> unit_vectors(v).collect().rows()
     [('a', {'u0': 0.6, 'u1': 0.8}), ('b', None)]
+    >>> genres = pl.LazyFrame({"doc": ["a", "c", "c"], "genre": ["jazz", "jazz", "rock"]})
+    >>> unit_vectors(genres).sort("doc").collect().rows()  # c: (1, 1)/√2
+    [('a', {'u0': 1.0, 'u1': 0.0}), ('c', {'u0': 0.7071067811865475, 'u1': 0.7071067811865475})]
     """
-    features = _vector_features(item_features, doc)
+    features = _item_features(item_features, doc=doc)
+    if features.kind == "categories":
+        return _category_unit_vectors(features)
+    if features.kind != "vectors":
+        raise PolarsRankError(
+            "unit vectors need vector features (a list or array column) or categories, got a "
+            "similarity table"
+        )
     if features.column is None or features.dim is None:
         raise AssertionError("vector features have a column and a dimension")
     v = pl.col(features.column)
