@@ -423,11 +423,12 @@ def ideal_dcg(
         g = pl.when(((rel >= 0) & (g > 0)).fill_null(False)).then(g).otherwise(0.0)
     # summed in the ideal order, largest gain first (as trec_eval): the same number whatever
     # the order of the query's rows (judged documents not retrieved come in no set order)
-    ideal = g.filter(g > 0.0).sort(descending=True)
+    ideal = g.sort(descending=True)
+    position = ideal.cum_count().cast(_F64)  # 1, 2, ... (gains are never null)
+    terms = ideal / (position + 1.0).log(2)
     if k is not None:
-        ideal = ideal.head(k)
-    position = pl.int_range(1, ideal.len() + 1).cast(_F64)
-    return (ideal / (position + 1.0).log(2)).sum().alias("ideal_dcg")
+        terms = terms.head(k)
+    return terms.sum().alias("ideal_dcg")
 
 
 def ndcg(
