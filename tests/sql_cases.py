@@ -70,6 +70,19 @@ def trec_case(trec_dir: Path, name: str) -> tuple[pl.DataFrame, pl.DataFrame, di
     return run, qrels, dict(options)
 
 
+def _int_frames(run_rows: list, qrels_rows: list) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """A run ``(query, doc, score)`` and qrels ``(query, doc, relevance)`` with Int64 ids."""
+    run = pl.DataFrame(
+        run_rows, schema={"query": pl.Int64, "doc": pl.Int64, "score": pl.Float64}, orient="row"
+    )
+    qrels = pl.DataFrame(
+        qrels_rows,
+        schema={"query": pl.Int64, "doc": pl.Int64, "relevance": pl.Int64},
+        orient="row",
+    )
+    return run, qrels
+
+
 def _random_case(rng: np.random.Generator) -> tuple[list[tuple], list[tuple]]:
     """Rows of a small run and qrels: heavy score ties (and -0.0), grades -1..3, judged docs
     outside the run, queries only in the run and queries only in the qrels."""
@@ -102,14 +115,7 @@ def stacked_random(
         run_part, qrels_part = _random_case(rng)
         run_rows += [(q + 1000 * case, d, s) for q, d, s in run_part]
         qrels_rows += [(q + 1000 * case, d, g) for q, d, g in qrels_part]
-    run = pl.DataFrame(
-        run_rows, schema={"query": pl.Int64, "doc": pl.Int64, "score": pl.Float64}, orient="row"
-    )
-    qrels = pl.DataFrame(
-        qrels_rows,
-        schema={"query": pl.Int64, "doc": pl.Int64, "relevance": pl.Int64},
-        orient="row",
-    )
+    run, qrels = _int_frames(run_rows, qrels_rows)
     if not int_ids:
         run = run.with_columns(pl.col("query", "doc").cast(pl.String))
         qrels = qrels.with_columns(pl.col("query", "doc").cast(pl.String))
@@ -209,14 +215,7 @@ def recommender_random(n_users: int, *, int_ids: bool, seed: int = 0) -> dict[st
             history += [(q, int(d)) for d in seen]
     history += [(n_users + u, int(d)) for u in range(5) for d in rng.choice(50, 3)]
     catalog = [d for d in range(70) if d % 7 != 3]  # misses some recommended items
-    run = pl.DataFrame(
-        run_rows, schema={"query": pl.Int64, "doc": pl.Int64, "score": pl.Float64}, orient="row"
-    )
-    qrels = pl.DataFrame(
-        qrels_rows,
-        schema={"query": pl.Int64, "doc": pl.Int64, "relevance": pl.Int64},
-        orient="row",
-    )
+    run, qrels = _int_frames(run_rows, qrels_rows)
     interactions = pl.DataFrame(history, schema={"query": pl.Int64, "doc": pl.Int64}, orient="row")
     items = pl.DataFrame({"doc": catalog}, schema={"doc": pl.Int64})
     with_vector = [d for d in range(70) if d % 11 != 5]  # the others have no vector
