@@ -107,6 +107,44 @@ def first_pass(
     return hits.with_row_index(_JID), keyed.group_by(cols.query).agg(counts)
 
 
+def _counted_ranks(
+    keyed: pl.LazyFrame, few: pl.DataFrame, cols: Columns, doc_dtype: pl.DataType
+) -> pl.LazyFrame:
+    """``query, doc, rank, relevance`` of the judged documents ``few`` (rows of
+    :func:`first_pass`'s hits): 1 + the rows of the query with a higher sort key + the rows
+    with the same key and a greater doc id as text. Two counts, collected together: a join on
+    the query that carries only numbers (the rows above), and a join on ``(query, key)`` that
+    meets only the tied rows (where the doc ids are compared)."""
+    query, doc, rank, relevance = cols.query, cols.doc, cols.rank, cols.relevance
+    above = (
+        keyed.select(query, _KEY)
+        .join(few.lazy().select(query, _JID, pl.col(_KEY).alias(_JKEY)), on=query)
+        .filter(pl.col(_KEY) > pl.col(_JKEY))
+        .group_by(_JID)
+        .len("__pr_above")
+    )
+    tied = (
+        keyed.join(
+            few.lazy().select(
+                query, _KEY, _JID, pl.col(_KEY).alias(_JKEY), doc_key(doc, doc_dtype).alias(_JDOC)
+            ),
+            on=[query, _KEY],
+        )
+        # the key compared again: the join may pair NaN keys (validate=False), ``>`` does not
+        .filter((pl.col(_KEY) == pl.col(_JKEY)) & (doc_key(doc, doc_dtype) > pl.col(_JDOC)))
+        .group_by(_JID)
+        .len("__pr_tied")
+    )
+    above, tied = pl.collect_all([above, tied], engine=PASS_ENGINE)
+    before = pl.col("__pr_above").fill_null(0) + pl.col("__pr_tied").fill_null(0)
+    return (
+        few.lazy()
+        .join(above.lazy(), on=_JID, how="left")
+        .join(tied.lazy(), on=_JID, how="left")
+        .select(query, doc, (before + 1).cast(pl.UInt32).alias(rank), relevance)
+    )
+
+
 def compact_judged_table(
     run: pl.LazyFrame,
     qrels: pl.LazyFrame,
@@ -131,23 +169,7 @@ def compact_judged_table(
     few, lots = hits.filter(~many), hits.filter(many)
     found = []
     if few.height:
-        judged = few.lazy().select(
-            query, _JID, pl.col(_KEY).alias(_JKEY), doc_key(doc, doc_dtype).alias(_JDOC)
-        )
-        before = (pl.col(_KEY) > pl.col(_JKEY)) | (
-            (pl.col(_KEY) == pl.col(_JKEY)) & (doc_key(doc, doc_dtype) > pl.col(_JDOC))
-        )
-        counts = keyed.join(judged, on=query).filter(before).group_by(_JID).len("__pr_before")
-        found.append(
-            few.lazy()
-            .join(counts, on=_JID, how="left")
-            .select(
-                query,
-                doc,
-                (pl.col("__pr_before").fill_null(0) + 1).cast(pl.UInt32).alias(rank),
-                relevance,
-            )
-        )
+        found.append(_counted_ranks(keyed, few, cols, doc_dtype))
     if lots.height:
         order = pl.struct(pl.col(_KEY), doc_key(doc, doc_dtype).alias("_doc"))
         found.append(
@@ -180,9 +202,11 @@ def compact_judged_table(
         .join(ranked.select(query, doc), on=[query, doc], how="anti")
         .select(query, doc, pl.lit(None, pl.UInt32).alias(rank), relevance)
     )
-    # rank order within each query makes every sum run in rank order (repeatable results)
-    table = pl.concat([ranked, last, missed], how="vertical").sort(rank, nulls_last=True)
-    return table.collect(engine=PASS_ENGINE)
+    table = pl.concat([ranked, last, missed], how="vertical").collect(engine=PASS_ENGINE)
+    # rank order within each query makes every sum run in rank order (repeatable results);
+    # sorted in memory, the table keeps Polars' sorted flag on the query column, so that the
+    # metrics' group_by takes each query's rows as one slice (half the time at 100k queries)
+    return table.sort(query, rank, nulls_last=True)
 
 
 def compact_table(

@@ -32,7 +32,7 @@ from typing import Literal
 import polars as pl
 
 from polars_rank._errors import PolarsRankError
-from polars_rank._expr import ColumnOrExpr, group_constant
+from polars_rank._expr import ColumnOrExpr, Ratio, group_constant
 from polars_rank._expr import col as _col
 from polars_rank._expr import safe_div as _div
 from polars_rank.ranking.conventions import judged_nonrelevant, relevant
@@ -213,10 +213,21 @@ def recall(
     relevance_level: float = 1,
 ) -> pl.Expr:
     """R@k = relevant in the top k / R, 0 when R = 0 (trec_eval ``recall_k``)."""
+    ratio = _recall_ratio(k, rank=rank, relevance=relevance, relevance_level=relevance_level)
+    return ratio.expr().alias("recall")
+
+
+def _recall_ratio(
+    k: int | None = None,
+    *,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+    relevance_level: float = 1,
+) -> Ratio:
     _check_k(k, "recall")
     h = hits(k, rank=rank, relevance=relevance, relevance_level=relevance_level)
     r = num_rel(relevance=relevance, relevance_level=relevance_level)
-    return _div(h, r).alias("recall")
+    return Ratio(h, r)
 
 
 def recall_cap(
@@ -227,10 +238,21 @@ def recall_cap(
     relevance_level: float = 1,
 ) -> pl.Expr:
     """R_cap@k = relevant in the top k / min(k, R) (BEIR; trec_eval ``relative_P_k``)."""
+    ratio = _recall_cap_ratio(k, rank=rank, relevance=relevance, relevance_level=relevance_level)
+    return ratio.expr().alias("recall_cap")
+
+
+def _recall_cap_ratio(
+    k: int,
+    *,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+    relevance_level: float = 1,
+) -> Ratio:
     _check_k(k, "recall_cap", required=True)
     h = hits(k, rank=rank, relevance=relevance, relevance_level=relevance_level)
     r = num_rel(relevance=relevance, relevance_level=relevance_level)
-    return _div(h, pl.min_horizontal(r, pl.lit(float(k)))).alias("recall_cap")
+    return Ratio(h, pl.min_horizontal(r, pl.lit(float(k))))
 
 
 def hit_rate(
@@ -302,6 +324,24 @@ def average_precision(
 
     (R = 3, relevant at ranks 1, 4, 6: (1/1 + 2/4 + 3/6) / 3.)
     """
+    ratio = _average_precision_ratio(
+        k,
+        denominator=denominator,
+        rank=rank,
+        relevance=relevance,
+        relevance_level=relevance_level,
+    )
+    return ratio.expr().alias("average_precision")
+
+
+def _average_precision_ratio(
+    k: int | None = None,
+    *,
+    denominator: APDenominator = "R",
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+    relevance_level: float = 1,
+) -> Ratio:
     _check_k(k, "average_precision")
     if denominator not in ("R", "min(k,R)"):
         raise PolarsRankError(
@@ -313,7 +353,7 @@ def average_precision(
     r = num_rel(relevance=relevance, relevance_level=relevance_level)
     if denominator == "min(k,R)" and k is not None:
         r = pl.min_horizontal(r, pl.lit(float(k)))
-    return _div(total, r).alias("average_precision")
+    return Ratio(total, r)
 
 
 def r_precision(
@@ -323,10 +363,20 @@ def r_precision(
     relevance_level: float = 1,
 ) -> pl.Expr:
     """Rprec = relevant in the top R / R, 0 when R = 0."""
+    ratio = _r_precision_ratio(rank=rank, relevance=relevance, relevance_level=relevance_level)
+    return ratio.expr().alias("r_precision")
+
+
+def _r_precision_ratio(
+    *,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+    relevance_level: float = 1,
+) -> Ratio:
     r = num_rel(relevance=relevance, relevance_level=relevance_level)
     within_r = (_col(rank).cast(_F64) <= r).fill_null(False)
     h = (_is_rel(relevance, relevance_level) & within_r).sum()
-    return _div(h, r).alias("r_precision")
+    return Ratio(h, r)
 
 
 def judged_fraction(
@@ -454,9 +504,21 @@ def ndcg(
     >>> round(judged.group_by("query").agg(ndcg(3)).item(0, 1), 4)
     0.4751
     """
+    ratio = _ndcg_ratio(k, gain=gain, gains=gains, rank=rank, relevance=relevance)
+    return ratio.expr().alias("ndcg")
+
+
+def _ndcg_ratio(
+    k: int | None = None,
+    *,
+    gain: Gain = "linear",
+    gains: Gains | None = None,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+) -> Ratio:
     d = dcg(k, gain=gain, gains=gains, rank=rank, relevance=relevance)
     i = ideal_dcg(k, gain=gain, gains=gains, relevance=relevance)
-    return _div(d, i).alias("ndcg")
+    return Ratio(d, i)
 
 
 # --------------------------------------------------------------------------------------------

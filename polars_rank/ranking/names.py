@@ -17,6 +17,7 @@ from typing import Any
 import polars as pl
 
 from polars_rank._errors import PolarsRankError, wording
+from polars_rank._expr import Ratio
 from polars_rank.ranking.registry import ALIASES, REGISTRY, Metric, Summary, metrics, names
 
 _GRAMMAR = re.compile(
@@ -79,10 +80,21 @@ class MetricSpec:
     ) -> pl.Expr:
         """The Polars aggregation for this metric, aliased to the label (metrics that read
         the judged table or the enriched recommendations)."""
+        return self.entry.polars(**self._kwargs(relevance_level, rank, relevance)).alias(self.label)
+
+    def ratio(
+        self, *, relevance_level: float = 1, rank: str = "rank", relevance: str = "relevance"
+    ) -> Ratio | None:
+        """The metric in two parts (see :attr:`Metric.ratio`), or None when it has none."""
+        if self.entry.ratio is None:
+            return None
+        return self.entry.ratio(**self._kwargs(relevance_level, rank, relevance))
+
+    def _kwargs(self, relevance_level: float, rank: str, relevance: str) -> dict[str, Any]:
         columns = {"rank": rank, "relevance": relevance}
         kwargs = {c: columns.get(c, c) for c in self.entry.columns}
         kwargs.update(self.call_arguments(relevance_level))
-        return self.entry.polars(**kwargs).alias(self.label)
+        return kwargs
 
 
 def valid_names() -> str:

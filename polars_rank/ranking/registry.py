@@ -30,6 +30,7 @@ from typing import Any, Literal
 import polars as pl
 
 from polars_rank import recsys as rs
+from polars_rank._expr import Ratio
 from polars_rank.ranking import metrics as m
 from polars_rank.ranking import trec_metrics as tm
 
@@ -196,6 +197,10 @@ class Metric:
     graded: bool = False
     needs_qrels: Callable[[Mapping[str, Any]], bool] | None = None
     reference: str = ""
+    #: The metric as one aggregation over another (:class:`~polars_rank._expr.Ratio`), taking
+    #: the arguments of ``polars``: the Polars engine aggregates the two parts apart and
+    #: divides after the ``group_by`` (the same numbers, fewer group-by-group evaluations).
+    ratio: Callable[..., Ratio] | None = None
 
     @property
     def sql_macro(self) -> str:
@@ -350,6 +355,7 @@ _ENTRIES: tuple[Metric, ...] = (
         m.recall,
         "relevant in the top k / R; 0 when R = 0",
         cutoff="optional",
+        ratio=m._recall_ratio,
         aliases=(_a("R", "ir_measures"), _a("recall", "trec_eval", "ranx")),
         trec_eval=(TrecEval("recall", TREC_CUTOFFS),),
     ),
@@ -359,6 +365,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "relevant in the top k / min(k, R) (BEIR's R_cap)",
         cutoff="required",
         title="capped recall",
+        ratio=m._recall_cap_ratio,
         aliases=(_a("relative_P", "trec_eval"), _a("Rcap"), _a("R_cap"), _a("recall_cap")),
         trec_eval=(TrecEval("relative_P", TREC_CUTOFFS),),
     ),
@@ -406,6 +413,7 @@ _ENTRIES: tuple[Metric, ...] = (
         cutoff="optional",
         params=(_AP_DENOMINATOR,),
         title="average precision",
+        ratio=m._average_precision_ratio,
         aliases=(
             _a("AP", "ir_measures"),
             _a("map", "trec_eval", "ranx"),
@@ -424,6 +432,7 @@ _ENTRIES: tuple[Metric, ...] = (
         summary="gmean",
         macro="average_precision",
         title="geometric MAP",
+        ratio=m._average_precision_ratio,
         aliases=(_a("gm_map", "trec_eval"), _a("GMAP"), _a("gm_ap")),
         trec_eval=(TrecEval("gm_map", per_query=False),),
     ),
@@ -436,6 +445,7 @@ _ENTRIES: tuple[Metric, ...] = (
         params=(_gain_param(), _GAINS),
         relevance_level=False,
         title="nDCG",
+        ratio=m._ndcg_ratio,
         aliases=(
             _a("nDCG", "ir_measures"),
             _a("ndcg", "trec_eval", "ranx"),
@@ -478,6 +488,7 @@ _ENTRIES: tuple[Metric, ...] = (
         m.r_precision,
         "relevant in the top R / R; 0 when R = 0",
         title="R-precision",
+        ratio=m._r_precision_ratio,
         aliases=(
             _a("Rprec", "ir_measures", "trec_eval"),
             _a("r-precision", "ranx"),

@@ -20,6 +20,7 @@ from collections.abc import Callable
 
 import polars as pl
 
+from polars_rank._expr import safe_div
 from polars_rank._frames import like, to_lazy
 from polars_rank.ranking import messages
 from polars_rank.ranking.engines import IN_RUN, JUDGED, LEFT_OUT
@@ -56,15 +57,28 @@ def per_query_values(
     left out (it may run on a Polars thread: it must not depend on the calling stack).
     """
     cols = options.columns
-    exprs = [
-        s.expr(relevance_level=options.relevance_level, rank=cols.rank, relevance=cols.relevance)
-        for s in specs
-    ]
+    columns = {
+        "relevance_level": options.relevance_level,
+        "rank": cols.rank,
+        "relevance": cols.relevance,
+    }
+    exprs, divided = [], []
+    for i, spec in enumerate(specs):
+        ratio = spec.ratio(**columns)
+        if ratio is None:
+            exprs.append(spec.expr(**columns))
+            continue
+        # the parts aggregated apart, divided after the group_by (see Metric.ratio)
+        parts = f"__pr_numerator_{i}", f"__pr_denominator_{i}"
+        exprs += [ratio.numerator.alias(parts[0]), ratio.denominator.alias(parts[1])]
+        divided.append(safe_div(*parts, ratio.zero_division).alias(spec.label))
     grouped = table.group_by(cols.query).agg(
         pl.col(cols.rank).is_not_null().any().alias(IN_RUN),
         pl.col(cols.relevance).is_not_null().any().alias(JUDGED),
         *exprs,
     )
+    if divided:
+        grouped = grouped.with_columns(divided)
     left_out = (pl.col(IN_RUN) & ~pl.col(JUDGED)).sum()
     grouped = grouped.with_columns(
         left_out.map_batches(_reporting(warn), return_dtype=pl.UInt32, returns_scalar=True).alias(
