@@ -112,34 +112,44 @@ def _counted_ranks(
 ) -> pl.LazyFrame:
     """``query, doc, rank, relevance`` of the judged documents ``few`` (rows of
     :func:`first_pass`'s hits): 1 + the rows of the query with a higher sort key + the rows
-    with the same key and a greater doc id as text. Two counts, collected together: a join on
-    the query that carries only numbers (the rows above), and a join on ``(query, key)`` that
-    meets only the tied rows (where the doc ids are compared)."""
+    with the same key and a greater doc id as text.
+
+    One join on the query, carrying only numbers, counts for each judged document the rows
+    with a key at least as high and those with the same key. Only the judged documents that
+    share their key with another row (ties) are then joined with those rows on ``(query,
+    key)`` to compare doc ids; a run without tied judged documents skips that pass."""
     query, doc, rank, relevance = cols.query, cols.doc, cols.rank, cols.relevance
-    above = (
+    key, jkey = pl.col(_KEY), pl.col(_JKEY)
+    counts = (
         keyed.select(query, _KEY)
-        .join(few.lazy().select(query, _JID, pl.col(_KEY).alias(_JKEY)), on=query)
-        .filter(pl.col(_KEY) > pl.col(_JKEY))
+        .join(few.lazy().select(query, _JID, key.alias(_JKEY)), on=query)
+        .filter(key >= jkey)
         .group_by(_JID)
-        .len("__pr_above")
+        .agg(pl.len().alias("__pr_at_least"), (key == jkey).sum().alias("__pr_same"))
+        .collect(engine=PASS_ENGINE)
     )
-    tied = (
-        keyed.join(
-            few.lazy().select(
-                query, _KEY, _JID, pl.col(_KEY).alias(_JKEY), doc_key(doc, doc_dtype).alias(_JDOC)
-            ),
-            on=[query, _KEY],
+    # a judged document meets itself among the rows with its key
+    tied_ids = counts.filter(pl.col("__pr_same") > 1).select(_JID)
+    tied = pl.DataFrame(schema={_JID: counts.schema[_JID], "__pr_tied": pl.UInt32})
+    if tied_ids.height:
+        tied = (
+            keyed.join(
+                few.lazy()
+                .join(tied_ids.lazy(), on=_JID, how="semi")
+                .select(query, _KEY, _JID, key.alias(_JKEY), doc_key(doc, doc_dtype).alias(_JDOC)),
+                on=[query, _KEY],
+            )
+            # the key compared again: the join may pair NaN keys (validate=False), ``==`` not
+            .filter((key == jkey) & (doc_key(doc, doc_dtype) > pl.col(_JDOC)))
+            .group_by(_JID)
+            .len("__pr_tied")
+            .collect(engine=PASS_ENGINE)
         )
-        # the key compared again: the join may pair NaN keys (validate=False), ``>`` does not
-        .filter((pl.col(_KEY) == pl.col(_JKEY)) & (doc_key(doc, doc_dtype) > pl.col(_JDOC)))
-        .group_by(_JID)
-        .len("__pr_tied")
-    )
-    above, tied = pl.collect_all([above, tied], engine=PASS_ENGINE)
-    before = pl.col("__pr_above").fill_null(0) + pl.col("__pr_tied").fill_null(0)
+    above = pl.col("__pr_at_least") - pl.col("__pr_same")
+    before = above.fill_null(0) + pl.col("__pr_tied").fill_null(0)
     return (
         few.lazy()
-        .join(above.lazy(), on=_JID, how="left")
+        .join(counts.lazy(), on=_JID, how="left")
         .join(tied.lazy(), on=_JID, how="left")
         .select(query, doc, (before + 1).cast(pl.UInt32).alias(rank), relevance)
     )
