@@ -33,7 +33,7 @@ def _null_id(cols: Columns) -> pl.Expr:
     return pl.col(cols.query).is_null() | pl.col(cols.doc).is_null()
 
 
-def _pair_hash(cols: Columns) -> pl.Expr:
+def pair_hash(cols: Columns) -> pl.Expr:
     """A 64-bit hash of ``(query, doc)``: equal pairs give equal hashes; a collision (or a
     swapped pair, query a doc b vs query b doc a) only sends the table to the exact check."""
     return pl.col(cols.query).hash(seed=1) ^ pl.col(cols.doc).hash(seed=2)
@@ -62,7 +62,7 @@ def pair_duplicate_counts(
     1
     """
     key = pl.col(PARTITION)
-    hashed = frame.select(_pair_hash(cols).alias(PARTITION))
+    hashed = frame.select(pair_hash(cols).alias(PARTITION))
     return [
         hashed.filter(key % partitions == part).select(
             pl.lit(part, pl.Int64).alias(PARTITION),
@@ -81,7 +81,7 @@ def duplicate_suspects(
     total = sum(frame["count"].item() for frame in counts)
     if not flagged:
         return total, None
-    return total, (_pair_hash(cols) % partitions).is_in(flagged)
+    return total, (pair_hash(cols) % partitions).is_in(flagged)
 
 
 def _above(name: str, limit: float) -> pl.Expr:
@@ -111,7 +111,7 @@ def _problem_count(
     if limit is not None:
         counts.append(_above(value, limit).sum().cast(pl.Int64))
     if pairs:
-        counts.append((pl.len() - _pair_hash(cols).n_unique()).cast(pl.Int64))
+        counts.append((pl.len() - pair_hash(cols).n_unique()).cast(pl.Int64))
     return frame.select(pl.sum_horizontal(counts).alias("problems"), pl.len().alias("rows"))
 
 
@@ -130,7 +130,7 @@ def _pair_hash_collisions(frame: pl.LazyFrame, cols: Columns, check: str) -> pl.
     """Rows minus distinct 64-bit hashes of ``(query, doc)``, in the checks' format."""
     return frame.select(
         pl.lit(check).alias("check"),
-        (pl.len() - _pair_hash(cols).n_unique()).cast(pl.Int64).alias("count"),
+        (pl.len() - pair_hash(cols).n_unique()).cast(pl.Int64).alias("count"),
     )
 
 

@@ -1,0 +1,141 @@
+"""The Polars engine's shortcuts give the numbers of the plain definitions.
+
+* Ratio metrics (nDCG, AP, recall, ...) are aggregated in two parts and divided after the
+  ``group_by`` (``Metric.ratio``): the same bits as the metric's own expression.
+* Judged documents are ranked by counting the rows above them, and their tied rows only when
+  a tie exists: the ranks of trec_eval's order, worked out by hand.
+* Run rows are tested against the hashes of the judged pairs before the exact join: a hash
+  collision only lets a row through, it never changes a number.
+"""
+
+from __future__ import annotations
+
+import random
+import warnings
+from unittest import mock
+
+import polars as pl
+import pytest
+
+import polars_rank as pr
+from polars_rank.ranking import judged
+from polars_rank.ranking.names import parse_metric
+from polars_rank.ranking.options import Options
+from polars_rank.ranking.registry import REGISTRY
+
+# every metric with two parts, with its parameters varied
+RATIO_METRICS = [
+    "nDCG", "nDCG@5", "nDCG(gain=exponential)@10", "nDCG(gains={1:3,2:9})@10", "AP", "AP@10",
+    "AP(denominator=min)@10", "AP(rel=2)", "R@10", "R", "R(rel=3)@20", "R_cap@5", "Rprec",
+    "Rprec(rel=2)", "gm_map",
+]  # fmt: skip
+
+
+def _random_inputs(seed: int, id_type=pl.String) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """40 queries, up to 40 retrieved and 30 judged documents each (many not retrieved),
+    scores with ties (and -0.0), grades -1..4, one query without judgments."""
+    rng = random.Random(seed)
+    rows, judgments = [], []
+    for q in range(40):
+        for d in rng.sample(range(80), rng.randint(1, 40)):
+            rows.append((q, d, rng.choice([-0.0, 0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0])))
+        if q == 39:
+            continue
+        for d in rng.sample(range(80), rng.randint(1, 30)):
+            judgments.append((q, d, rng.choice([-1, 0, 1, 2, 3, 4])))
+    schema = {"query": pl.Int64, "doc": pl.Int64}
+    run = pl.DataFrame(rows, schema={**schema, "score": pl.Float64}, orient="row")
+    qrels = pl.DataFrame(judgments, schema={**schema, "relevance": pl.Int64}, orient="row")
+    ids = [pl.col("query").cast(id_type), pl.col("doc").cast(id_type)]
+    return run.with_columns(ids), qrels.with_columns(ids)
+
+
+def test_every_ratio_metric_is_listed():
+    """The test below covers every registry metric that has two parts."""
+    with_parts = {name for name, entry in REGISTRY.items() if entry.ratio is not None}
+    assert with_parts == {parse_metric(name).metric for name in RATIO_METRICS}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_ratio_metrics_in_two_parts_give_the_expressions_bits(seed):
+    """``evaluate`` divides the two parts after the group_by; each metric's own expression
+    (one ``safe_div`` inside the aggregation) over the same judged table gives the same
+    numbers to the last bit, for every query."""
+    run, qrels = _random_inputs(seed)
+    specs = [parse_metric(name) for name in RATIO_METRICS]
+    options = Options().resolve(run.schema, qrels.schema)
+    table = judged.compact_table(run.lazy(), qrels.lazy(), options, in_memory=True)
+    expected = (
+        table.group_by("query")
+        .agg(spec.expr(relevance_level=1) for spec in specs)
+        .filter(pl.col("query").is_in(qrels["query"].implode()))
+        .sort("query")
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the query without judgments
+        got = pr.evaluate(run, qrels, RATIO_METRICS, per_query=True)
+    assert got.columns == ["query", *[spec.label for spec in specs]]
+    assert got.height == 39
+    assert got.equals(expected), [c for c in got.columns if not got[c].equals(expected[c])]
+
+
+@pytest.mark.parametrize("id_type", [pl.String, pl.Int64])
+def test_ranks_of_judged_documents_with_and_without_ties(id_type):
+    """Query t: a 2.0; c, b, 9, 10 tie at 1.0; d 0.5. trec_eval's order breaks the tie by
+    doc id descending as text ("c" > "b" > "9" > "10", also for integer ids: "9" > "10"),
+    so the ranks are a 1, c 2, b 3, 9 4, 10 5, d 6; judged b, 10 and d rank 3, 5, 6.
+    Query u has no tie (scores 3, 2, 1): its judged documents rank by score alone, 1 and 3.
+    With integer ids the tie at 1.0 is among 13, 12, 10 and 9, in text order 9, 13, 12, 10.
+    """
+    if id_type == pl.String:
+        t = [("t", "a", 2.0), ("t", "c", 1.0), ("t", "b", 1.0), ("t", "10", 1.0)]
+        t += [("t", "9", 1.0), ("t", "d", 0.5)]
+        u = [("u", "x", 3.0), ("u", "y", 2.0), ("u", "z", 1.0)]
+        judgments = [("t", "b", 1), ("t", "10", 2), ("t", "d", 1), ("u", "x", 1), ("u", "z", 1)]
+        # a 1, c 2, b 3, 9 4, 10 5, d 6
+        expected = {("t", "b"): 3, ("t", "10"): 5, ("t", "d"): 6, ("u", "x"): 1, ("u", "z"): 3}
+    else:
+        # the tie at 1.0 among 13, 12, 10, 9 in text order: "9" > "13" > "12" > "10"
+        t = [(1, 11, 2.0), (1, 13, 1.0), (1, 12, 1.0), (1, 10, 1.0), (1, 9, 1.0), (1, 14, 0.5)]
+        u = [(2, 21, 3.0), (2, 22, 2.0), (2, 23, 1.0)]
+        judgments = [(1, 12, 1), (1, 10, 2), (1, 14, 1), (2, 21, 1), (2, 23, 1)]
+        # 11 1, 9 2, 13 3, 12 4, 10 5, 14 6
+        expected = {(1, 12): 4, (1, 10): 5, (1, 14): 6, (2, 21): 1, (2, 23): 3}
+    run = pl.DataFrame(t + u, schema=["query", "doc", "score"], orient="row")
+    qrels = pl.DataFrame(judgments, schema=["query", "doc", "relevance"], orient="row")
+    options = Options().resolve(run.schema, qrels.schema)
+    table = judged.compact_table(run.lazy(), qrels.lazy(), options, in_memory=True)
+    ranks = {(q, d): r for q, d, r, _ in table.filter(pl.col("doc").is_not_null()).rows()}
+    assert ranks == expected
+    # the row standing for the unjudged documents carries the number retrieved
+    sizes = dict(table.filter(pl.col("doc").is_null()).select("query", "rank").rows())
+    assert sizes == {run["query"][0]: 6, run["query"][6]: 3}
+
+
+@pytest.mark.parametrize("id_type", [pl.String, pl.Int64])
+def test_hash_collisions_never_change_a_number(id_type):
+    """With a pair hash that collides all the time (the query's hash alone, or a constant:
+    every run row passes the test), the exact join still keeps only judged pairs: every
+    per-query value equals the one with the real hash."""
+    run, qrels = _random_inputs(5, id_type)
+    names = ["nDCG@10", "AP", "R@20", "P@5", "RR", "bpref", "NumRelRet", "NumRet"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = pr.evaluate(run, qrels, names, per_query=True)
+        for weak in (pl.col("query").hash(seed=1), pl.lit(0, pl.UInt64)):
+            with mock.patch.object(judged, "pair_hash", lambda cols, weak=weak: weak):
+                assert pr.evaluate(run, qrels, names, per_query=True).equals(expected)
+
+
+def test_the_hash_test_leaves_no_judged_row_out():
+    """Every retrieved judged document passes the hash test: the hits of the engine are the
+    rows of an inner join of run and judgments, for string and integer ids."""
+    for id_type in (pl.String, pl.Int64):
+        run, qrels = _random_inputs(7, id_type)
+        options = Options().resolve(run.schema, qrels.schema)
+        pairs = judged.judged_pair_hashes(qrels.lazy(), run.lazy(), options).collect()
+        assert pairs.height == qrels.height  # the test is on: both hold ids of one kind
+        hits = judged.judged_hits(run.lazy(), qrels.lazy(), options, pairs["__pr_pair"])
+        got = hits.collect().select("query", "doc").sort("query", "doc")
+        expected = run.join(qrels, on=["query", "doc"]).select("query", "doc")
+        assert got.equals(expected.sort("query", "doc"))
