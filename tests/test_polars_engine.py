@@ -4,8 +4,9 @@
   ``group_by`` (``Metric.ratio``): the same bits as the metric's own expression.
 * Judged documents are ranked by counting the rows above them, and their tied rows only when
   a tie exists: the ranks of trec_eval's order, worked out by hand.
-* Run rows are tested against the hashes of the judged pairs before the exact join: a hash
-  collision only lets a row through, it never changes a number.
+* Run rows are tested against the hashes of the judged pairs (and of the tied judged
+  documents' ``(query, score)``) before the exact joins: a hash collision only lets a row
+  through, it never changes a number.
 """
 
 from __future__ import annotations
@@ -114,16 +115,20 @@ def test_ranks_of_judged_documents_with_and_without_ties(id_type):
 
 @pytest.mark.parametrize("id_type", [pl.String, pl.Int64])
 def test_hash_collisions_never_change_a_number(id_type):
-    """With a pair hash that collides all the time (the query's hash alone, or a constant:
-    every run row passes the test), the exact join still keeps only judged pairs: every
-    per-query value equals the one with the real hash."""
+    """With pair hashes that collide all the time (the query's hash alone, or a constant:
+    every run row passes the test), the exact joins still keep only judged pairs and, for
+    the tie-break, only tied rows: every per-query value equals the one with the real
+    hashes."""
     run, qrels = _random_inputs(5, id_type)
     names = ["nDCG@10", "AP", "R@20", "P@5", "RR", "bpref", "NumRelRet", "NumRet"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         expected = pr.evaluate(run, qrels, names, per_query=True)
         for weak in (pl.col("query").hash(seed=1), pl.lit(0, pl.UInt64)):
-            with mock.patch.object(judged, "pair_hash", lambda cols, weak=weak: weak):
+            with (
+                mock.patch.object(judged, "pair_hash", lambda cols, weak=weak: weak),
+                mock.patch.object(judged, "_tie_hash", lambda query, weak=weak: weak),
+            ):
                 assert pr.evaluate(run, qrels, names, per_query=True).equals(expected)
 
 

@@ -138,6 +138,12 @@ def run_sizes(run: pl.LazyFrame, options: Options, *, distinct: bool = False) ->
     return _keyed(run, options).group_by(cols.query).agg(counts)
 
 
+def _tie_hash(query: str) -> pl.Expr:
+    """A 64-bit hash of ``(query, sort key)``: equal pairs give equal hashes (the key is
+    Float64 with -0.0 made 0.0)."""
+    return pl.col(query).hash(seed=1) ^ pl.col(_KEY).hash(seed=3)
+
+
 def _counted_ranks(
     keyed: pl.LazyFrame, few: pl.DataFrame, cols: Columns, doc_dtype: pl.DataType
 ) -> pl.LazyFrame:
@@ -148,7 +154,8 @@ def _counted_ranks(
     One join on the query, carrying only numbers, counts for each judged document the rows
     with a key at least as high and those with the same key. Only the judged documents that
     share their key with another row (ties) are then joined with those rows on ``(query,
-    key)`` to compare doc ids; a run without tied judged documents skips that pass."""
+    key)`` (the run rows whose hash of the pair is one of theirs) to compare doc ids; a run
+    without tied judged documents skips that pass."""
     query, doc, rank, relevance = cols.query, cols.doc, cols.rank, cols.relevance
     key, jkey = pl.col(_KEY), pl.col(_JKEY)
     counts = (
@@ -163,11 +170,15 @@ def _counted_ranks(
     tied_ids = counts.filter(pl.col("__pr_same") > 1).select(_JID)
     tied = pl.DataFrame(schema={_JID: counts.schema[_JID], "__pr_tied": pl.UInt32})
     if tied_ids.height:
+        tied_few = few.join(tied_ids, on=_JID, how="semi")
+        # the rows whose (query, key) hash is a tied judged document's, then the exact join
+        wanted = tied_few.select(_tie_hash(query)).to_series().implode()
         tied = (
-            keyed.join(
-                few.lazy()
-                .join(tied_ids.lazy(), on=_JID, how="semi")
-                .select(query, _KEY, _JID, key.alias(_JKEY), doc_key(doc, doc_dtype).alias(_JDOC)),
+            keyed.filter(_tie_hash(query).is_in(wanted))
+            .join(
+                tied_few.lazy().select(
+                    query, _KEY, _JID, key.alias(_JKEY), doc_key(doc, doc_dtype).alias(_JDOC)
+                ),
                 on=[query, _KEY],
             )
             # the key compared again: the join may pair NaN keys (validate=False), ``==`` not
@@ -199,9 +210,11 @@ def compact_judged_table(
 
     A retrieved judged document's rank is 1 + the number of its query's documents ordered
     before it (a higher sort key, or the same key and a greater doc id as text). For queries
-    with at most :data:`PAIRWISE_MAX_JUDGED` judged retrieved documents it is counted in one
-    pass: every run row against its query's judged documents (a join on the query, a filter,
-    a count per judged document); other queries are sorted. Nothing holds the whole run.
+    with at most :data:`PAIRWISE_MAX_JUDGED` judged retrieved documents it is counted
+    (:func:`_counted_ranks`: every run row against its query's judged documents, a join on the
+    query, a filter, a count per judged document; tied rows apart); other queries are sorted.
+    Nothing holds the whole run. The table comes sorted by query and rank, in memory (so that
+    Polars knows it is sorted by query).
     """
     cols = options.columns
     query, doc, rank, relevance = cols.query, cols.doc, cols.rank, cols.relevance
@@ -258,10 +271,11 @@ def compact_table(
     judgments_given: bool = True,
     in_memory: bool = False,
 ) -> pl.DataFrame:
-    """The compact judged table (see :func:`judged_table`), computed now: three passes over
-    the run, streamed — the per-query counts with the input checks (``options.validate``),
-    the judged documents, the ranks of :func:`compact_judged_table`.
-    ``options`` must be resolved.
+    """The compact judged table (see :func:`judged_table`), computed now: passes over the run,
+    streamed — the per-query counts with the input checks (``options.validate``), collected
+    with the judged pairs' hashes (:func:`judged_pair_hashes`); the judged documents
+    (:func:`judged_hits`); their ranks (:func:`compact_judged_table`: the rows above, then the
+    tied rows of judged documents with a tie). ``options`` must be resolved.
 
     The run's duplicate pairs are counted per query (each query's set of doc hashes) when
     ``in_memory`` (a run in memory: the faster count), else as distinct pair hashes in hash
