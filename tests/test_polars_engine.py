@@ -138,7 +138,7 @@ def test_the_hash_test_leaves_no_judged_row_out():
     for id_type in (pl.String, pl.Int64):
         run, qrels = _random_inputs(7, id_type)
         options = Options().resolve(run.schema, qrels.schema)
-        pairs = judged.judged_pair_hashes(qrels.lazy(), run.lazy(), options).collect()
+        pairs = judged.judged_pair_hashes(run.lazy(), qrels.lazy(), options).collect()
         assert pairs.height == qrels.height  # the test is on: both hold ids of one kind
         hits = judged.judged_hits(run.lazy(), qrels.lazy(), options, pairs["__pr_pair"])
         got = hits.collect().select("query", "doc").sort("query", "doc")

@@ -90,7 +90,7 @@ def _keyed(run: pl.LazyFrame, options: Options) -> pl.LazyFrame:
     )
 
 
-def judged_pair_hashes(qrels: pl.LazyFrame, run: pl.LazyFrame, options: Options) -> pl.LazyFrame:
+def judged_pair_hashes(run: pl.LazyFrame, qrels: pl.LazyFrame, options: Options) -> pl.LazyFrame:
     """``__pr_pair``: the 64-bit hash of each judged ``(query, doc)`` pair, which
     :func:`judged_hits` tests every run row against. Empty (no test: the join alone decides)
     unless both inputs hold their ids as text or integers of the same dtype, whose equal
@@ -286,7 +286,7 @@ def compact_table(
     sizes = run_sizes(run, options, distinct=counted and in_memory)
     partitioned = counted and not in_memory
     pairs = pair_duplicate_counts(run, options.columns) if partitioned else []
-    wanted = judged_pair_hashes(qrels, run, options)
+    wanted = judged_pair_hashes(run, qrels, options)
     *found, sizes, wanted = pl.collect_all([*checks, *pairs, sizes, wanted], engine=PASS_ENGINE)
     found, pair_counts = found[: len(checks)], found[len(checks) :]
     # apart: collected together, the join's and the counts' memory would add up (4.4 against
