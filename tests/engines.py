@@ -268,8 +268,11 @@ def java_version() -> str | None:
     return (result.stderr or result.stdout).splitlines()[0] if result.returncode == 0 else None
 
 
-def start_spark(cores: int = 2, partitions: int = 2, memory: str = "2g") -> Any:
-    """A local SparkSession for tests: ``local[cores]``, UI off, loopback only."""
+def start_spark(cores: int = 2, partitions: int = 2, memory: str = "4g") -> Any:
+    """A local SparkSession for tests: ``local[cores]``, UI off, loopback only. One session
+    serves the whole run (thousands of stages); with a 2 GiB heap a hash aggregation of the
+    recommender SQL once failed late in a CI run with AGGREGATE_OUT_OF_MEMORY, so the driver
+    gets 4 GiB (the machine has 24)."""
     try:
         from pyspark.sql import SparkSession
     except ImportError:
