@@ -33,10 +33,11 @@ The variants, with the metrics of ``_common.METRICS`` (nDCG@10, RR@10, AP, R@100
 * ``duckdb_4gb``: ``duckdb`` on a connection of its own with ``memory_limit='4GB'`` and a
   ``temp_directory`` in ``DIR`` (DuckDB otherwise fills its default limit, 80 % of RAM,
   before it spills: its peak RSS says what it was allowed, not what it needs).
-* ``duplicates_per_query``, ``duplicates_global``, ``duplicates_16``, ``duplicates_64``: the
-  Polars engine's count of duplicate pairs alone, with each query's size, as the engine counts
-  it for a run in memory (per-query sets of doc-id hashes) and for a lazy run (rows − distinct
-  pair hashes in 64 hash partitions), and with 1 and 16 partitions (not in the default list).
+* ``duplicates_per_query``, ``duplicates_sorted``, ``duplicates_global``, ``duplicates_16``,
+  ``duplicates_64``: the Polars engine's count of duplicate pairs alone, with each query's
+  size, as the engine counts it for a run in memory (per-query sets of doc-id hashes) and for
+  a lazy run (the pair hashes sorted), and as rows − distinct pair hashes in 1,
+  16 and 64 hash partitions (the lazy runs' count before; not in the default list).
 
 A watchdog stops a variant whose RSS passes ``--max-rss-gib`` (12 by default: the machine is
 shared). ``--delete`` removes ``DIR``'s two files at the end.
@@ -202,19 +203,31 @@ def v_duckdb_floor(run: str, qrels: str) -> dict:
     return {}
 
 
-def v_duplicates(run: str, qrels: str, partitions: int | None) -> dict:
+def v_duplicates(run: str, qrels: str, how: str | int) -> dict:
     """The Polars engine's duplicate count alone, with each query's size: per-query sets of
-    doc-id hashes (``partitions=None``, the in-memory runs' count) or rows − distinct pair
-    hashes in ``partitions`` hash partitions (lazy runs), collected together."""
+    doc-id hashes (``how="per_query"``, the in-memory runs' count), the pair hashes sorted
+    (``"sorted"``, lazy runs), or rows − distinct pair hashes in ``how`` hash
+    partitions (lazy runs before), collected together."""
     from polars_rank.ranking.conventions import Columns
-    from polars_rank.ranking.validation import pair_duplicate_counts
+    from polars_rank.ranking.validation import pair_hash, repeated_pair_count
 
     frame = pl.scan_parquet(run)
     sizes = frame.group_by("query").agg(pl.len(), pl.col("doc").hash(seed=2).n_unique())
-    if partitions is None:
+    if how == "per_query":
         found = pl.collect_all([sizes], engine="streaming")[0]
         return {"duplicates": int((found["len"] - found["doc"]).sum())}
-    counts = pair_duplicate_counts(frame, Columns(), partitions)
+    if how == "sorted":
+        found = pl.collect_all(
+            [sizes.select("query", "len"), repeated_pair_count(frame, Columns())],
+            engine="streaming",
+        )
+        return {"duplicates": found[1].item()}
+    key = pl.col("hash")
+    hashed = frame.select(pair_hash(Columns()).alias("hash"))
+    counts = [
+        hashed.filter(key % how == part).select((pl.len() - key.n_unique()).alias("count"))
+        for part in range(how)
+    ]
     found = pl.collect_all([sizes.select("query", "len"), *counts], engine="streaming")
     return {"duplicates": sum(f["count"].item() for f in found[1:])}
 
@@ -227,7 +240,8 @@ VARIANTS = {
     "polars_nocheck": lambda run, qrels: v_polars(run, qrels, validate=False),
     "duckdb_nocheck": lambda run, qrels: v_duckdb(run, qrels, validate=False),
     "duckdb_4gb": lambda run, qrels: v_duckdb_limited(run, qrels, "4GB"),
-    "duplicates_per_query": lambda run, qrels: v_duplicates(run, qrels, None),
+    "duplicates_per_query": lambda run, qrels: v_duplicates(run, qrels, "per_query"),
+    "duplicates_sorted": lambda run, qrels: v_duplicates(run, qrels, "sorted"),
     "duplicates_global": lambda run, qrels: v_duplicates(run, qrels, 1),
     "duplicates_16": lambda run, qrels: v_duplicates(run, qrels, 16),
     "duplicates_64": lambda run, qrels: v_duplicates(run, qrels, 64),

@@ -54,14 +54,14 @@ def test_duplicate_run_pair(run, qrels):
         pr.evaluate(bad.lazy(), qrels.lazy(), ["AP"]).collect()
 
 
-def test_duplicate_run_pairs_counted_in_hash_partitions():
-    """A lazy run counts its duplicates as distinct pair hashes in hash partitions; the exact
-    check then searches only the partitions that counted any. 500 queries × 20 docs, with
-    pairs repeated: (q7, d3) three times (2 extra rows) and (q9, d0), (q123, d19) twice each
-    (1 extra row each): 4 extra rows, in 3 pairs. The error counts the pairs, as for a
+def test_duplicate_run_pairs_counted_from_sorted_hashes():
+    """A lazy run counts its duplicates from its pair hashes, sorted; the exact check then
+    searches only the rows whose pair hash repeats. 500 queries × 20 docs, with pairs
+    repeated: (q7, d3) three times (2 extra rows) and (q9, d0), (q123, d19) twice each (1
+    extra row each): 4 extra rows, in 3 pairs. The error counts the pairs, as for a
     DataFrame."""
     from polars_rank.ranking.conventions import Columns
-    from polars_rank.ranking.validation import duplicate_suspects, pair_duplicate_counts
+    from polars_rank.ranking.validation import duplicate_suspects, repeated_pair_count
 
     clean = pl.DataFrame(
         {
@@ -78,21 +78,74 @@ def test_duplicate_run_pairs_counted_in_hash_partitions():
         }
     )
     bad = pl.concat([clean, extra])
-    counts = pl.collect_all(pair_duplicate_counts(bad.lazy(), Columns(), 8))
-    total, suspects = duplicate_suspects(counts, Columns(), 8)
-    assert total == 4  # rows − distinct pairs
-    assert 1 <= sum(frame["count"].item() > 0 for frame in counts) <= 3
-    # the suspects hold every repeated pair and only a part of the run
-    searched = bad.filter(suspects)
-    assert searched.filter(pl.struct("query", "doc").is_duplicated()).height == 7
-    assert searched.height < bad.height
-    clean_counts = pl.collect_all(pair_duplicate_counts(clean.lazy(), Columns(), 8))
-    assert duplicate_suspects(clean_counts, Columns(), 8) == (0, None)
+    assert repeated_pair_count(bad.lazy(), Columns()).collect().item() == 4  # 10,004 − 10,000
+    # the suspects are exactly the 7 rows of the 3 repeated pairs (3 + 2 + 2)
+    searched = bad.filter(duplicate_suspects(bad.lazy(), Columns()))
+    assert sorted(searched.select("query", "doc").unique().rows()) == [
+        ("q123", "d19"),
+        ("q7", "d3"),
+        ("q9", "d0"),
+    ]
+    assert searched.height == 7
+    assert repeated_pair_count(clean.lazy(), Columns()).collect().item() == 0
+    # one row, and no row, repeat nothing
+    assert repeated_pair_count(clean.lazy().head(1), Columns()).collect().item() == 0
+    assert repeated_pair_count(clean.lazy().head(0), Columns()).collect().item() == 0
     qrels = pl.LazyFrame({"query": ["q7"], "doc": ["d3"], "relevance": [1]})
     with pytest.raises(PolarsRankError, match=r"run has 3 duplicate \(query, doc\) pair\(s\)"):
         pr.evaluate(bad.lazy(), qrels, ["AP"])
     with pytest.raises(PolarsRankError, match=r"run has 3 duplicate \(query, doc\) pair\(s\)"):
         pr.evaluate(bad, qrels.collect(), ["AP"])
+
+
+def test_duplicate_far_apart_in_a_parquet_run_is_found(tmp_path):
+    """A run of 300,000 rows read from Parquet (streamed in many chunks) whose first and last
+    rows are the same pair: the sorted hashes bring them together, and the error names the
+    pair."""
+    n = 300_000
+    run = pl.DataFrame(
+        {
+            "query": (pl.int_range(n, eager=True) // 100).cast(pl.String),
+            "doc": pl.int_range(n, eager=True).cast(pl.String),
+            "score": pl.int_range(n, eager=True).cast(pl.Float64),
+        }
+    )
+    run = pl.concat([run, run.head(1).with_columns(score=pl.lit(-1.0))])
+    path = tmp_path / "run.parquet"
+    run.write_parquet(path, row_group_size=10_000)
+    qrels = pl.LazyFrame({"query": ["0"], "doc": ["0"], "relevance": [1]})
+    with pytest.raises(PolarsRankError, match=r"run has 1 duplicate.*query '0' doc '0'"):
+        pr.evaluate(pl.scan_parquet(path), qrels, ["AP"])
+    # without the repeated row the run passes: doc 0 scores 0.0, the lowest of query 0's 100
+    # docs (scores 0.0 to 99.0): rank 100, RR = 1/100
+    clean = pl.scan_parquet(path).head(n)
+    with pytest.warns(UserWarning, match="2999 queries in the run have no judgments"):
+        got = pr.evaluate(clean, qrels, ["RR"]).collect()
+    assert got["RR"].item() == 1 / 100
+
+
+@pytest.mark.parametrize("weak", ["query hash", "constant"])
+def test_duplicate_check_of_a_lazy_run_tells_collisions_from_duplicates(weak):
+    """With pair hashes that collide (each query's hash alone, or one constant), every row of
+    a clean lazy run looks repeated to the sorted hashes: the exact check then finds no
+    duplicate and the values equal those of the real hashes; a real duplicate is still
+    named."""
+    from unittest import mock
+
+    from polars_rank.ranking import validation
+
+    run = pl.DataFrame(
+        {"query": ["q1", "q1", "q1", "q2"], "doc": ["a", "b", "c", "a"], "score": [3.0, 2, 1, 1]}
+    )
+    qrels = pl.DataFrame({"query": ["q1", "q2"], "doc": ["b", "a"], "relevance": [1, 1]})
+    # q1: b at rank 2 -> RR 1/2; q2: a at rank 1 -> RR 1; mean 0.75
+    weak_hash = pl.col("query").hash(seed=1) if weak == "query hash" else pl.lit(0, pl.UInt64)
+    with mock.patch.object(validation, "pair_hash", lambda cols: weak_hash):
+        got = pr.evaluate(run.lazy(), qrels.lazy(), ["RR"]).collect()
+        assert got["RR"].item() == 0.75
+        doubled = pl.concat([run, run.tail(1)]).lazy()
+        with pytest.raises(PolarsRankError, match=r"run has 1 duplicate.*query 'q2' doc 'a'"):
+            pr.evaluate(doubled, qrels.lazy(), ["RR"])
 
 
 def test_duplicate_qrels_pair(run, qrels):

