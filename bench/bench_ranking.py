@@ -9,6 +9,16 @@ Usage (from the repository root):
 ``polars_rank`` is ``pr.evaluate`` with the Polars engine, ``polars_rank_duckdb`` the same call
 with ``engine="duckdb"`` (bench_duckdb.py compares that engine with DuckDB's own floor).
 
+Lower bounds, timed in the same run: ``floor`` (Polars: ``rank("ordinal").over("query")`` by
+score plus one grouped sum); ``duckdb_floor`` (DuckDB: ``row_number() OVER (PARTITION BY query
+ORDER BY score DESC)`` plus one grouped sum, from the same frames); ``duckdb_floor_loaded``
+(the same query on tables already copied into DuckDB, the copy not timed); ``duckdb_counting``
+(the least a DuckDB evaluation by counting does: the run joined with the judgments, each
+judged document's rows at least as high counted with a join on the query, one grouped sum of
+relevance / count; no tie-break, no checks, one metric), from the frames. With the references,
+the run prints the time each speed target allows (a tenth of pytrec_eval's, a twentieth of
+ranx's) and which variants are above it.
+
 Data: ``n_queries × 100`` retrieved documents per query with scores on a 1/1000 grid (so ties
 occur), and ~5 judged documents per query (3 retrieved, 2 not; grades 0–3).
 
@@ -26,6 +36,7 @@ import sys
 import time
 import warnings
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import polars as pl
@@ -44,6 +55,7 @@ from _common import (  # noqa: E402
 )
 
 TREC_MEASURES = {"ndcg_cut.10", "recip_rank", "map", "recall.100", "P.10"}
+REFERENCES = ("pytrec_eval", "ranx")
 RANX_METRICS = ["ndcg@10", "mrr@10", "map", "recall@100", "precision@10"]
 
 
@@ -81,6 +93,53 @@ def floor(run: pl.DataFrame, qrels: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+_DUCKDB_FLOOR = (
+    "SELECT query, sum(rank) AS rank FROM (SELECT query, row_number() OVER "
+    "(PARTITION BY query ORDER BY score DESC) AS rank FROM {run}) GROUP BY query"
+)
+
+_DUCKDB_COUNTING = """
+WITH hits AS (SELECT r.query, r.score, q.relevance FROM {run} r JOIN {qrels} q USING (query, doc)),
+above AS (
+    SELECT h.query, h.score, h.relevance, count(*) AS at_least
+    FROM {run} r JOIN hits h ON r.query = h.query AND r.score >= h.score
+    GROUP BY ALL
+)
+SELECT query, sum(relevance / at_least) AS value FROM above GROUP BY query
+"""
+
+
+def duckdb_floor(run: pl.DataFrame, qrels: pl.DataFrame) -> pl.DataFrame:
+    """DuckDB's floor from the frames: rank by score within query, then one grouped sum."""
+    import duckdb
+
+    con = duckdb.connect()
+    con.register("run", run)
+    return con.sql(_DUCKDB_FLOOR.format(run="run")).pl()
+
+
+def duckdb_floor_loaded(run: pl.DataFrame, qrels: pl.DataFrame) -> Callable[[], object]:
+    """DuckDB's floor on a table already in DuckDB: the copy runs now, the returned call is
+    what is timed."""
+    import duckdb
+
+    con = duckdb.connect()
+    con.register("run_frame", run)
+    con.execute("CREATE TABLE run AS SELECT * FROM run_frame")
+    return lambda: con.sql(_DUCKDB_FLOOR.format(run="run")).pl()
+
+
+def duckdb_counting(run: pl.DataFrame, qrels: pl.DataFrame) -> pl.DataFrame:
+    """The least a DuckDB evaluation by counting does, from the frames (see the module
+    docstring)."""
+    import duckdb
+
+    con = duckdb.connect()
+    con.register("run", run)
+    con.register("qrels", qrels)
+    return con.sql(_DUCKDB_COUNTING.format(run="run", qrels="qrels")).pl()
+
+
 def _nested_dicts(run: pl.DataFrame, qrels: pl.DataFrame) -> tuple[dict, dict]:
     """``{query: {doc: score}}`` and ``{query: {doc: grade}}``, the reference tools' input."""
     qrels_dict: dict[str, dict[str, int]] = {}
@@ -110,6 +169,8 @@ VARIANTS: dict[str, Variant] = {
     "polars_rank": polars_rank_eval,
     "polars_rank_duckdb": polars_rank_duckdb,
     "floor": floor,
+    "duckdb_floor": duckdb_floor,
+    "duckdb_counting": duckdb_counting,
     "pytrec_eval": pytrec_eval_eval,
     "ranx": ranx_eval,
 }
@@ -131,7 +192,7 @@ def main() -> None:
     parser.add_argument("--_generate", help=argparse.SUPPRESS)
     args = parser.parse_args()
     rows = parse_rows(args.rows)
-    variants = ["polars_rank", "polars_rank_duckdb", "floor"]
+    variants = ["polars_rank", "polars_rank_duckdb", "floor", "duckdb_floor", "duckdb_counting"]
     if not args.skip_references:
         variants += ["pytrec_eval", "ranx"]
     if args._generate:
@@ -156,12 +217,15 @@ def _timing(rows: int, repeat: int, variants: list[str]) -> None:
         print(f"ranx warm-up (numba compile) {time.perf_counter() - start:.2f}s (excluded)")
     for name in variants:  # imports and first-call set-up, not timed
         VARIANTS[name](run.head(1000), qrels)
+    calls = {name: partial(VARIANTS[name], run, qrels) for name in variants}
+    calls["duckdb_floor_loaded"] = duckdb_floor_loaded(run, qrels)
+    calls["duckdb_floor_loaded"]()  # first-call set-up, not timed
     results = {}
-    for name in variants:
-        median, times, cpu = _timed(lambda v=name: VARIANTS[v](run, qrels), repeat)
+    for name, call in calls.items():
+        median, times, cpu = _timed(call, repeat)
         results[name] = median
         print(
-            f"{name:18s} median {median:7.3f}s  cpu {cpu:7.3f}s  "
+            f"{name:19s} median {median:7.3f}s  cpu {cpu:7.3f}s  "
             f"runs {[round(t, 3) for t in times]}"
         )
     for name in ("polars_rank", "polars_rank_duckdb"):
@@ -172,6 +236,11 @@ def _timing(rows: int, repeat: int, variants: list[str]) -> None:
                 f"{ref} / polars_rank = {results[ref] / results['polars_rank']:.1f}x   "
                 f"{ref} / polars_rank_duckdb = {results[ref] / results['polars_rank_duckdb']:.1f}x"
             )
+    for ref, factor in (("pytrec_eval", 10), ("ranx", 20)):
+        if ref in results:
+            allowed = results[ref] / factor
+            above = [n for n in calls if n not in REFERENCES and results[n] > allowed]
+            print(f"{factor}x {ref} allows {allowed:.3f}s; above it: {', '.join(above) or 'none'}")
 
 
 if __name__ == "__main__":
