@@ -4,6 +4,8 @@ measurement (each variant in a fresh process that reads the data from Parquet)."
 from __future__ import annotations
 
 import json
+import os
+import platform
 import resource
 import subprocess
 import sys
@@ -55,6 +57,28 @@ def make_data(
     return run, qrels
 
 
+def machine() -> str:
+    """The CPU model, cores, RAM and library versions, for the first line of a benchmark."""
+    cpu = "?"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    import duckdb
+
+    return (
+        f"{cpu}, {os.cpu_count()} cores, {ram:.1f} GiB RAM; Python {platform.python_version()}, "
+        f"Polars {pl.__version__}, DuckDB {duckdb.__version__}"
+    )
+
+
+def load() -> str:
+    """The load averages over 1, 5 and 15 minutes."""
+    return "/".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def parse_rows(text: str) -> int:
     """``"1M"`` → 1,000,000; ``"50K"`` → 50,000; plain integers as they are."""
     text = text.upper()
@@ -103,6 +127,7 @@ def memory(script: str, rows: int, variants: Iterable[str]) -> None:
     """Peak RSS of each variant, each in its own process running ``script --_child NAME
     --_data DIR`` (the data generated first by ``script --rows N --_generate DIR``, in a child
     too: Linux keeps a process's peak RSS across exec, so this process must stay small)."""
+    print(f"machine: {machine()}; load average {load()}")
     print(f"rows={rows:,}")
     with tempfile.TemporaryDirectory() as data_dir:
         subprocess.run(

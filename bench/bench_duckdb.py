@@ -42,6 +42,8 @@ from _common import (  # noqa: E402  (the data and metrics of bench_ranking.py)
     cpu_seconds,
     frame_mib,
     generate,
+    load,
+    machine,
     make_data,
     memory,
     memory_child,
@@ -89,6 +91,7 @@ VARIANTS: dict[str, Variant] = {
 
 def _timing(rows: int, repeat: int) -> None:
     run, qrels = make_data(rows // 100)
+    print(f"machine: {machine()}; load average {load()}")
     print(
         f"rows={run.height:,} queries={run['query'].n_unique():,} qrels={qrels.height:,} "
         f"input={frame_mib(run, qrels):.1f} MiB repeat={repeat}"
@@ -115,6 +118,7 @@ def _timing(rows: int, repeat: int) -> None:
             f"{variant} / duckdb_floor = {median[variant] / median['duckdb_floor']:.2f}x   "
             f"/ polars_engine = {median[variant] / median['polars_engine']:.2f}x"
         )
+    print(f"load average after: {load()}")
 
 
 def main() -> None:

@@ -48,6 +48,8 @@ from _common import (  # noqa: E402
     cpu_seconds,
     frame_mib,
     generate,
+    load,
+    machine,
     make_data,
     memory,
     memory_child,
@@ -207,6 +209,7 @@ def main() -> None:
 
 def _timing(rows: int, repeat: int, variants: list[str]) -> None:
     run, qrels = make_data(rows // 100)
+    print(f"machine: {machine()}; load average {load()}")
     print(
         f"rows={run.height:,} queries={run['query'].n_unique():,} qrels={qrels.height:,} "
         f"input={frame_mib(run, qrels):.1f} MiB repeat={repeat}"
@@ -241,6 +244,7 @@ def _timing(rows: int, repeat: int, variants: list[str]) -> None:
             allowed = results[ref] / factor
             above = [n for n in calls if n not in REFERENCES and results[n] > allowed]
             print(f"{factor}x {ref} allows {allowed:.3f}s; above it: {', '.join(above) or 'none'}")
+    print(f"load average after: {load()}")
 
 
 if __name__ == "__main__":

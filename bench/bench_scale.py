@@ -47,8 +47,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import resource
 import shutil
 import subprocess
@@ -62,7 +60,7 @@ import numpy as np
 import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import METRICS, cpu_seconds, parse_rows  # noqa: E402
+from _common import METRICS, cpu_seconds, load, machine, parse_rows  # noqa: E402
 
 RUN, QRELS = "run.parquet", "qrels.parquet"
 DOCS_PER_QUERY, JUDGED_PER_QUERY, RETRIEVED_JUDGED = 100, 5, 3
@@ -267,26 +265,6 @@ def child(name: str, data_dir: Path) -> None:
 # --- the parent ------------------------------------------------------------------------------
 
 
-def _machine() -> str:
-    cpu = "?"
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    import duckdb
-
-    return (
-        f"{cpu}, {os.cpu_count()} cores, {ram:.1f} GiB RAM; Python {platform.python_version()}, "
-        f"Polars {pl.__version__}, DuckDB {duckdb.__version__}"
-    )
-
-
-def _load() -> str:
-    return "/".join(f"{x:.2f}" for x in os.getloadavg())
-
-
 def _rss_gib(pid: int) -> float:
     try:
         with open(f"/proc/{pid}/status") as f:
@@ -337,16 +315,16 @@ def run(data_dir: Path, variants: list[str], max_rss_gib: float, delete: bool) -
 
     rows = pq.ParquetFile(data_dir / RUN).metadata.num_rows
     size = sum((data_dir / n).stat().st_size for n in (RUN, QRELS)) / 2**30
-    print(f"machine: {_machine()}")
+    print(f"machine: {machine()}")
     print(
         f"data: {data_dir}: {rows:,} run rows, ids {meta['query']}, {size:.2f} GiB of Parquet; "
         f"metrics {', '.join(METRICS)}"
     )
     results: dict[str, dict] = {}
     for name in variants:
-        load_before = _load()
+        load_before = load()
         result = _run_child(name, data_dir, max_rss_gib)
-        result["load"] = f"{load_before} -> {_load()}"
+        result["load"] = f"{load_before} -> {load()}"
         results[name] = result
         if "error" in result:
             print(f"{name:15s} {result['error']}  load {result['load']}", flush=True)
