@@ -57,6 +57,23 @@ def make_data(
     return run, qrels
 
 
+#: DuckDB's floor: rank by score within query (no tie-break, no judgments), one grouped sum.
+DUCKDB_FLOOR = (
+    "SELECT query, sum(rank) AS rank FROM (SELECT query, row_number() OVER "
+    "(PARTITION BY query ORDER BY score DESC) AS rank FROM {run}) GROUP BY query"
+)
+
+
+def duckdb_floor(run: pl.DataFrame, qrels: pl.DataFrame) -> pl.DataFrame:
+    """:data:`DUCKDB_FLOOR` on the run registered with a new DuckDB connection, fetched as a
+    Polars frame."""
+    import duckdb
+
+    con = duckdb.connect()
+    con.register("run", run)
+    return con.sql(DUCKDB_FLOOR.format(run="run")).pl()
+
+
 def machine() -> str:
     """The CPU model, cores, RAM and library versions, for the first line of a benchmark."""
     cpu = "?"

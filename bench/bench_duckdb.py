@@ -40,6 +40,7 @@ from _common import (  # noqa: E402  (the data and metrics of bench_ranking.py)
     METRICS,
     Variant,
     cpu_seconds,
+    duckdb_floor,
     frame_mib,
     generate,
     load,
@@ -61,18 +62,6 @@ def duckdb_engine_novalidate(run: pl.DataFrame, qrels: pl.DataFrame) -> pl.DataF
     import polars_rank as pr
 
     return pr.evaluate(run, qrels, METRICS, engine="duckdb", validate=False)
-
-
-def duckdb_floor(run: pl.DataFrame, qrels: pl.DataFrame) -> pl.DataFrame:
-    """DuckDB's floor: rank by score within query, then one grouped sum."""
-    import duckdb
-
-    con = duckdb.connect()
-    con.register("run", run)
-    return con.sql(
-        "SELECT query, sum(rank) AS rank FROM (SELECT query, row_number() OVER "
-        "(PARTITION BY query ORDER BY score DESC) AS rank FROM run) GROUP BY query"
-    ).pl()
 
 
 def polars_engine(run: pl.DataFrame, qrels: pl.DataFrame) -> pl.DataFrame:

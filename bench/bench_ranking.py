@@ -43,9 +43,11 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (  # noqa: E402
+    DUCKDB_FLOOR,
     METRICS,
     Variant,
     cpu_seconds,
+    duckdb_floor,
     frame_mib,
     generate,
     load,
@@ -95,11 +97,6 @@ def floor(run: pl.DataFrame, qrels: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-_DUCKDB_FLOOR = (
-    "SELECT query, sum(rank) AS rank FROM (SELECT query, row_number() OVER "
-    "(PARTITION BY query ORDER BY score DESC) AS rank FROM {run}) GROUP BY query"
-)
-
 _DUCKDB_COUNTING = """
 WITH hits AS (SELECT r.query, r.score, q.relevance FROM {run} r JOIN {qrels} q USING (query, doc)),
 above AS (
@@ -111,15 +108,6 @@ SELECT query, sum(relevance / at_least) AS value FROM above GROUP BY query
 """
 
 
-def duckdb_floor(run: pl.DataFrame, qrels: pl.DataFrame) -> pl.DataFrame:
-    """DuckDB's floor from the frames: rank by score within query, then one grouped sum."""
-    import duckdb
-
-    con = duckdb.connect()
-    con.register("run", run)
-    return con.sql(_DUCKDB_FLOOR.format(run="run")).pl()
-
-
 def duckdb_floor_loaded(run: pl.DataFrame, qrels: pl.DataFrame) -> Callable[[], object]:
     """DuckDB's floor on a table already in DuckDB: the copy runs now, the returned call is
     what is timed."""
@@ -128,7 +116,7 @@ def duckdb_floor_loaded(run: pl.DataFrame, qrels: pl.DataFrame) -> Callable[[], 
     con = duckdb.connect()
     con.register("run_frame", run)
     con.execute("CREATE TABLE run AS SELECT * FROM run_frame")
-    return lambda: con.sql(_DUCKDB_FLOOR.format(run="run")).pl()
+    return lambda: con.sql(DUCKDB_FLOOR.format(run="run")).pl()
 
 
 def duckdb_counting(run: pl.DataFrame, qrels: pl.DataFrame) -> pl.DataFrame:
