@@ -60,7 +60,7 @@ import numpy as np
 import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import METRICS, cpu_seconds, load, machine, parse_rows  # noqa: E402
+from _common import DUCKDB_FLOOR, METRICS, cpu_seconds, load, machine, parse_rows  # noqa: E402
 
 RUN, QRELS = "run.parquet", "qrels.parquet"
 DOCS_PER_QUERY, JUDGED_PER_QUERY, RETRIEVED_JUDGED = 100, 5, 3
@@ -191,13 +191,7 @@ def v_duckdb_floor(run: str, qrels: str) -> dict:
     from polars_rank.duckdb import session
 
     with session() as con:
-        to_polars(
-            con.sql(
-                "SELECT query, sum(rank) AS rank FROM (SELECT query, row_number() OVER "
-                "(PARTITION BY query ORDER BY score DESC) AS rank "
-                f"FROM read_parquet({literal(run)})) GROUP BY query"
-            )
-        )
+        to_polars(con.sql(DUCKDB_FLOOR.format(run=f"read_parquet({literal(run)})")))
     return {}
 
 
