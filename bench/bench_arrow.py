@@ -36,8 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import METRICS, frame_mib, make_data, parse_rows  # noqa: E402
 
 import polars_rank as pr  # noqa: E402
-from polars_rank import _arrow  # noqa: E402
-from polars_rank.ranking.engines import duckdb as engine  # noqa: E402
+from polars_rank.core import arrow as _arrow  # noqa: E402
+from polars_rank.core.columns import duckdb as engine  # noqa: E402
 
 
 def _register_pyarrow(con, name: str, frame: pl.DataFrame) -> None:

@@ -186,8 +186,8 @@ def v_duckdb_limited(run: str, qrels: str, limit: str) -> dict:
 
 
 def v_duckdb_floor(run: str, qrels: str) -> dict:
-    from polars_rank._arrow import to_polars
-    from polars_rank._sql import literal
+    from polars_rank.core.arrow import to_polars
+    from polars_rank.core.sqltext import literal
     from polars_rank.duckdb import session
 
     with session() as con:
@@ -200,8 +200,8 @@ def v_duplicates(run: str, qrels: str, how: str | int) -> dict:
     doc-id hashes (``how="per_query"``, the in-memory runs' count), the pair hashes sorted
     (``"sorted"``, lazy runs), or rows − distinct pair hashes in ``how`` hash
     partitions (lazy runs before), collected together."""
-    from polars_rank.ranking.conventions import Columns
-    from polars_rank.ranking.validation import pair_hash, repeated_pair_count
+    from polars_rank.core.conventions import Columns
+    from polars_rank.core.validation import pair_hash, repeated_pair_count
 
     frame = pl.scan_parquet(run)
     sizes = frame.group_by("query").agg(pl.len(), pl.col("doc").hash(seed=2).n_unique())

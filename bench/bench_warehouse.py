@@ -47,7 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import METRICS, make_data, parse_rows  # noqa: E402
 
 import polars_rank as pr  # noqa: E402
-from polars_rank.ranking.sql import column_names  # noqa: E402
+from polars_rank.compiler import column_names  # noqa: E402
 
 #: MLlib metric, its k, and the polars_rank label computing the same definition.
 MLLIB = [

@@ -9,18 +9,13 @@ with trec_eval's exact numbers.
 """
 
 from polars_rank import classification, comparison, duckdb, ranking, recsys
-from polars_rank._errors import PolarsRankError
+from polars_rank.catalog.names import MetricSpec, parse_metric, valid_names
 from polars_rank.comparison import compare, compare_per_query
+from polars_rank.compiler import to_sql
+from polars_rank.core.errors import PolarsRankError
+from polars_rank.core.judged import judge
+from polars_rank.evaluation import evaluate, evaluate_runs
 from polars_rank.io import read_trec_qrels, read_trec_run, write_trec_run
-from polars_rank.ranking import (
-    MetricSpec,
-    evaluate,
-    evaluate_runs,
-    judge,
-    parse_metric,
-    to_sql,
-    valid_names,
-)
 from polars_rank.ranking.metrics import (
     average_precision,
     bpref,

@@ -30,9 +30,9 @@ _FIRST = ("ranking.sql",)
 
 
 def _sql_dir() -> Path:
-    """Folder holding the ``.sql`` macro files: ``polars_rank/_sql/`` in a wheel, the top-level
+    """Folder holding the ``.sql`` macro files: ``polars_rank/macros/`` in a wheel, the top-level
     ``sql/`` folder in a source checkout."""
-    for candidate in (_PACKAGE_DIR / "_sql", _PACKAGE_DIR.parent / "sql"):
+    for candidate in (_PACKAGE_DIR / "macros", _PACKAGE_DIR.parent / "sql"):
         if candidate.is_dir():
             return candidate
     raise FileNotFoundError("polars_rank: the sql/ macro folder is missing from this installation")

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import polars as pl
 
-from polars_rank._errors import PolarsRankError
-from polars_rank._frames import to_frame
+from polars_rank.core.errors import PolarsRankError
+from polars_rank.core.frames import to_frame
 
 _FIELD = r"(\S+)"
 _SEP = r"\s+"

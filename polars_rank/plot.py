@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from polars_rank._errors import PolarsRankError
-from polars_rank._frames import to_frame
+from polars_rank.core.errors import PolarsRankError
+from polars_rank.core.frames import to_frame
 from polars_rank.ranking.metrics import ELEVEN_POINTS
 
 if TYPE_CHECKING:
@@ -171,7 +171,7 @@ def _means_by_run(
 ) -> pl.DataFrame:
     """``run, <x>, <value>``: the mean of metric ``names[i]`` of each run at ``xs[i]``, from one
     :func:`polars_rank.evaluate_runs` call."""
-    from polars_rank.ranking.evaluate import evaluate_runs, runs_first
+    from polars_rank.evaluation import evaluate_runs, runs_first
 
     runs, qrels = runs_first(runs, qrels, function)
     means = evaluate_runs(runs, qrels, names, **evaluate_options)
@@ -187,7 +187,7 @@ def _without_cutoff(metric: str) -> tuple[str, int | None]:
     """``(name without its cutoff, the cutoff)`` of a metric with a cutoff (``"nDCG@20"`` →
     ``("nDCG", 20)``, ``"P(rel=2)@5"``, ``"ndcg_cut.10"``), ``(metric, None)`` without one;
     an error for a metric that takes no cutoff."""
-    from polars_rank.ranking.names import parse_metric
+    from polars_rank.catalog.names import parse_metric
 
     spec = parse_metric(metric)
     if spec.entry.cutoff not in ("required", "optional"):
@@ -317,7 +317,7 @@ def _classification_curve(
 ) -> Path:
     """ROC (``kind="roc"``) or precision–recall curves: one line per group with its area in
     the legend, or, beyond ``max_lines`` groups, their mean with a 10th–90th percentile band."""
-    from polars_rank import _curves
+    from polars_rank.classification import curves as _curves
 
     roc = kind == "roc"
     x, y, area = ("fpr", "tpr", "AUC") if roc else ("recall", "precision", "AP")

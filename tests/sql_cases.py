@@ -16,10 +16,10 @@ import polars as pl
 from strategies import assert_same, registry_metric_names
 
 import polars_rank as pr
+from polars_rank.catalog.names import parse_metric
+from polars_rank.compiler import column_names
+from polars_rank.compiler.compile import not_portable
 from polars_rank.io import read_trec_qrels, read_trec_run
-from polars_rank.ranking.names import parse_metric
-from polars_rank.ranking.sql import column_names
-from polars_rank.ranking.sql.compiler import not_portable
 
 #: Every registry metric with portable SQL, with and without cutoffs, levels and parameters.
 METRICS = [
@@ -51,7 +51,7 @@ def accepted(qrels: pl.DataFrame, metrics: list[str] = METRICS) -> list[str]:
     """``metrics`` without ERR at a ``max_grade`` below the largest grade of ``qrels``, which
     every engine refuses (tests/test_err_rbp.py checks the error): ``ERR(max_grade=3)`` on
     qrels.rel_level, whose grades reach 4."""
-    from polars_rank.ranking.names import parse_metric
+    from polars_rank.catalog.names import parse_metric
 
     largest = qrels["relevance"].max()
 

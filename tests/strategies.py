@@ -8,7 +8,7 @@ import math
 import polars as pl
 from hypothesis import strategies as st
 
-from polars_rank.ranking.registry import metrics
+from polars_rank.catalog.registry import metrics
 
 TOLERANCE = 1e-12
 
@@ -187,7 +187,7 @@ def summary_metric_names(
 ) -> list[str]:
     """:func:`registry_metric_names` without the metrics that have no summary over queries
     (``relstring``: a string per query), for summary rows."""
-    from polars_rank.ranking.names import parse_metric
+    from polars_rank.catalog.names import parse_metric
 
     names = registry_metric_names(level=level, table=table, kind=kind)
     return [name for name in names if parse_metric(name).summary != "none"]

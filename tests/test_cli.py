@@ -439,7 +439,7 @@ def test_plot_classification_unknown_column(capsys, tmp_path):
 
 
 def test_metrics_command_lists_every_name(capsys):
-    from polars_rank.ranking.registry import metrics
+    from polars_rank.catalog.registry import metrics
 
     code, out, err = _run(capsys, "metrics", "-o", "json")
     assert code == 0, err

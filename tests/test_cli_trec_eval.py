@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from polars_rank.catalog.registry import trec_eval_names
 from polars_rank.cli import main
 from polars_rank.cli.trec_eval_measures import (
     NICKNAMES,
@@ -18,7 +19,6 @@ from polars_rank.cli.trec_eval_measures import (
     select_measures,
     supported_measures,
 )
-from polars_rank.ranking.registry import trec_eval_names
 
 
 def _run(capsys, *argv: object) -> tuple[int, str, str]:

@@ -90,7 +90,7 @@ def test_the_expected_files_cover_every_all_trec_measure(trec_dir):
 
 
 def _portable(measure) -> bool:
-    from polars_rank.ranking.sql.builders import BUILDERS
+    from polars_rank.compiler.builders import BUILDERS
 
     return measure.spec is None or measure.spec.entry.name in BUILDERS
 

@@ -84,8 +84,8 @@ def test_engines_agree(
     if order_by is None:
         run = run.drop("rank")
     with (
-        mock.patch("polars_rank.ranking.engines.duckdb_sql.PAIRWISE_MAX_JUDGED", pairwise_max),
-        mock.patch("polars_rank.ranking.judged.PAIRWISE_MAX_JUDGED", polars_pairwise_max),
+        mock.patch("polars_rank.engines.duckdb.query.PAIRWISE_MAX_JUDGED", pairwise_max),
+        mock.patch("polars_rank.core.judged.PAIRWISE_MAX_JUDGED", polars_pairwise_max),
     ):
         assert_engines_agree(
             run,

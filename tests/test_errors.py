@@ -60,8 +60,8 @@ def test_duplicate_run_pairs_counted_from_sorted_hashes():
     repeated: (q7, d3) three times (2 extra rows) and (q9, d0), (q123, d19) twice each (1
     extra row each): 4 extra rows, in 3 pairs. The error counts the pairs, as for a
     DataFrame."""
-    from polars_rank.ranking.conventions import Columns
-    from polars_rank.ranking.validation import duplicate_suspects, repeated_pair_count
+    from polars_rank.core.conventions import Columns
+    from polars_rank.core.validation import duplicate_suspects, repeated_pair_count
 
     clean = pl.DataFrame(
         {
@@ -132,7 +132,7 @@ def test_duplicate_check_of_a_lazy_run_tells_collisions_from_duplicates(weak):
     named."""
     from unittest import mock
 
-    from polars_rank.ranking import validation
+    from polars_rank.core import validation
 
     run = pl.DataFrame(
         {"query": ["q1", "q1", "q1", "q2"], "doc": ["a", "b", "c", "a"], "score": [3.0, 2, 1, 1]}

@@ -267,7 +267,7 @@ def test_conversion_shares_the_buffers():
     def address(array) -> int:
         return array.__array_interface__["data"][0]
 
-    from polars_rank._frames import as_polars
+    from polars_rank.core.frames import as_polars
 
     assert (
         address(as_polars(table)["score"].to_numpy())

@@ -244,7 +244,7 @@ def test_many_groups_are_summarised(tmp_path, kind):
 def test_mean_curve_of_identical_groups_is_their_curve():
     """Every group the same: the mean ROC at each false positive rate is that curve, read as
     straight segments between its points, and the band is the curve itself."""
-    from polars_rank import _curves
+    from polars_rank.classification import curves as _curves
 
     one = pl.DataFrame({"fpr": [0.0, 0.0, 0.5, 1.0], "tpr": [0.0, 0.5, 0.5, 1.0]})
     curve = pl.concat([one.with_columns(user=pl.lit(u)) for u in range(30)])

@@ -19,10 +19,10 @@ import polars as pl
 import pytest
 
 import polars_rank as pr
-from polars_rank.ranking import judged
-from polars_rank.ranking.names import parse_metric
-from polars_rank.ranking.options import Options
-from polars_rank.ranking.registry import REGISTRY
+from polars_rank.catalog.names import parse_metric
+from polars_rank.catalog.registry import REGISTRY
+from polars_rank.core import judged
+from polars_rank.core.options import Options
 
 # every metric with two parts, with its parameters varied
 RATIO_METRICS = [

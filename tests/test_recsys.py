@@ -269,7 +269,7 @@ def test_history_with_and_without_repeated_pairs() -> None:
     the same rows without the repeat do not. Both give the values of
     test_serendipity_without_relevance and the novelty of test_novelty (popularity counts
     distinct users: a 3 either way), and the count that decides says so."""
-    from polars_rank.recsys.engine import distinct_pairs
+    from polars_rank.engines.polars.recsys import distinct_pairs
 
     once = INTERACTIONS.unique(maintain_order=True)
     assert once.height == INTERACTIONS.height - 1

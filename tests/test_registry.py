@@ -13,10 +13,10 @@ import duckdb
 import pytest
 
 import polars_rank as pr
-from polars_rank._sql import literal
-from polars_rank.ranking import registry
-from polars_rank.ranking.names import parse_metric
-from polars_rank.ranking.registry import REGISTRY, REQUIRED
+from polars_rank.catalog import registry
+from polars_rank.catalog.names import parse_metric
+from polars_rank.catalog.registry import REGISTRY, REQUIRED
+from polars_rank.core.sqltext import literal
 
 ROOT = Path(__file__).resolve().parents[1]
 SQL_TEXT = "\n".join(path.read_text(encoding="utf-8") for path in pr.duckdb.sql_paths())

@@ -11,12 +11,12 @@ import pytest
 from sql_cases import METRICS
 
 import polars_rank as pr
-from polars_rank._errors import PolarsRankError
-from polars_rank.ranking import registry
-from polars_rank.ranking.names import parse_metrics
-from polars_rank.ranking.sql import BUILDERS, DIALECTS, column_names
-from polars_rank.ranking.sql.compiler import not_portable
-from polars_rank.ranking.sql.recsys import PORTABLE as RECOMMENDER_PORTABLE
+from polars_rank.catalog import registry
+from polars_rank.catalog.names import parse_metrics
+from polars_rank.compiler import BUILDERS, DIALECTS, column_names
+from polars_rank.compiler.compile import not_portable
+from polars_rank.compiler.recsys import PORTABLE as RECOMMENDER_PORTABLE
+from polars_rank.core.errors import PolarsRankError
 
 ENTRIES = list(registry.metrics())
 

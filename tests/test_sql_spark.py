@@ -31,7 +31,7 @@ from sql_cases import (
 from strategies import assert_same, runs_and_qrels
 
 import polars_rank as pr
-from polars_rank._errors import PolarsRankError
+from polars_rank.core.errors import PolarsRankError
 
 
 def _evaluate(run, qrels, metrics, **options):

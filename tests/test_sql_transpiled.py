@@ -22,7 +22,7 @@ from sql_cases import (
 )
 
 import polars_rank as pr
-from polars_rank.ranking.sql import DIALECTS
+from polars_rank.compiler import DIALECTS
 
 REMOTE = ["bigquery", "snowflake", "trino"]
 

@@ -36,10 +36,6 @@ from typing import Literal, TypeVar
 import duckdb
 import polars as pl
 
-from polars_rank._errors import PolarsRankError, bad_choice
-from polars_rank._frames import like as _like
-from polars_rank._frames import to_lazy
-from polars_rank.classification import frames as _frames
 from polars_rank.classification.binary import (
     EPS,
     accuracy,
@@ -58,7 +54,6 @@ from polars_rank.classification.binary import (
     tn,
     tp,
 )
-from polars_rank.classification.duckdb_engine import register, run_table_macro
 from polars_rank.classification.multiclass import (
     multiclass_accuracy,
     multiclass_f1,
@@ -66,6 +61,11 @@ from polars_rank.classification.multiclass import (
     multiclass_precision,
     multiclass_recall,
 )
+from polars_rank.core.errors import PolarsRankError, bad_choice
+from polars_rank.core.frames import like as _like
+from polars_rank.core.frames import to_lazy
+from polars_rank.engines.duckdb.classification import register, run_table_macro
+from polars_rank.engines.polars import classification as _frames
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 Engine = Literal["polars", "duckdb"]
@@ -142,7 +142,7 @@ def validate_binary(
     >>> validate_binary(pl.DataFrame({"y": [0, 2], "p": [0.1, 0.3]}), "y", "p")
     Traceback (most recent call last):
     ...
-    polars_rank._errors.PolarsRankError: label column 'y' must hold 0/1 (or booleans); 1 rows do not, e.g. [2]
+    polars_rank.core.errors.PolarsRankError: label column 'y' must hold 0/1 (or booleans); 1 rows do not, e.g. [2]
     """  # noqa: E501
     _frames.validate_binary(_lazy(df), label, score, probability=probability)
     return df

@@ -15,9 +15,9 @@ import math
 
 import polars as pl
 
-from polars_rank._errors import PolarsRankError
-from polars_rank._expr import ColumnOrExpr as ColumnLike
-from polars_rank._expr import col, safe_div
+from polars_rank.core.errors import PolarsRankError
+from polars_rank.core.expr import ColumnOrExpr as ColumnLike
+from polars_rank.core.expr import col, safe_div
 
 #: float64 machine epsilon (2**-52): scikit-learn 1.9 clips probabilities to [EPS, 1 - EPS].
 EPS = 2.220446049250313e-16

@@ -23,8 +23,8 @@ from typing import Literal
 
 import polars as pl
 
-from polars_rank._errors import PolarsRankError
 from polars_rank.classification.binary import ColumnLike, check_zero_division, col
+from polars_rank.core.errors import PolarsRankError
 
 Average = Literal["macro", "micro", "weighted"]
 

@@ -165,8 +165,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     debug = bool(getattr(args, "debug", False))
-    from polars_rank._errors import worded
     from polars_rank.cli.wording import CLI
+    from polars_rank.core.errors import worded
 
     try:
         with worded(CLI):
@@ -180,7 +180,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as err:  # every error becomes one line
         if debug:
             raise
-        from polars_rank._errors import PolarsRankError
+        from polars_rank.core.errors import PolarsRankError
 
         prefix = "" if isinstance(err, PolarsRankError | OSError) else f"{type(err).__name__}: "
         sys.stderr.write(f"{PROG}: error: {prefix}{_one_line(err)}\n")

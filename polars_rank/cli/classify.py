@@ -9,9 +9,9 @@ import warnings
 
 import polars as pl
 
-from polars_rank._errors import PolarsRankError
 from polars_rank.cli.options import reported_warnings
 from polars_rank.cli.output import OUTPUT_FORMATS, render, trec_line, write_output
+from polars_rank.core.errors import PolarsRankError
 
 #: Columns of the result that are counts (printed as integers).
 COUNTS = ("rows", "positives", "groups_used", "groups_left_out")

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import polars as pl
 
-from polars_rank._errors import PolarsRankError
+from polars_rank.catalog.names import parse_metrics
 from polars_rank.cli.inputs import Inputs, add_input_options
 from polars_rank.cli.options import (
     add_evaluation_options,
@@ -18,7 +18,7 @@ from polars_rank.cli.options import (
     split_metrics,
 )
 from polars_rank.cli.output import render, terminal_table, write_output
-from polars_rank.ranking.names import parse_metrics
+from polars_rank.core.errors import PolarsRankError
 
 #: Metrics of ``compare`` when no ``-m`` is given (no counts: they are not compared).
 DEFAULT_COMPARE_METRICS = ["nDCG@10", "RR@10", "AP", "P@10", "R@100"]

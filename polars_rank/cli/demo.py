@@ -34,7 +34,7 @@ def _sql_check(qrels: pl.DataFrame, run: pl.DataFrame) -> str:
     """Run the SQL snippet on DuckDB with polars_rank's macros; its mean nDCG@10."""
     import duckdb
 
-    from polars_rank._arrow import register_frame
+    from polars_rank.core.arrow import register_frame
     from polars_rank.demo import SQL_SNIPPET
     from polars_rank.duckdb import register
 
@@ -51,7 +51,7 @@ def _sql_check(qrels: pl.DataFrame, run: pl.DataFrame) -> str:
 
 def _write_plots(directory: Path, qrels: pl.DataFrame, runs: dict[str, pl.DataFrame]) -> list[Path]:
     from polars_rank import plot
-    from polars_rank.ranking.evaluate import evaluate_runs
+    from polars_rank.evaluation import evaluate_runs
 
     directory.mkdir(parents=True, exist_ok=True)
     names = list(runs)
@@ -77,7 +77,7 @@ def run_demo(args: argparse.Namespace) -> int:
     from polars_rank.cli.output import terminal_table
     from polars_rank.comparison import compare_per_query, to_markdown
     from polars_rank.demo import DEMO_METRICS, SQL_SNIPPET, demo_data, polars_snippet, write_data
-    from polars_rank.ranking.evaluate import evaluate_runs
+    from polars_rank.evaluation import evaluate_runs
 
     qrels, runs = demo_data()
     names = list(runs)

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import polars as pl
 
-from polars_rank._errors import PolarsRankError
 from polars_rank.cli.progress import Progress
-from polars_rank.ranking.conventions import Columns
+from polars_rank.core.conventions import Columns
+from polars_rank.core.errors import PolarsRankError
 
 #: Input formats the command line reads.
 FORMATS = ("trec", "parquet", "csv", "tsv", "ndjson")
@@ -354,7 +354,7 @@ class Inputs:
 
     def evaluate(self, metrics: list[str], options: dict, *, per_query: bool) -> pl.DataFrame:
         """Every run evaluated against the judgments (:func:`polars_rank.evaluate_runs`)."""
-        from polars_rank.ranking.evaluate import evaluate_runs
+        from polars_rank.evaluation import evaluate_runs
 
         qrels = self.qrels()
         return evaluate_runs(self.runs(), qrels, metrics, per_query=per_query, **options)

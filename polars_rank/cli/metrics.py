@@ -7,8 +7,8 @@ import argparse
 
 import polars as pl
 
+from polars_rank.catalog.registry import TrecEval
 from polars_rank.cli.output import render, write_output
-from polars_rank.ranking.registry import TrecEval
 
 #: Output formats of ``polars-rank metrics``.
 METRICS_FORMATS = ("table", "markdown", "csv", "json")
@@ -41,7 +41,7 @@ def metrics_frame() -> pl.DataFrame:
     >>> metrics_frame().filter(pl.col("metric") == "trec_rbp")["trec_eval"].item()
     'rbp'
     """
-    from polars_rank.ranking.registry import alias_parameters, metrics
+    from polars_rank.catalog.registry import alias_parameters, metrics
 
     rows = []
     for entry in metrics():

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from polars_rank._errors import not_positive_integer
+from polars_rank.core.errors import not_positive_integer
 
 
 def split_metrics(values: list[str] | None) -> list[str]:

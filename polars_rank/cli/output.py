@@ -12,7 +12,7 @@ from typing import Any
 
 import polars as pl
 
-from polars_rank._errors import PolarsRankError
+from polars_rank.core.errors import PolarsRankError
 
 #: Output formats of ``polars-rank evaluate``.
 OUTPUT_FORMATS = ("table", "csv", "json", "markdown", "parquet", "trec")

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import polars as pl
 
-from polars_rank._errors import PolarsRankError
-from polars_rank.ranking.evaluate import evaluate_runs
+from polars_rank.core.errors import PolarsRankError
+from polars_rank.evaluation import evaluate_runs
 
 #: Plot kinds and what they show.
 KINDS = {

@@ -8,8 +8,8 @@ import argparse
 from polars_rank.cli.evaluate import DEFAULT_METRICS
 from polars_rank.cli.options import add_metric_option, split_metrics
 from polars_rank.cli.output import write_output
-from polars_rank.ranking.sql import DIALECTS, to_sql
-from polars_rank.ranking.sql.compiler import LAYOUTS
+from polars_rank.compiler import DIALECTS, to_sql
+from polars_rank.compiler.compile import LAYOUTS
 
 #: Column flags: command-line name -> to_sql parameter.
 _COLUMNS = {

@@ -30,6 +30,7 @@ from typing import Any
 
 import polars as pl
 
+from polars_rank.catalog.registry import summary_expr
 from polars_rank.cli.trec_eval_input import TrecEvalError, read_qrels, read_run
 from polars_rank.cli.trec_eval_measures import (
     RESET_WHEN_MISSING,
@@ -39,8 +40,7 @@ from polars_rank.cli.trec_eval_measures import (
     select_measures,
     supported_measures,
 )
-from polars_rank.ranking.conventions import Columns, rank_expr
-from polars_rank.ranking.registry import summary_expr
+from polars_rank.core.conventions import Columns, rank_expr
 
 __all__ = [
     "build_parser",
@@ -224,7 +224,7 @@ def trec_eval_values(
     relevance`` (as :mod:`.trec_eval_input` reads them): one row per judged query (byte order
     of its id) with a column per printed measure, and the summary value of each measure that
     has one. The measures are computed by :func:`polars_rank.evaluate` with ``engine``."""
-    from polars_rank.ranking.evaluate import evaluate
+    from polars_rank.evaluation import evaluate
 
     if max_rank is not None and max_rank < 0:
         raise TrecEvalError(f"-M {max_rank}: the depth must be 0 or more")

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import polars as pl
 
-from polars_rank._errors import PolarsRankError
+from polars_rank.core.errors import PolarsRankError
 
 #: C's ``isspace`` in the C locale, without the newline that ends a line.
 _BLANK = "[ \\t\\x0b\\x0c\\r]"

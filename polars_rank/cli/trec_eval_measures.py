@@ -1,7 +1,7 @@
 """trec_eval 10.0's measures for ``polars-rank trec_eval``: its measure table and nicknames,
 ``-m name.params`` read as trec_eval reads it (meas_init.c), and the names it prints.
 
-Every measure resolves through :func:`polars_rank.ranking.registry.trec_eval_names` (the
+Every measure resolves through :func:`polars_rank.catalog.registry.trec_eval_names` (the
 registry's ``TrecEval`` entries), never through the generic metric names: ``-m rbp`` is
 trec_eval's rbp (registry metric ``trec_rbp``), not ir_measures' ``RBP``.
 
@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from polars_rank.catalog.names import MetricSpec
+from polars_rank.catalog.registry import Metric, TrecEval, trec_eval_names
 from polars_rank.cli.trec_eval_input import TrecEvalError
-from polars_rank.ranking.names import MetricSpec
-from polars_rank.ranking.registry import Metric, TrecEval, trec_eval_names
 
 #: trec_eval 10.0's measure table (measures.c), in its order: the order measures print in.
 TREC_ORDER = (

@@ -4,7 +4,7 @@ Python API's option names to the command line's flags.
 Errors of the library name options as Python keywords (``duplicates='first'``); while a
 command runs, :data:`CLI` makes them name the flags instead.
 
->>> from polars_rank._errors import option, worded
+>>> from polars_rank.core.errors import option, worded
 >>> with worded(CLI):
 ...     option("duplicates", "first"), option("query", "qid")
 ('--duplicates first', '--query-col qid')
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from polars_rank._errors import Wording
+from polars_rank.core.errors import Wording
 
 #: Python option name → command-line flag.
 FLAGS = {

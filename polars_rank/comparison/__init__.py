@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from polars_rank._errors import PolarsRankError
-from polars_rank._frames import to_frame
 from polars_rank.comparison import statistics
 from polars_rank.comparison.render import to_latex, to_markdown
+from polars_rank.core.errors import PolarsRankError
+from polars_rank.core.frames import to_frame
 
 __all__ = ["compare", "compare_per_query", "statistics", "to_latex", "to_markdown"]
 
@@ -235,7 +235,7 @@ def compare(
     >>> out.select("run", "mean", "baseline_mean", "t_pvalue").rows()
     [('same', 0.75, 0.75, 1.0)]
     """
-    from polars_rank.ranking.evaluate import evaluate_runs, runs_first
+    from polars_rank.evaluation import evaluate_runs, runs_first
 
     runs, qrels = runs_first(runs, qrels, "compare")
 

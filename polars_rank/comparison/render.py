@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from polars_rank._errors import PolarsRankError
+from polars_rank.core.errors import PolarsRankError
 
 
 def _marked_table(

@@ -22,9 +22,9 @@ from collections.abc import Iterable, Mapping
 
 import polars as pl
 
-from polars_rank._errors import PolarsRankError
-from polars_rank._expr import ColumnOrExpr
-from polars_rank._expr import col as _col
+from polars_rank.core.errors import PolarsRankError
+from polars_rank.core.expr import ColumnOrExpr
+from polars_rank.core.expr import col as _col
 
 #: A gain table as the metric functions accept it: ``{level: gain}`` or ``(level, gain)`` pairs.
 Gains = Mapping[int, float] | Iterable[tuple[int, float]]

@@ -31,11 +31,11 @@ from typing import Literal
 
 import polars as pl
 
-from polars_rank._errors import PolarsRankError
-from polars_rank._expr import ColumnOrExpr, Ratio, group_constant
-from polars_rank._expr import col as _col
-from polars_rank._expr import safe_div as _div
-from polars_rank.ranking.conventions import judged_nonrelevant, relevant
+from polars_rank.core.conventions import judged_nonrelevant, relevant
+from polars_rank.core.errors import PolarsRankError
+from polars_rank.core.expr import ColumnOrExpr, Ratio, group_constant
+from polars_rank.core.expr import col as _col
+from polars_rank.core.expr import safe_div as _div
 from polars_rank.ranking.gains import Gains, gain_table, table_gain
 
 __all__ = [

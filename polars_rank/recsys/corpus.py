@@ -35,8 +35,8 @@ import math
 
 import polars as pl
 
-from polars_rank._errors import PolarsRankError
-from polars_rank.ranking.conventions import relevant
+from polars_rank.core.conventions import relevant
+from polars_rank.core.errors import PolarsRankError
 from polars_rank.recsys.diversity import cut
 from polars_rank.recsys.options import check_base, check_k
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from polars_rank._errors import PolarsRankError
+from polars_rank.core.errors import PolarsRankError
 from polars_rank.recsys.features import (
     ItemFeatures,
     canonical_pairs,

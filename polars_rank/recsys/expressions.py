@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from polars_rank._expr import ColumnOrExpr
-from polars_rank._expr import col as _col
+from polars_rank.core.expr import ColumnOrExpr
+from polars_rank.core.expr import col as _col
 from polars_rank.recsys.options import Unknown, check_choice, check_k
 
 _F64 = pl.Float64

@@ -28,8 +28,8 @@ from typing import Literal
 
 import polars as pl
 
-from polars_rank._errors import PolarsRankError
-from polars_rank._frames import ACCEPTED, as_polars
+from polars_rank.core.errors import PolarsRankError
+from polars_rank.core.frames import ACCEPTED, as_polars
 
 FeatureKind = Literal["vectors", "categories", "similarities"]
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from polars_rank._errors import PolarsRankError
+from polars_rank.core.errors import PolarsRankError
 from polars_rank.recsys.options import ItemOptions, NoveltyModel, PopularityCount
 
 _F64 = pl.Float64

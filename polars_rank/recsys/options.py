@@ -8,7 +8,7 @@ for :func:`polars_rank.evaluate` and for the SQL engine alike; a bad value is a
 >>> ItemOptions(head_share=1.5)
 Traceback (most recent call last):
 ...
-polars_rank._errors.PolarsRankError: head_share must be a number in [0, 1], got 1.5
+polars_rank.core.errors.PolarsRankError: head_share must be a number in [0, 1], got 1.5
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
-from polars_rank._errors import PolarsRankError, bad_choice
+from polars_rank.core.errors import PolarsRankError, bad_choice
 
 PopularityCount = Literal["users", "interactions"]
 NoveltyModel = Literal["choice", "discovery"]

@@ -2,7 +2,7 @@
 
 Users are the run's queries, items its docs. The order is the ranking metrics' (score
 descending, ties broken by item id descending compared as text bytes, see
-:mod:`polars_rank.ranking.conventions`), so a top-k cut here keeps the same items as P@k.
+:mod:`polars_rank.core.conventions`), so a top-k cut here keeps the same items as P@k.
 The run must hold one row per ``(query, doc)`` (:func:`polars_rank.evaluate` checks it, or
 keeps one row per pair with its ``duplicates`` option): the top k are k distinct items.
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from polars_rank.ranking.conventions import Columns, OrderBy, rank_expr
+from polars_rank.core.conventions import Columns, OrderBy, rank_expr
 from polars_rank.recsys.options import check_choice, check_k
 
 

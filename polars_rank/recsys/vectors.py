@@ -39,10 +39,10 @@ from __future__ import annotations
 
 import polars as pl
 
-from polars_rank._errors import PolarsRankError
-from polars_rank._expr import ColumnOrExpr
-from polars_rank._expr import col as _col
-from polars_rank.ranking.conventions import relevant
+from polars_rank.core.conventions import relevant
+from polars_rank.core.errors import PolarsRankError
+from polars_rank.core.expr import ColumnOrExpr
+from polars_rank.core.expr import col as _col
 from polars_rank.recsys.expressions import _within, masked
 from polars_rank.recsys.features import ItemFeatures
 from polars_rank.recsys.features import item_features as _item_features

@@ -1,6 +1,6 @@
 """Input checks for the Spark engine on Spark data, raising exactly the Polars engine's errors.
 
-The checks are those of :func:`polars_rank.ranking.validation.validate`: empty inputs, null
+The checks are those of :func:`polars_rank.core.validation.validate`: empty inputs, null
 ids, null or NaN scores (or ranks) and grades, and duplicate ``(query, doc)`` pairs when
 ``duplicates="error"``. One Spark job counts rows, nulls and NaNs in both tables; with
 ``duplicates="error"`` a second groups the rows by a 64-bit hash of the pair (a shuffle of
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from polars_rank.ranking import messages
-from polars_rank.ranking.options import Options
+from polars_rank.core import messages
+from polars_rank.core.options import Options
 
 
 def quoted(name: str) -> str:
@@ -42,7 +42,7 @@ def _first_bad(spark: Any, view: str, bad: str, query: str, doc: str) -> dict:
 
 
 def check_spark(spark: Any, run_view: str, qrels_view: str, options: Options) -> None:
-    """The checks of :func:`polars_rank.ranking.validation.validate` on two temporary views,
+    """The checks of :func:`polars_rank.core.validation.validate` on two temporary views,
     with the same messages, raised in the same order. ``options`` must be resolved."""
     cols, order_column = options.columns, options.order_column
     q, d = quoted(cols.query), quoted(cols.doc)

@@ -11,13 +11,13 @@ from typing import Any, Literal, get_args
 
 import polars as pl
 
-from polars_rank._errors import CallSite, PolarsRankError
-from polars_rank._frames import as_polars
-from polars_rank.ranking import messages
-from polars_rank.ranking.conventions import OrderBy
-from polars_rank.ranking.engines import RESERVED
-from polars_rank.ranking.names import MetricSpec, parse_metrics
-from polars_rank.ranking.options import Duplicates, GradeLimit, Options, Queries
+from polars_rank.catalog.names import MetricSpec, parse_metrics
+from polars_rank.core import messages
+from polars_rank.core.columns import RESERVED
+from polars_rank.core.conventions import OrderBy
+from polars_rank.core.errors import CallSite, PolarsRankError
+from polars_rank.core.frames import as_polars
+from polars_rank.core.options import Duplicates, GradeLimit, Options, Queries
 
 Engine = Literal["polars", "duckdb", "spark"]
 
@@ -182,11 +182,11 @@ def _evaluate(
         "catalog": catalog,
     }
     if engine == "spark":
-        from polars_rank.ranking.engines.spark import evaluate_spark
+        from polars_rank.engines.spark.ranking import evaluate_spark
 
         return evaluate_spark(run, qrels, specs, options, per_query=per_query, con=con, warn=warn)
     if engine == "duckdb":
-        from polars_rank.ranking.engines.duckdb import evaluate_duckdb
+        from polars_rank.engines.duckdb.ranking import evaluate_duckdb
 
         return evaluate_duckdb(
             run,
@@ -198,8 +198,8 @@ def _evaluate(
             recommender=recommender,
             warn=warn,
         )
-    from polars_rank.ranking.engines.polars import evaluate_polars
-    from polars_rank.recsys.inputs import prepare
+    from polars_rank.core.recommender_inputs import prepare
+    from polars_rank.engines.polars.ranking import evaluate_polars
 
     inputs = prepare(specs, run, qrels, recommender, options, per_query=per_query)
     return evaluate_polars(

@@ -8,8 +8,8 @@ import uuid
 import duckdb
 import polars as pl
 
-from polars_rank._arrow import register_frame, to_polars
-from polars_rank._sql import literal
+from polars_rank.core.arrow import register_frame, to_polars
+from polars_rank.core.sqltext import literal
 from polars_rank.duckdb import session, sql_path
 
 

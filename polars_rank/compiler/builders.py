@@ -13,7 +13,7 @@ the parity tests then run it on DuckDB, PostgreSQL, Spark and the transpiled dia
 the Polars engine. If a metric needs a per-row quantity that :class:`~.parts.Parts` lacks, add
 it there as a window over ``pr_rows`` (see that module for the columns a row has).
 
->>> from polars_rank.ranking.sql.parts import Parts
+>>> from polars_rank.compiler.parts import Parts
 >>> BUILDERS["precision"](Parts(), k=10, relevance_level=1)
 'CAST(c1 AS DOUBLE) / CAST(10 AS DOUBLE)'
 """
@@ -22,11 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from polars_rank._errors import PolarsRankError
-from polars_rank.ranking import trec_metrics
-from polars_rank.ranking.gains import NEGATIVE_LEVEL, Gains, gain_table
-from polars_rank.ranking.metrics import _check_points, check_max_grade, check_persistence
-from polars_rank.ranking.sql.parts import (
+from polars_rank.compiler.parts import (
     ONE,
     ZERO,
     Parts,
@@ -38,6 +34,10 @@ from polars_rank.ranking.sql.parts import (
     table_gain,
     within,
 )
+from polars_rank.core.errors import PolarsRankError
+from polars_rank.ranking import trec_metrics
+from polars_rank.ranking.gains import NEGATIVE_LEVEL, Gains, gain_table
+from polars_rank.ranking.metrics import _check_points, check_max_grade, check_persistence
 from polars_rank.ranking.trec_metrics import INFAP_EPSILON
 
 #: A builder: ``(parts, **arguments) -> SQL`` of the per-query value.

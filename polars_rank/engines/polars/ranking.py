@@ -1,13 +1,13 @@
 """``evaluate(..., engine="polars")``: the compact judged table, then every metric.
 
-The ranking metrics read the compact judged table (:func:`~polars_rank.ranking.judged.
+The ranking metrics read the compact judged table (:func:`~polars_rank.core.judged.
 compact_table`: two streamed passes over the run, computed when ``evaluate`` is called, the
 input checks collected with the first), the recommender metrics
-(:mod:`polars_rank.recsys.engine`) the run's top k per user.
+(:mod:`polars_rank.engines.polars.recsys`) the run's top k per user.
 
 >>> import polars as pl
->>> from polars_rank.ranking.names import parse_metrics
->>> from polars_rank.ranking.options import Options
+>>> from polars_rank.catalog.names import parse_metrics
+>>> from polars_rank.core.options import Options
 >>> run = pl.DataFrame({"query": ["q1", "q1"], "doc": ["a", "b"], "score": [2.0, 1.0]})
 >>> qrels = pl.DataFrame({"query": ["q1"], "doc": ["b"], "relevance": [1]})
 >>> evaluate_polars(run, qrels, parse_metrics(["RR"]), Options(), per_query=True).rows()
@@ -20,21 +20,21 @@ from collections.abc import Callable
 
 import polars as pl
 
-from polars_rank._expr import safe_div
-from polars_rank._frames import like, to_lazy
-from polars_rank.ranking import messages
-from polars_rank.ranking.engines import IN_RUN, JUDGED, LEFT_OUT
-from polars_rank.ranking.judged import (
+from polars_rank.catalog.names import MetricSpec
+from polars_rank.catalog.registry import summary_expr
+from polars_rank.core import messages
+from polars_rank.core.columns import IN_RUN, JUDGED, LEFT_OUT
+from polars_rank.core.expr import safe_div
+from polars_rank.core.frames import like, to_lazy
+from polars_rank.core.judged import (
     compact_table,
     empty_qrels,
     judgments,
 )
-from polars_rank.ranking.names import MetricSpec
-from polars_rank.ranking.options import Options
-from polars_rank.ranking.registry import summary_expr
-from polars_rank.ranking.validation import validate
-from polars_rank.recsys.engine import recommender_values, top_rows
-from polars_rank.recsys.inputs import RecommenderInputs, recommender_specs
+from polars_rank.core.options import Options
+from polars_rank.core.recommender_inputs import RecommenderInputs, recommender_specs
+from polars_rank.core.validation import validate
+from polars_rank.engines.polars.recsys import recommender_values, top_rows
 
 
 def _reporting(warn: Callable[[int], None]) -> Callable[[pl.Series], pl.Series]:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from polars_rank._errors import PolarsRankError
 from polars_rank.classification.binary import check_zero_division, roc_auc
+from polars_rank.core.errors import PolarsRankError
 
 _ALL = "__cls_all"  # constant group key when there is no ``by``
 

@@ -24,13 +24,13 @@ from typing import Any
 
 import polars as pl
 
-from polars_rank._errors import PolarsRankError
-from polars_rank.ranking import messages
-from polars_rank.ranking.engines.spark_checks import check_spark, quoted
-from polars_rank.ranking.names import MetricSpec
-from polars_rank.ranking.options import Options
-from polars_rank.ranking.sql import column_names, to_sql
-from polars_rank.ranking.validation import validate
+from polars_rank.catalog.names import MetricSpec
+from polars_rank.compiler import column_names, to_sql
+from polars_rank.core import messages
+from polars_rank.core.errors import PolarsRankError
+from polars_rank.core.options import Options
+from polars_rank.core.validation import validate
+from polars_rank.engines.spark.checks import check_spark, quoted
 
 #: The result column that counts run queries without judgments.
 LEFT_OUT = "pr_left_out"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from polars_rank.ranking.names import MetricSpec
+from polars_rank.catalog.names import MetricSpec
 
 #: At most this many characters before a uniqueness suffix (PostgreSQL keeps 63).
 MAX_LENGTH = 60

@@ -2,7 +2,7 @@
 :mod:`.plan` adds to the query, over the ranked run ``pr_ranked``, the evaluated users
 ``pr_users`` and the caller's ``interactions`` and ``catalog`` tables.
 
-The numbers are the Polars engine's (:mod:`polars_rank.recsys.engine`), built the same way:
+The numbers are the Polars engine's (:mod:`polars_rank.engines.polars.recsys`), built the same way:
 
 * ``pr_top``: the evaluated users' rows of ``pr_ranked`` (the package's order) within the
   largest cutoff and ``max_rank``, with the qrels grade when a metric reads it;
@@ -21,9 +21,9 @@ The numbers are the Polars engine's (:mod:`polars_rank.recsys.engine`), built th
 
 The doc id order inside the item table is the id's own (integers as numbers, text as bytes):
 the placeholders :data:`ID_NUMBER` and :data:`ID_TEXT` are sort keys that
-:func:`~polars_rank.ranking.sql.dialects.render` writes per dialect.
+:func:`~polars_rank.compiler.dialects.render` writes per dialect.
 
->>> from polars_rank.ranking.names import parse_metrics
+>>> from polars_rank.catalog.names import parse_metrics
 >>> plan = recommender_plan(parse_metrics(["coverage@10"]), ["pr_m1"], max_rank=None,
 ...                         has_catalog=False, has_interactions=False)
 >>> [name for name, _ in plan.ctes]
@@ -36,11 +36,11 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from polars_rank.ranking.names import MetricSpec
-from polars_rank.ranking.sql.dialects import ID_NUMBER, ID_TEXT
-from polars_rank.ranking.sql.parts import ONE, ZERO, dbl, log2, num
-from polars_rank.recsys.engine import POPULARITY_METRICS, largest_cutoff
-from polars_rank.recsys.inputs import item_options
+from polars_rank.catalog.names import MetricSpec
+from polars_rank.compiler.dialects import ID_NUMBER, ID_TEXT
+from polars_rank.compiler.parts import ONE, ZERO, dbl, log2, num
+from polars_rank.core.recommender_inputs import item_options
+from polars_rank.engines.polars.recsys import POPULARITY_METRICS, largest_cutoff
 from polars_rank.recsys.options import ItemOptions
 
 #: Placeholders for the caller's recommender tables and the vector column, replaced in the
@@ -182,7 +182,7 @@ def _unit_vectors() -> list[tuple[str, str]]:
     ``pr_norms`` and ``pr_units`` (``docno, j, u``: the components of the unit vectors; an
     item with a NULL, empty or zero vector has none, as :func:`~polars_rank.recsys.unit_vectors`
     gives it no unit vector)."""
-    from polars_rank.ranking.sql.plan import DOC
+    from polars_rank.compiler.plan import DOC
 
     return [
         (
@@ -318,7 +318,7 @@ def recommender_plan(
     ``pr_run`` (the default catalog), ``pr_qrels`` (only when a metric reads grades) and the
     placeholder tables :data:`INTERACTIONS`, :data:`CATALOG` and :data:`FEATURES` (vectors)
     when given; ``relevance_level`` is evaluate's (serendipity's binary gain)."""
-    from polars_rank.ranking.sql.plan import DOC, QUERY
+    from polars_rank.compiler.plan import DOC, QUERY
 
     out = RecommenderPlan()
     if not specs:

@@ -1,11 +1,11 @@
 """Input checks for the DuckDB engine, raising exactly the Polars engine's errors.
 
-The checks are those of :func:`polars_rank.ranking.validation.validate`: empty inputs, null
+The checks are those of :func:`polars_rank.core.validation.validate`: empty inputs, null
 ids, null or NaN scores (or ranks) and grades, and duplicate ``(query, doc)`` pairs when
 ``duplicates="error"``. A fast pass decides whether anything is wrong; only then is the
 message built, the same way and in the same order as the Polars engine builds it.
 
-* Polars frames: :func:`polars_rank.ranking.validation.validate` itself (a one-pass count of
+* Polars frames: :func:`polars_rank.core.validation.validate` itself (a one-pass count of
   problems, then, only if it finds any, the exact checks that name the first one).
 * SQL inputs (tables, views, Parquet files), with ``duplicates="error"``: the judgments are
   counted first (:func:`qrels_look_wrong`, one pass and one grouping by a hash of
@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import polars as pl
 
-from polars_rank._sql import ident, literal
-from polars_rank.ranking import messages
-from polars_rank.ranking.engines.duckdb_sql import BAD_VALUES, DUPLICATE_QUERIES, NULL_IDS, RUN_ROWS
-from polars_rank.ranking.options import Options
+from polars_rank.core import messages
+from polars_rank.core.options import Options
+from polars_rank.core.sqltext import ident, literal
+from polars_rank.engines.duckdb.query import BAD_VALUES, DUPLICATE_QUERIES, NULL_IDS, RUN_ROWS
 
 
 def _one(con, sql: str) -> tuple | None:
@@ -148,7 +148,7 @@ def check_sql(
     *,
     judgments_given: bool = True,
 ) -> None:
-    """The checks of :func:`polars_rank.ranking.validation.validate` on SQL sources (``FROM``
+    """The checks of :func:`polars_rank.core.validation.validate` on SQL sources (``FROM``
     texts), with the same messages, raised in the same order. ``options`` must be resolved;
     ``judgments_given=False``: ``qrels`` is the empty stand-in of a run without judgments."""
     cols, order_column = options.columns, options.order_column

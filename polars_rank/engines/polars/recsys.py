@@ -30,14 +30,14 @@ from collections.abc import Callable
 
 import polars as pl
 
-from polars_rank.ranking.conventions import Columns, rank_expr
-from polars_rank.ranking.judged import deduplicated_run
-from polars_rank.ranking.names import MetricSpec
-from polars_rank.ranking.options import Options
-from polars_rank.ranking.validation import repeated_pair_count
+from polars_rank.catalog.names import MetricSpec
+from polars_rank.core.conventions import Columns, rank_expr
+from polars_rank.core.judged import deduplicated_run
+from polars_rank.core.options import Options
+from polars_rank.core.recommender_inputs import RecommenderInputs, item_options
+from polars_rank.core.validation import repeated_pair_count
 from polars_rank.recsys import corpus, diversity, items, vectors
 from polars_rank.recsys.expressions import masked
-from polars_rank.recsys.inputs import RecommenderInputs, item_options
 from polars_rank.recsys.options import ItemOptions
 
 POPULARITY_METRICS = ("novelty", "average_popularity", "long_tail_share")
@@ -317,7 +317,7 @@ def _corpus_frames(
 def distinct_pairs(interactions: pl.LazyFrame, query: str, doc: str) -> pl.LazyFrame:
     """``query, doc``: the distinct pairs of the interactions. Interactions are often distinct
     already: their pair hashes, sorted now, say whether any pair may repeat
-    (:func:`~polars_rank.ranking.validation.repeated_pair_count`; none repeated proves no
+    (:func:`~polars_rank.core.validation.repeated_pair_count`; none repeated proves no
     pair does: equal pairs hash alike), and only then are they de-duplicated
     (:func:`~polars_rank.recsys.vectors.history`). On 9.8M distinct interactions of integer
     ids the test takes 0.15 s, the de-duplication it saves 0.57 s (a count in 8 hash

@@ -2,19 +2,19 @@
 PostgreSQL, BigQuery, Snowflake, Trino or DuckDB, with trec_eval's numbers.
 
 * :mod:`.compiler` — :func:`to_sql`, the public entry point (options checked by
-  :class:`~polars_rank.ranking.options.Options`);
+  :class:`~polars_rank.core.options.Options`);
 * :mod:`.builders` — one builder per registry metric (:data:`BUILDERS`, keyed by registry name);
 * :mod:`.parts` — the building blocks the builders ask for (aggregates, windows, SQL helpers);
 * :mod:`.plan` — the query plan (CTEs) around the parts;
 * :mod:`.dialects` — rendering for each dialect with sqlglot (imported only when rendering);
 * :mod:`.columns` — the output column of each metric (:func:`column_names`).
 
-``evaluate(..., engine="spark")`` (:mod:`polars_rank.ranking.engines.spark`) runs this SQL.
+``evaluate(..., engine="spark")`` (:mod:`polars_rank.engines.spark.ranking`) runs this SQL.
 """
 
-from polars_rank.ranking.sql.builders import BUILDERS
-from polars_rank.ranking.sql.columns import column_names
-from polars_rank.ranking.sql.compiler import to_sql
-from polars_rank.ranking.sql.dialects import DIALECTS
+from polars_rank.compiler.builders import BUILDERS
+from polars_rank.compiler.columns import column_names
+from polars_rank.compiler.compile import to_sql
+from polars_rank.compiler.dialects import DIALECTS
 
 __all__ = ["BUILDERS", "DIALECTS", "column_names", "to_sql"]

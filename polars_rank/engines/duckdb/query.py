@@ -1,7 +1,7 @@
 """The SQL text of the DuckDB engine: one query that ranks the run, joins the judgments, and
 aggregates each query with the macros of ``sql/ranking.sql`` (calls built from the registry).
 
->>> from polars_rank.ranking.names import parse_metric
+>>> from polars_rank.catalog.names import parse_metric
 >>> metric_sql(parse_metric("nDCG@10"), 1)
 "ndcg(rank, relevance, k := 10, gain := 'linear')"
 >>> metric_sql(parse_metric("P(rel=2)@5"), 1)
@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import polars as pl
 
-from polars_rank._sql import ident, literal
-from polars_rank.ranking.engines import IN_RUN, JUDGED, LEFT_OUT
-from polars_rank.ranking.names import MetricSpec
-from polars_rank.ranking.options import Options
-from polars_rank.ranking.registry import REQUIRED, summary_sql
+from polars_rank.catalog.names import MetricSpec
+from polars_rank.catalog.registry import REQUIRED, summary_sql
+from polars_rank.core.columns import IN_RUN, JUDGED, LEFT_OUT
+from polars_rank.core.options import Options
+from polars_rank.core.sqltext import ident, literal
 
 #: The row number column registered frames get when the first of duplicates must be found.
 ROW = "__pr_row"
@@ -212,7 +212,7 @@ def query_sql(
     row, plus the count of run queries without judgments in column :data:`LEFT_OUT`.
 
     ``recommender`` holds the CTEs of the recommender metrics (they define ``_rec_user`` and
-    ``_rec_corpus``, see :mod:`polars_rank.recsys.duckdb_sql`); ``outside`` names the column
+    ``_rec_corpus``, see :mod:`polars_rank.engines.duckdb.recsys`); ``outside`` names the column
     of ``_rec_corpus`` to return with the summary. Without qrels (``has_qrels=False``) every
     run query is evaluated. ``checks``: the run's check totals come back too, in the columns
     of :data:`CHECKS` (on every row; none when no query is evaluated)."""

@@ -9,7 +9,7 @@ inputs' schemas and settles the ordering.
 >>> Options(duplicates="last")
 Traceback (most recent call last):
 ...
-polars_rank._errors.PolarsRankError: duplicates must be 'error', 'first' or 'max', got 'last'
+polars_rank.core.errors.PolarsRankError: duplicates must be 'error', 'first' or 'max', got 'last'
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from typing import Literal, get_args
 
 import polars as pl
 
-from polars_rank._errors import PolarsRankError
-from polars_rank.ranking import messages
-from polars_rank.ranking.conventions import Columns, OrderBy
+from polars_rank.core import messages
+from polars_rank.core.conventions import Columns, OrderBy
+from polars_rank.core.errors import PolarsRankError
 
 Queries = Literal["qrels", "both"]
 Duplicates = Literal["error", "first", "max"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from polars_rank._errors import (
+from polars_rank.core.errors import (
     CallSite,
     PolarsRankError,
     bad_choice,

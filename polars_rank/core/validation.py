@@ -1,7 +1,7 @@
 """Input checks on Polars frames: null ids, null or NaN scores and grades, duplicate pairs.
 
 Clean input costs one pass per table that counts problems; only when it finds any do the exact
-checks run to name the first one (messages in :mod:`polars_rank.ranking.messages`, shared with
+checks run to name the first one (messages in :mod:`polars_rank.core.messages`, shared with
 the DuckDB engine's checks on SQL inputs).
 
 >>> import polars as pl
@@ -10,16 +10,16 @@ the DuckDB engine's checks on SQL inputs).
 >>> validate(run, qrels, Options().resolve(run.collect_schema(), qrels.collect_schema()))
 Traceback (most recent call last):
 ...
-polars_rank._errors.PolarsRankError: run has 1 duplicate (query, doc) pair(s), e.g. query 'q' doc 'a'; pass duplicates='first' or duplicates='max' to keep one row per pair
+polars_rank.core.errors.PolarsRankError: run has 1 duplicate (query, doc) pair(s), e.g. query 'q' doc 'a'; pass duplicates='first' or duplicates='max' to keep one row per pair
 """  # noqa: E501
 
 from __future__ import annotations
 
 import polars as pl
 
-from polars_rank.ranking import messages
-from polars_rank.ranking.conventions import Columns
-from polars_rank.ranking.options import Options
+from polars_rank.core import messages
+from polars_rank.core.conventions import Columns
+from polars_rank.core.options import Options
 
 
 def _is_bad_number(name: str, dtype: pl.DataType) -> pl.Expr:

@@ -10,12 +10,12 @@ catalog — checked against the requested metrics and the run, for both engines.
   vector per item, one similarity per pair, vectors of one length.
 
 >>> import polars as pl
->>> from polars_rank.ranking.names import parse_metrics
+>>> from polars_rank.catalog.names import parse_metrics
 >>> check_request(parse_metrics(["coverage@10", "novelty@10"]), per_query=True, has_qrels=True,
 ...               given={"interactions"})
 Traceback (most recent call last):
 ...
-polars_rank._errors.PolarsRankError: coverage@10 has one value for the whole run, not one per query: leave it out of per_query=True or evaluate it apart
+polars_rank.core.errors.PolarsRankError: coverage@10 has one value for the whole run, not one per query: leave it out of per_query=True or evaluate it apart
 """  # noqa: E501
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from typing import Any
 
 import polars as pl
 
-from polars_rank._errors import PolarsRankError, option
-from polars_rank._frames import to_lazy
-from polars_rank.ranking import messages
-from polars_rank.ranking.names import MetricSpec
+from polars_rank.catalog.names import MetricSpec
+from polars_rank.core import messages
+from polars_rank.core.errors import PolarsRankError, option
+from polars_rank.core.frames import to_lazy
 from polars_rank.recsys.features import DOC_A, DOC_B, SIMILARITY, ItemFeatures, item_features
 from polars_rank.recsys.options import ItemOptions
 

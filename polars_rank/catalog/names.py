@@ -16,9 +16,9 @@ from typing import Any
 
 import polars as pl
 
-from polars_rank._errors import PolarsRankError, wording
-from polars_rank._expr import Ratio
-from polars_rank.ranking.registry import ALIASES, REGISTRY, Metric, Summary, metrics, names
+from polars_rank.catalog.registry import ALIASES, REGISTRY, Metric, Summary, metrics, names
+from polars_rank.core.errors import PolarsRankError, wording
+from polars_rank.core.expr import Ratio
 
 _GRAMMAR = re.compile(
     r"^(?P<name>[A-Za-z0-9_\-]+?)(?:\((?P<params>[^()]*)\))?(?:@(?P<cut>[^@()]*))?$"

@@ -30,7 +30,7 @@ The CTEs, in order:
    geometric mean with trec_eval's floor for ``gm_map``) with ``CASE`` filters; wide (a column
    per metric) or long (``measure``, ``value``).
 
->>> from polars_rank.ranking.names import parse_metrics
+>>> from polars_rank.catalog.names import parse_metrics
 >>> text = query_text(parse_metrics(["P@10"]), ["pr_m1"], Options(order_by="score"),
 ...                   per_query=False, layout="wide", left_out=False)
 >>> text.split(" AS (")[0]
@@ -41,11 +41,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from polars_rank.ranking.names import MetricSpec
-from polars_rank.ranking.options import Options
-from polars_rank.ranking.registry import GM_FLOOR, Summary
-from polars_rank.ranking.sql.parts import ZERO, Parts, dbl, num
-from polars_rank.ranking.sql.recsys import recommender_plan
+from polars_rank.catalog.names import MetricSpec
+from polars_rank.catalog.registry import GM_FLOOR, Summary
+from polars_rank.compiler.parts import ZERO, Parts, dbl, num
+from polars_rank.compiler.recsys import recommender_plan
+from polars_rank.core.options import Options
 
 #: Placeholders for the caller's tables and columns, replaced in the parsed tree.
 RUN, QRELS = "pr_input_run", "pr_input_qrels"

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import polars as pl
 
-from polars_rank._frames import as_polars, like, to_lazy
-from polars_rank.ranking.conventions import Columns, OrderBy, doc_key, order_key, rank_expr
-from polars_rank.ranking.options import Duplicates, Options
-from polars_rank.ranking.validation import (
+from polars_rank.core.conventions import Columns, OrderBy, doc_key, order_key, rank_expr
+from polars_rank.core.frames import as_polars, like, to_lazy
+from polars_rank.core.options import Duplicates, Options
+from polars_rank.core.validation import (
     check_counts,
     duplicate_suspects,
     pair_hash,
@@ -129,7 +129,7 @@ def run_sizes(run: pl.LazyFrame, options: Options, *, distinct: bool = False) ->
     """Each query's number of retrieved documents (``query, __pr_size``). ``distinct=True``
     adds ``__pr_distinct``, the number of distinct doc-id hashes in each query: ``size −
     distinct`` summed over the queries counts the duplicate pairs (a hash count, for
-    :func:`~polars_rank.ranking.validation.check_counts`, with the sets held per query).
+    :func:`~polars_rank.core.validation.check_counts`, with the sets held per query).
     ``options`` must be resolved."""
     cols = options.columns
     counts = [pl.len().alias(SIZE)]
@@ -279,7 +279,7 @@ def compact_table(
 
     The run's duplicate pairs are counted per query (each query's set of doc hashes) when
     ``in_memory`` (a run in memory: the faster count there), else by sorting the run's pair
-    hashes (:func:`~polars_rank.ranking.validation.repeated_pair_count`: for runs read from
+    hashes (:func:`~polars_rank.core.validation.repeated_pair_count`: for runs read from
     files, half the time or less of distinct counts in hash partitions, half the memory of
     per-query sets)."""
     counted = options.validate and options.duplicates == "error"

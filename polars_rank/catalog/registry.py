@@ -30,7 +30,7 @@ from typing import Any, Literal
 import polars as pl
 
 from polars_rank import recsys as rs
-from polars_rank._expr import Ratio
+from polars_rank.core.expr import Ratio
 from polars_rank.ranking import metrics as m
 from polars_rank.ranking import trec_metrics as tm
 
@@ -123,7 +123,7 @@ class Param:
 
     def sql(self, value: Any) -> str:
         """A value of this parameter as an SQL literal."""
-        from polars_rank._sql import literal
+        from polars_rank.core.sqltext import literal
         from polars_rank.ranking.gains import gain_table, sql_gains
 
         if self.kind == "gains":
@@ -197,7 +197,7 @@ class Metric:
     graded: bool = False
     needs_qrels: Callable[[Mapping[str, Any]], bool] | None = None
     reference: str = ""
-    #: The metric as one aggregation over another (:class:`~polars_rank._expr.Ratio`), taking
+    #: The metric as one aggregation over another (:class:`~polars_rank.core.expr.Ratio`), taking
     #: the arguments of ``polars``: the Polars engine aggregates the two parts apart and
     #: divides after the ``group_by`` (the same numbers, fewer group-by-group evaluations).
     ratio: Callable[..., Ratio] | None = None
@@ -217,7 +217,7 @@ class Metric:
     def sql_builder(self) -> Callable[..., str]:
         """Its portable SQL (:func:`polars_rank.to_sql`): the builder registered for this name
         in ``polars_rank/ranking/sql/builders.py``."""
-        from polars_rank.ranking.sql.builders import BUILDERS
+        from polars_rank.compiler.builders import BUILDERS
 
         return BUILDERS[self.name]
 
@@ -1167,7 +1167,7 @@ def summary_expr(rule: Summary, column: str, query: str = "query") -> pl.Expr:
 def summary_sql(rule: Summary, column: str, where: str = "true", query: str = "query") -> str:
     """The SQL aggregate of :func:`summary_expr` over the rows where ``where`` holds, in query
     order (a sum over no row is 0, as Polars' sum)."""
-    from polars_rank._sql import ident, literal
+    from polars_rank.core.sqltext import ident, literal
 
     quoted, order = ident(column), f"ORDER BY {ident(query)}"
     if rule == "none":

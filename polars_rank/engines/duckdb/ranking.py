@@ -32,19 +32,19 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from polars_rank._arrow import register_frame, to_polars
-from polars_rank._errors import PolarsRankError
-from polars_rank._frames import ACCEPTED, as_polars
-from polars_rank._sql import ident, literal, table_name
+from polars_rank.catalog.names import MetricSpec
+from polars_rank.core import messages
+from polars_rank.core.arrow import register_frame, to_polars
+from polars_rank.core.columns import LEFT_OUT
+from polars_rank.core.errors import PolarsRankError
+from polars_rank.core.frames import ACCEPTED, as_polars
+from polars_rank.core.judged import empty_qrels
+from polars_rank.core.options import Options
+from polars_rank.core.sqltext import ident, literal, table_name
+from polars_rank.core.validation import validate
 from polars_rank.duckdb import session
-from polars_rank.ranking import messages
-from polars_rank.ranking.engines import LEFT_OUT
-from polars_rank.ranking.engines.duckdb_checks import check_sql, qrels_look_wrong, run_looks_wrong
-from polars_rank.ranking.engines.duckdb_sql import CHECKS, ROW, id_sql, query_sql
-from polars_rank.ranking.judged import empty_qrels
-from polars_rank.ranking.names import MetricSpec
-from polars_rank.ranking.options import Options
-from polars_rank.ranking.validation import validate
+from polars_rank.engines.duckdb.checks import check_sql, qrels_look_wrong, run_looks_wrong
+from polars_rank.engines.duckdb.query import CHECKS, ROW, id_sql, query_sql
 
 
 @dataclass
@@ -120,8 +120,8 @@ def _recommender_sql(
     con, specs, run_src: _Source, qrels: Any, recommender: dict, options: Options, *, per_query
 ) -> tuple[str, list[_Source]]:
     """The recommender CTEs and the sources registered for them (after the checks)."""
-    from polars_rank.recsys.duckdb_sql import input_ctes, recommender_ctes
-    from polars_rank.recsys.inputs import prepare, recommender_specs
+    from polars_rank.core.recommender_inputs import prepare, recommender_specs
+    from polars_rank.engines.duckdb.recsys import input_ctes, recommender_ctes
 
     frames = {name: _frame(con, obj, name) for name, obj in recommender.items()}
     run_frame = run_src.frame if run_src.frame is not None else pl.DataFrame(schema=run_src.schema)
@@ -183,9 +183,9 @@ def evaluate_duckdb(
     ``con`` with them). ``recommender`` holds the interactions, item features and catalog
     (read into memory when given as tables or Parquet paths).
     """
-    from polars_rank.recsys.duckdb_sql import OUTSIDE
-    from polars_rank.recsys.engine import warn_outside_catalog
-    from polars_rank.recsys.inputs import recommender_specs
+    from polars_rank.core.recommender_inputs import recommender_specs
+    from polars_rank.engines.duckdb.recsys import OUTSIDE
+    from polars_rank.engines.polars.recsys import warn_outside_catalog
 
     lazy_out = isinstance(run, pl.LazyFrame)
     row_index = options.duplicates == "first"  # only needed to know which row came first

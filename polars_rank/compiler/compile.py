@@ -11,16 +11,12 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Literal
 
-from polars_rank._errors import PolarsRankError, option
-from polars_rank.ranking import messages
-from polars_rank.ranking.conventions import OrderBy
-from polars_rank.ranking.names import MetricSpec, parse_metric, parse_metrics
-from polars_rank.ranking.options import Duplicates, Options, Queries
-from polars_rank.ranking.registry import Metric
-from polars_rank.ranking.sql import plan
-from polars_rank.ranking.sql.columns import column_names
-from polars_rank.ranking.sql.dialects import DIALECTS, Dialect, render
-from polars_rank.ranking.sql.recsys import (
+from polars_rank.catalog.names import MetricSpec, parse_metric, parse_metrics
+from polars_rank.catalog.registry import Metric
+from polars_rank.compiler import plan
+from polars_rank.compiler.columns import column_names
+from polars_rank.compiler.dialects import DIALECTS, Dialect, render
+from polars_rank.compiler.recsys import (
     CATALOG,
     FEATURE_KIND,
     FEATURES,
@@ -28,7 +24,11 @@ from polars_rank.ranking.sql.recsys import (
     PORTABLE,
     VECTOR,
 )
-from polars_rank.recsys.inputs import GivenTable, check_request
+from polars_rank.core import messages
+from polars_rank.core.conventions import OrderBy
+from polars_rank.core.errors import PolarsRankError, option
+from polars_rank.core.options import Duplicates, Options, Queries
+from polars_rank.core.recommender_inputs import GivenTable, check_request
 
 Layout = Literal["wide", "long"]
 LAYOUTS: tuple[str, ...] = ("wide", "long")

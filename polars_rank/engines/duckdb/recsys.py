@@ -6,8 +6,8 @@ doc_key``), ``_qrels`` and ``_users`` (the evaluated users), and define ``_rec_u
 and the per-user metrics) and ``_rec_corpus`` (one row: the corpus metrics and the number of
 recommended items outside an explicit catalog, :data:`OUTSIDE`).
 
->>> from polars_rank.ranking.names import parse_metric
->>> from polars_rank.ranking.options import Options
+>>> from polars_rank.catalog.names import parse_metric
+>>> from polars_rank.core.options import Options
 >>> sql = recommender_ctes([parse_metric("coverage@10")], Options(order_by="score"),
 ...                        sources={"catalog": None}, feature_kind=None)
 >>> "catalog_coverage('_top', '_catalog', k := 10)" in sql
@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import polars as pl
 
-from polars_rank._sql import ident, literal
-from polars_rank.ranking.engines.duckdb_sql import id_sql, metric_sql
-from polars_rank.ranking.names import MetricSpec
-from polars_rank.ranking.options import Options
-from polars_rank.recsys.engine import POPULARITY_METRICS, largest_cutoff
-from polars_rank.recsys.inputs import item_options
+from polars_rank.catalog.names import MetricSpec
+from polars_rank.core.options import Options
+from polars_rank.core.recommender_inputs import item_options
+from polars_rank.core.sqltext import ident, literal
+from polars_rank.engines.duckdb.query import id_sql, metric_sql
+from polars_rank.engines.polars.recsys import POPULARITY_METRICS, largest_cutoff
 from polars_rank.recsys.options import ItemOptions
 
 #: The column of ``_rec_corpus`` counting recommended items outside an explicit catalog.
