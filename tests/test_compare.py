@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import itertools
 import math
+import subprocess
+import sys
 
 import numpy as np
 import polars as pl
 import pytest
-import scipy.stats
 
 import polars_rank.comparison as cmp
 from polars_rank.comparison import compare, compare_per_query, to_latex, to_markdown
@@ -38,13 +39,118 @@ def random_runs() -> tuple[pl.DataFrame, dict[str, dict[str, np.ndarray]]]:
     return _long(runs), runs
 
 
-def test_t_pvalues_equal_scipy_ttest_rel(random_runs):
+def t_two_sided_reference(t: float, df: int) -> float:
+    """``2·P(T_df ≥ |t|)`` for an integer ``df`` by the finite series of Abramowitz & Stegun
+    26.7.3–4, written here so that the t-test is checked without scipy. With
+    ``θ = atan(|t|/√df)`` and ``c = cos θ``, ``P(|T| ≤ |t|)`` is, for odd ``df``,
+    ``(2/π)·(θ + sin θ·(c + (2/3)·c³ + … + (2·4···(df−3))/(3·5···(df−2))·c^(df−2)))`` and,
+    for even ``df``, ``sin θ·(1 + (1/2)·c² + (1·3)/(2·4)·c⁴ + … + (1·3···(df−3))/(2·4···(df−2))
+    ·c^(df−2))``; each term is the previous one times ``c²·2k/(2k+1)`` (odd) or
+    ``c²·(2k−1)/(2k)`` (even).
+    df = 1 gives ``1 − 2θ/π`` (Cauchy), df = 2 gives ``1 − |t|/√(t² + 2)``.
+    """
+    theta = math.atan(abs(t) / math.sqrt(df))
+    sin, cos2 = math.sin(theta), math.cos(theta) ** 2
+    terms = []
+    if df % 2 == 1:
+        term = sin * math.cos(theta)
+        for k in range(1, (df - 1) // 2 + 1):
+            terms.append(term)
+            term *= cos2 * (2 * k) / (2 * k + 1)
+        return 1.0 - 2.0 / math.pi * (theta + math.fsum(terms))
+    term = sin
+    for k in range(1, df // 2 + 1):
+        terms.append(term)
+        term *= cos2 * (2 * k - 1) / (2 * k)
+    return 1.0 - math.fsum(terms)
+
+
+def _t_by_hand(d: np.ndarray) -> float:
+    """``t = mean(d) / (sd(d)/√n)`` with the sample standard deviation (ddof = 1)."""
+    return float(d.mean() / (d.std(ddof=1) / math.sqrt(len(d))))
+
+
+def test_t_pvalues_by_hand():
+    columns = {
+        # d = [1, 2, 3]: mean 2; deviations −1, 0, 1 → var = (1 + 0 + 1)/2 = 1, sd = 1;
+        # t = 2 / (1/√3) = 2√3 = 3.4641, df = 2. For df = 2 the t CDF is
+        # 1/2 + t/(2·√(2 + t²)), so p = 1 − t/√(t² + 2) = 1 − √12/√14 = 1 − √(6/7) = 0.0741799.
+        "1,2,3": ([1.0, 2.0, 3.0], 1 - math.sqrt(6 / 7)),
+        # d = [1, 1, 4]: mean 2; deviations −1, −1, 2 → var = 6/2 = 3, sd = √3;
+        # t = 2 / (√3/√3) = 2, df = 2 → p = 1 − 2/√6 = 0.1835034.
+        "1,1,4": ([1.0, 1.0, 4.0], 1 - 2 / math.sqrt(6)),
+        # d = [1, 3]: mean 2; deviations ±1 → var = 2/1 = 2, sd = √2; t = 2 / (√2/√2) = 2,
+        # df = 1 (Cauchy, CDF 1/2 + atan(t)/π) → p = 1 − 2·atan(2)/π = 0.2951672.
+        "1,3": ([1.0, 3.0], 1 - 2 * math.atan(2.0) / math.pi),
+        # d = [−1, −3]: t = −2; two-sided, so the same p as t = +2.
+        "-1,-3": ([-1.0, -3.0], 1 - 2 * math.atan(2.0) / math.pi),
+        # d = [0, 1]: mean 1/2, var = 2·(1/2)²/1 = 1/2, sd = √(1/2); t = (1/2)/(√(1/2)/√2) = 1,
+        # df = 1 → p = 1 − 2·atan(1)/π = 1 − 2·(π/4)/π = 1/2.
+        "0,1": ([0.0, 1.0], 0.5),
+        # d = [−1, 1]: mean 0, var 2 → t = 0 → p = 1.
+        "-1,1": ([-1.0, 1.0], 1.0),
+    }
+    for name, (d, expected) in columns.items():
+        got = cmp.statistics.paired_t_pvalues(np.array(d)[:, None])
+        assert got.shape == (1,)
+        assert got[0] == pytest.approx(expected, rel=1e-12, abs=0), name
+    np.testing.assert_allclose(
+        [1 - math.sqrt(6 / 7), 1 - 2 / math.sqrt(6), 1 - 2 * math.atan(2.0) / math.pi, 0.5],
+        [0.0741799, 0.1835034, 0.2951672, 0.5],
+        atol=5e-8,
+    )  # the decimals quoted above
+    # Columns of one matrix are tested independently: [1, 2, 3] and [1, 1, 4] side by side.
+    both = cmp.statistics.paired_t_pvalues(np.array([[1.0, 1.0], [2.0, 1.0], [3.0, 4.0]]))
+    np.testing.assert_allclose(both, [1 - math.sqrt(6 / 7), 1 - 2 / math.sqrt(6)], rtol=1e-12)
+
+
+def test_t_pvalue_special_cases():
+    p = cmp.statistics.paired_t_pvalues
+    # All differences zero (identical runs): p = 1 by convention (ttest_rel would give NaN).
+    assert p(np.zeros((5, 2))).tolist() == [1.0, 1.0]
+    # Constant non-zero differences: sd = 0, t = ±∞ → p = 0.
+    assert p(np.array([[0.25, -1.0], [0.25, -1.0], [0.25, -1.0]])).tolist() == [0.0, 0.0]
+    # Mixed in one matrix: zero, constant, [1, 2, 3] (p from test_t_pvalues_by_hand), NaN.
+    mixed = p(np.array([[0.0, 0.5, 1.0, math.nan], [0.0, 0.5, 2.0, 1.0], [0.0, 0.5, 3.0, 2.0]]))
+    assert mixed[:2].tolist() == [1.0, 0.0]
+    assert mixed[2] == pytest.approx(1 - math.sqrt(6 / 7), rel=1e-12)
+    assert math.isnan(mixed[3])
+    # Fewer than 2 queries: no variance, p = NaN (even for zero differences).
+    for d in [np.array([[0.3, 0.0]]), np.zeros((0, 2))]:
+        assert np.isnan(p(d)).all() and p(d).shape == (2,)
+    assert p(np.zeros((4, 0))).shape == (0,)
+
+
+def test_t_distribution_tail_closed_forms():
+    tail = cmp.statistics.t_two_sided_pvalue
+    for t in [1e-3, 0.5, 1.0, 1.96, 3.0, 8.0, 40.0, 1e3]:
+        # df = 1: p = 1 − 2·atan(t)/π = 2·atan(1/t)/π (the second form keeps digits for big t).
+        assert tail(t, 1) == pytest.approx(2 * math.atan(1 / t) / math.pi, rel=1e-12), t
+        # df = 2: p = 1 − t/s with s = √(t² + 2); (s − t)/s = (s² − t²)/(s·(s + t)) = 2/(s·(s + t)).
+        s = math.sqrt(t * t + 2)
+        assert tail(t, 2) == pytest.approx(2 / (s * (s + t)), rel=1e-12), t
+        assert tail(-t, 1) == tail(t, 1) and tail(-t, 2) == tail(t, 2)
+    assert tail(2.0, 1) == pytest.approx(0.2951672, abs=5e-8)
+    assert tail(2.0, 2) == pytest.approx(1 - 2 / math.sqrt(6), rel=1e-12)
+    # t = 0 → 1; t = ±∞ → 0; NaN t or df ≤ 0 → NaN.
+    assert tail(0.0, 5) == 1.0 and tail(math.inf, 5) == 0.0 and tail(-math.inf, 1) == 0.0
+    assert math.isnan(tail(math.nan, 5)) and math.isnan(tail(2.0, 0)) and math.isnan(tail(2.0, -1))
+
+
+def test_t_distribution_tail_series():
+    for df in [1, 2, 3, 4, 5, 29, 49, 200, 999, 20_000]:
+        for t in [0.0, 1e-3, 0.5, 1.0, 1.96, 3.0, 8.0, 40.0]:
+            expected = t_two_sided_reference(t, df)
+            assert abs(cmp.statistics.t_two_sided_pvalue(t, df) - expected) <= 1e-12, (df, t)
+
+
+def test_t_pvalues_in_the_comparison(random_runs):
     frame, runs = random_runs
     out = compare_per_query(frame, baseline="bm25", permutations=100, bootstrap=100)
     assert out.height == 4
     for row in out.iter_rows(named=True):
         a, b = runs[row["run"]][row["metric"]], runs["bm25"][row["metric"]]
-        expected = scipy.stats.ttest_rel(a, b).pvalue
+        expected = t_two_sided_reference(_t_by_hand(a - b), N_QUERIES - 1)
         assert abs(row["t_pvalue"] - expected) <= 1e-12
         assert row["mean"] == pytest.approx(a.mean(), abs=1e-15)
         assert row["baseline_mean"] == pytest.approx(b.mean(), abs=1e-15)
@@ -52,21 +158,19 @@ def test_t_pvalues_equal_scipy_ttest_rel(random_runs):
 
 
 @pytest.mark.parametrize("n", [3, 4, 10, 200, 5000])
-def test_t_pvalues_equal_scipy_across_sizes(n):
+def test_t_pvalues_across_sizes(n):
     rng = np.random.default_rng(n)
     d = rng.normal(rng.normal(0, 0.05, 30), rng.uniform(0.01, 0.5, 30), size=(n, 30))
-    expected = scipy.stats.ttest_1samp(d, 0.0).pvalue
+    expected = [t_two_sided_reference(_t_by_hand(d[:, j]), n - 1) for j in range(30)]
     np.testing.assert_allclose(cmp.statistics.paired_t_pvalues(d), expected, rtol=0, atol=1e-12)
 
 
-def test_t_distribution_tail_equals_scipy():
-    for df in [1, 2, 5, 29, 49, 200, 999, 20_000]:
-        for t in [0.0, 1e-3, 0.5, 1.0, 1.96, 3.0, 8.0, 40.0]:
-            expected = 2 * scipy.stats.t.sf(t, df)
-            assert abs(cmp.statistics.t_two_sided_pvalue(t, df) - expected) <= 1e-12, (df, t)
-            assert cmp.statistics.t_two_sided_pvalue(-t, df) == cmp.statistics.t_two_sided_pvalue(
-                t, df
-            )
+def test_importing_the_package_does_not_import_scipy_stats():
+    # scipy.stats takes about 1.5 s to import; the t-test imports it on first use only.
+    code = "import sys, polars_rank; print('scipy.stats' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"
 
 
 def test_identical_runs_are_not_different():
@@ -349,7 +453,8 @@ def test_compare_evaluates_every_run():
     assert out.filter(run="same")["t_pvalue"].to_list() == [1.0, 1.0]
     pq = evaluate(good, qrels, metrics, per_query=True)
     pq_weak = evaluate(weak, qrels, metrics, per_query=True)
-    expected = scipy.stats.ttest_rel(pq["AP"], pq_weak["AP"]).pvalue
+    d = (pq["AP"] - pq_weak["AP"]).to_numpy()
+    expected = t_two_sided_reference(_t_by_hand(d), len(d) - 1)
     assert abs(out.filter(run="good", metric="AP")["t_pvalue"][0] - expected) <= 1e-12
     other = compare({"weak": weak, "good": good}, qrels, metrics, baseline="good", bootstrap=50)
     assert other["run"].to_list() == ["weak", "weak"] and (other["diff"] < 0).all()

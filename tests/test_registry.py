@@ -4,8 +4,8 @@ header in ``sql/ranking.sql``), the name parser, and the README's generated tabl
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
-import os
 import re
 from pathlib import Path
 
@@ -14,8 +14,9 @@ import pytest
 
 import polars_rank as pr
 from polars_rank.catalog import registry
+from polars_rank.catalog.model import REQUIRED
 from polars_rank.catalog.names import parse_metric
-from polars_rank.catalog.registry import REGISTRY, REQUIRED
+from polars_rank.catalog.registry import REGISTRY
 from polars_rank.core.sqltext import literal
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -131,30 +132,13 @@ def test_public_functions_are_registered() -> None:
     assert REGISTRY["gm_map"].polars is pr.average_precision
 
 
-README = ROOT / "README.md"
-TABLES = {
-    "metrics": registry.markdown_metric_table,
-    "names": registry.markdown_names_table,
-    "macros": registry.markdown_macro_table,
-    "recommender": registry.markdown_recommender_table,
-    "recommender-macros": lambda: registry.markdown_macro_table("recommendations"),
-}
-
-
-def _block(name: str) -> re.Pattern[str]:
-    return re.compile(rf"(<!-- registry:{name} -->\n)(.*?)(<!-- /registry:{name} -->)", re.S)
-
-
-@pytest.mark.parametrize("name", sorted(TABLES))
-def test_readme_tables_are_the_registry(name) -> None:
-    """The README's metric tables are generated from the registry. To refresh them after a
-    registry change: ``UPDATE_README=1 uv run pytest tests/test_registry.py``."""
-    text = README.read_text(encoding="utf-8")
-    match = _block(name).search(text)
-    assert match, f"README has no <!-- registry:{name} --> block"
-    expected = TABLES[name]()
-    if os.environ.get("UPDATE_README") and match.group(2) != expected:
-        updated = _block(name).sub(lambda m: m.group(1) + expected + m.group(3), text)
-        README.write_text(updated, encoding="utf-8")
-        return
-    assert match.group(2) == expected
+def test_readme_tables_are_the_catalog() -> None:
+    """The README's metric tables are generated from the catalog by ``docs/tables.py``
+    (``uv run python docs/tables.py`` refreshes them)."""
+    spec = importlib.util.spec_from_file_location("docs_tables", ROOT / "docs" / "tables.py")
+    assert spec is not None and spec.loader is not None
+    tables = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tables)
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert tables.render(text) == text, "README tables are stale: uv run python docs/tables.py"
+    assert tables.main(["--check"]) == 0

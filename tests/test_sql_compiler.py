@@ -12,6 +12,7 @@ from sql_cases import METRICS
 
 import polars_rank as pr
 from polars_rank.catalog import registry
+from polars_rank.catalog.model import Metric
 from polars_rank.catalog.names import parse_metrics
 from polars_rank.compiler import BUILDERS, DIALECTS, column_names
 from polars_rank.compiler.compile import not_portable
@@ -21,13 +22,13 @@ from polars_rank.core.errors import PolarsRankError
 ENTRIES = list(registry.metrics())
 
 
-def _wanted_parameters(entry: registry.Metric) -> list[str]:
+def _wanted_parameters(entry: Metric) -> list[str]:
     """What a builder takes after the parts: the entry's parameters besides its columns (the
     keywords ``MetricSpec.arguments`` passes), in the registry's order."""
     return [name for name, _ in entry.parameters() if name not in entry.columns]
 
 
-def _stub(entry: registry.Metric) -> str:
+def _stub(entry: Metric) -> str:
     """The builder to write for ``entry``: its decorator and signature, ready to fill in."""
     parameters = dict(entry.parameters())
     types = {"k": "int | None", "recall_level": "float", "relevance_level": "float"}
@@ -42,7 +43,7 @@ def _stub(entry: registry.Metric) -> str:
         f'    @builds("{entry.name}")\n'
         f"    def {entry.name}({listed}) -> str:\n"
         f'        """{entry.formula}"""\n'
-        "        ...  # SQL over q's parts (see polars_rank/ranking/sql/parts.py)"
+        "        ...  # SQL over q's parts (see polars_rank/compiler/parts.py)"
     )
 
 
@@ -52,13 +53,13 @@ def builder_problems() -> list[str]:
     problems = []
     for entry in ENTRIES:
         if not_portable(entry) is not None or entry.name in RECOMMENDER_PORTABLE:
-            continue  # the recommender metrics' SQL: polars_rank/ranking/sql/recsys.py
+            continue  # the recommender metrics' SQL: polars_rank/compiler/recsys.py
         try:
-            builder = entry.sql_builder  # what to_sql calls
+            builder = BUILDERS[entry.name]  # what to_sql calls
         except KeyError:
             problems.append(
                 f"registry metric {entry.name!r} has no portable SQL builder; add to "
-                f"polars_rank/ranking/sql/builders.py:\n{_stub(entry)}"
+                f"polars_rank/compiler/builders.py:\n{_stub(entry)}"
             )
             continue
         first, *rest = inspect.signature(builder).parameters.values()

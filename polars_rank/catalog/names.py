@@ -16,9 +16,21 @@ from typing import Any
 
 import polars as pl
 
-from polars_rank.catalog.registry import ALIASES, REGISTRY, Metric, Summary, metrics, names
+from polars_rank.catalog.model import Metric
+from polars_rank.catalog.registry import (
+    ALIASES,
+    BY_ALIAS,
+    BY_NAME,
+    ENTRY_POINTS,
+    SCOPES,
+    Scope,
+    metrics,
+    names,
+    scope_of,
+)
 from polars_rank.core.errors import PolarsRankError, wording
 from polars_rank.core.expr import Ratio
+from polars_rank.core.summary import Summary
 
 _GRAMMAR = re.compile(
     r"^(?P<name>[A-Za-z0-9_\-]+?)(?:\((?P<params>[^()]*)\))?(?:@(?P<cut>[^@()]*))?$"
@@ -36,11 +48,13 @@ class MetricSpec:
     recall_level: float | None = None
     relevance_level: float | None = None
     params: tuple[tuple[str, Any], ...] = ()
+    #: The name space the name was parsed in (``"evaluate"`` or ``"classification"``).
+    scope: Scope = "evaluate"
 
     @property
     def entry(self) -> Metric:
-        """The registry entry of the metric."""
-        return REGISTRY[self.metric]
+        """The catalog entry of the metric."""
+        return BY_NAME[self.scope][self.metric]
 
     @property
     def summary(self) -> Summary:
@@ -217,7 +231,21 @@ def _split_params(text: str) -> list[str]:
     return [*items, text[start:]]
 
 
-def parse_metric(label: str) -> MetricSpec:
+def _other_scope(label: str, name: str, scope: Scope) -> PolarsRankError | None:
+    """The error for a name of another entry point's families, naming both."""
+    for other in SCOPES:
+        found = BY_ALIAS[other].get(name.lower()) if other != scope else None
+        if found is not None:
+            entry = found[0]
+            return PolarsRankError(
+                f"metric {label!r} is a {entry.family} metric ({entry.name}): "
+                f"{ENTRY_POINTS[scope_of(entry)]} takes it, not {ENTRY_POINTS[scope]} "
+                f"(which takes {' and '.join(SCOPES[scope])} metrics)"
+            )
+    return None
+
+
+def parse_metric(label: str, scope: Scope = "evaluate") -> MetricSpec:
     """Parse one metric name.
 
     Accepted forms: ir_measures' ``nDCG@10``, ``P(rel=2)@5``, ``AP``, ``IPrec@0.1``,
@@ -233,8 +261,16 @@ def parse_metric(label: str) -> MetricSpec:
     if not isinstance(label, str) or not label.strip():
         raise PolarsRankError(f"a metric name must be a non-empty string, got {label!r}")
     name, params_text, cut = _split(label.strip())
-    found = ALIASES.get(name.lower())
+    found = BY_ALIAS[scope].get(name.lower())
     if found is None:
+        other = _other_scope(label, name, scope)
+        if other is not None:
+            raise other
+        if scope != "evaluate":
+            raise PolarsRankError(
+                f"unknown metric {label!r}; the {' and '.join(SCOPES[scope])} metrics are: "
+                + ", ".join(names(scope))
+            )
         raise _unknown_name(label, name, cut)
     entry, fixed = found
     params: dict[str, Any] = dict(fixed)
@@ -294,11 +330,13 @@ def parse_metric(label: str) -> MetricSpec:
         recall_level=recall_level,
         relevance_level=relevance_level,
         params=tuple(sorted(params.items())),
+        scope=scope,
     )
 
 
 def parse_metrics(
     labels: list[str | MetricSpec] | tuple[str | MetricSpec, ...] | str,
+    scope: Scope = "evaluate",
 ) -> list[MetricSpec]:
     """Parse a list of metric names (parsed :class:`MetricSpec` objects pass through);
     duplicate labels are an error (output columns must be unique)."""
@@ -310,7 +348,12 @@ def parse_metrics(
     seen: set[str] = set()
     specs = []
     for label in labels:
-        spec = label if isinstance(label, MetricSpec) else parse_metric(label)
+        spec = label if isinstance(label, MetricSpec) else parse_metric(label, scope)
+        if spec.scope != scope:
+            raise PolarsRankError(
+                f"metric {spec.label!r} is a {spec.entry.family} metric: "
+                f"{ENTRY_POINTS[spec.scope]} takes it, not {ENTRY_POINTS[scope]}"
+            )
         if spec.label in seen:
             raise PolarsRankError(f"metric {spec.label!r} is listed twice")
         seen.add(spec.label)

@@ -7,7 +7,6 @@ import argparse
 import polars as pl
 
 from polars_rank.catalog.names import parse_metrics
-from polars_rank.catalog.registry import summary_expr
 from polars_rank.cli.inputs import Inputs, add_input_options, add_recommender_options
 from polars_rank.cli.options import (
     add_evaluation_options,
@@ -18,6 +17,7 @@ from polars_rank.cli.options import (
 )
 from polars_rank.cli.output import OUTPUT_FORMATS, render, trec_line, write_output
 from polars_rank.core.errors import PolarsRankError
+from polars_rank.core.summary import summary_expr
 
 #: Metrics of ``evaluate`` when no ``-m`` is given.
 DEFAULT_METRICS = [

@@ -7,7 +7,7 @@ import argparse
 
 import polars as pl
 
-from polars_rank.catalog.registry import TrecEval
+from polars_rank.catalog.model import TrecEval
 from polars_rank.cli.output import render, write_output
 
 #: Output formats of ``polars-rank metrics``.
@@ -41,7 +41,8 @@ def metrics_frame() -> pl.DataFrame:
     >>> metrics_frame().filter(pl.col("metric") == "trec_rbp")["trec_eval"].item()
     'rbp'
     """
-    from polars_rank.catalog.registry import alias_parameters, metrics
+    from polars_rank.catalog.model import alias_parameters
+    from polars_rank.catalog.registry import metrics
 
     rows = []
     for entry in metrics():

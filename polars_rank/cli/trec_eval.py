@@ -30,7 +30,6 @@ from typing import Any
 
 import polars as pl
 
-from polars_rank.catalog.registry import summary_expr
 from polars_rank.cli.trec_eval_input import TrecEvalError, read_qrels, read_run
 from polars_rank.cli.trec_eval_measures import (
     RESET_WHEN_MISSING,
@@ -41,6 +40,7 @@ from polars_rank.cli.trec_eval_measures import (
     supported_measures,
 )
 from polars_rank.core.conventions import Columns, rank_expr
+from polars_rank.core.summary import summary_expr
 
 __all__ = [
     "build_parser",

@@ -16,8 +16,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from polars_rank.catalog.model import Metric, TrecEval
 from polars_rank.catalog.names import MetricSpec
-from polars_rank.catalog.registry import Metric, TrecEval, trec_eval_names
+from polars_rank.catalog.registry import trec_eval_names
 from polars_rank.cli.trec_eval_input import TrecEvalError
 
 #: trec_eval 10.0's measure table (measures.c), in its order: the order measures print in.

@@ -11,8 +11,9 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Literal
 
+from polars_rank.catalog.model import Metric
 from polars_rank.catalog.names import MetricSpec, parse_metric, parse_metrics
-from polars_rank.catalog.registry import Metric
+from polars_rank.compiler import placeholders as ph
 from polars_rank.compiler import plan
 from polars_rank.compiler.columns import column_names
 from polars_rank.compiler.dialects import DIALECTS, Dialect, render
@@ -216,9 +217,9 @@ def to_sql(
     )
     if not isinstance(vector, str) or not vector:
         raise PolarsRankError(f"the vector column name must be a non-empty string, got {vector!r}")
-    tables = {plan.RUN: _table(run, "run")}
+    tables = {ph.RUN: _table(run, "run")}
     if qrels is not None:
-        tables[plan.QRELS] = _table(qrels, "qrels")
+        tables[ph.QRELS] = _table(qrels, "qrels")
     if interactions is not None:
         tables[INTERACTIONS] = _table(interactions, "interactions")
     if catalog is not None:
@@ -254,14 +255,14 @@ def to_sql(
     )
     cols = options.columns
     names = {
-        plan.QUERY: cols.query,
-        plan.DOC: cols.doc,
-        plan.ORDER: options.order_column,
-        plan.RELEVANCE: cols.relevance,
-        plan.QUERY_OUT: cols.query,
+        ph.QUERY: cols.query,
+        ph.DOC: cols.doc,
+        ph.ORDER: options.order_column,
+        ph.RELEVANCE: cols.relevance,
+        ph.QUERY_OUT: cols.query,
         VECTOR: vector,
     }
     names.update(zip(internal, out.values(), strict=True))
     if left_out_column is not None:
-        names[plan.LEFT_OUT_OUT] = left_out_column
-    return render(text, dialect, tables, names, doc_key=plan.DOC_KEY, pretty=pretty)
+        names[ph.LEFT_OUT_OUT] = left_out_column
+    return render(text, dialect, tables, names, doc_key=ph.DOC_KEY, pretty=pretty)

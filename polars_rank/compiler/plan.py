@@ -42,18 +42,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from polars_rank.catalog.names import MetricSpec
-from polars_rank.catalog.registry import GM_FLOOR, Summary
+from polars_rank.compiler.builders import BUILDERS
 from polars_rank.compiler.parts import ZERO, Parts, dbl, num
+from polars_rank.compiler.placeholders import (
+    DOC,
+    DOC_KEY,
+    LEFT_OUT_OUT,
+    ORDER,
+    QRELS,
+    QUERY,
+    QUERY_OUT,
+    RELEVANCE,
+    RUN,
+)
 from polars_rank.compiler.recsys import recommender_plan
 from polars_rank.core.options import Options
-
-#: Placeholders for the caller's tables and columns, replaced in the parsed tree.
-RUN, QRELS = "pr_input_run", "pr_input_qrels"
-QUERY, DOC, ORDER, RELEVANCE = "pr_col_query", "pr_col_doc", "pr_col_order", "pr_col_relevance"
-QUERY_OUT, LEFT_OUT_OUT = "pr_col_query_out", "pr_col_left_out"
-
-#: The column the joined rows call the doc id (its text form is where byte order applies).
-DOC_KEY = "docno"
+from polars_rank.core.summary import GM_FLOOR, Summary
 
 
 def _inputs(options: Options, n_ret: bool) -> list[tuple[str, str]]:
@@ -151,7 +155,7 @@ def query_text(
     judged = [s for s in specs if s.entry.table == "judged"]
     recommender = [s for s in specs if s.entry.table != "judged"]
     q = Parts()
-    formulas = [s.entry.sql_builder(q, **s.arguments(options.relevance_level)) for s in judged]
+    formulas = [BUILDERS[s.metric](q, **s.arguments(options.relevance_level)) for s in judged]
     keep = "pr_judged = 1" + (" AND pr_in_run = 1" if options.queries == "both" else "")
     source_parts = "pr_parts"
     if has_qrels:

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from polars_rank.catalog.names import MetricSpec
 from polars_rank.compiler.dialects import ID_NUMBER, ID_TEXT
 from polars_rank.compiler.parts import ONE, ZERO, dbl, log2, num
+from polars_rank.compiler.placeholders import DOC, QUERY
 from polars_rank.core.recommender_inputs import item_options
 from polars_rank.engines.polars.recsys import POPULARITY_METRICS, largest_cutoff
 from polars_rank.recsys.options import ItemOptions
@@ -182,7 +183,6 @@ def _unit_vectors() -> list[tuple[str, str]]:
     ``pr_norms`` and ``pr_units`` (``docno, j, u``: the components of the unit vectors; an
     item with a NULL, empty or zero vector has none, as :func:`~polars_rank.recsys.unit_vectors`
     gives it no unit vector)."""
-    from polars_rank.compiler.plan import DOC
 
     return [
         (
@@ -318,7 +318,6 @@ def recommender_plan(
     ``pr_run`` (the default catalog), ``pr_qrels`` (only when a metric reads grades) and the
     placeholder tables :data:`INTERACTIONS`, :data:`CATALOG` and :data:`FEATURES` (vectors)
     when given; ``relevance_level`` is evaluate's (serendipity's binary gain)."""
-    from polars_rank.compiler.plan import DOC, QUERY
 
     out = RecommenderPlan()
     if not specs:

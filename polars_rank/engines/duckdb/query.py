@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import polars as pl
 
+from polars_rank.catalog.model import REQUIRED
 from polars_rank.catalog.names import MetricSpec
-from polars_rank.catalog.registry import REQUIRED, summary_sql
 from polars_rank.core.columns import IN_RUN, JUDGED, LEFT_OUT
 from polars_rank.core.options import Options
 from polars_rank.core.sqltext import ident, literal
+from polars_rank.core.summary import summary_sql
 
 #: The row number column registered frames get when the first of duplicates must be found.
 ROW = "__pr_row"

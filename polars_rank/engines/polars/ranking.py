@@ -21,7 +21,6 @@ from collections.abc import Callable
 import polars as pl
 
 from polars_rank.catalog.names import MetricSpec
-from polars_rank.catalog.registry import summary_expr
 from polars_rank.core import messages
 from polars_rank.core.columns import IN_RUN, JUDGED, LEFT_OUT
 from polars_rank.core.expr import safe_div
@@ -33,6 +32,7 @@ from polars_rank.core.judged import (
 )
 from polars_rank.core.options import Options
 from polars_rank.core.recommender_inputs import RecommenderInputs, recommender_specs
+from polars_rank.core.summary import summary_expr
 from polars_rank.core.validation import validate
 from polars_rank.engines.polars.recsys import recommender_values, top_rows
 

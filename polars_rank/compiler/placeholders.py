@@ -1,0 +1,11 @@
+"""Placeholders for the caller's tables and columns: the plan (:mod:`.plan`, :mod:`.recsys`)
+is written over these names, and :mod:`.dialects` replaces them in the parsed tree by the
+caller's quoted names, so no caller text is ever pasted into SQL."""
+
+#: Placeholders for the caller's tables and columns, replaced in the parsed tree.
+RUN, QRELS = "pr_input_run", "pr_input_qrels"
+QUERY, DOC, ORDER, RELEVANCE = "pr_col_query", "pr_col_doc", "pr_col_order", "pr_col_relevance"
+QUERY_OUT, LEFT_OUT_OUT = "pr_col_query_out", "pr_col_left_out"
+
+#: The column the joined rows call the doc id (its text form is where byte order applies).
+DOC_KEY = "docno"
