@@ -9,12 +9,13 @@ with trec_eval's exact numbers.
 """
 
 from polars_rank import classification, comparison, duckdb, ranking, recsys
+from polars_rank.catalog import metric_catalog
 from polars_rank.catalog.names import MetricSpec, parse_metric, valid_names
 from polars_rank.comparison import compare, compare_per_query
 from polars_rank.compiler import to_sql
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.judged import judge
-from polars_rank.evaluation import evaluate, evaluate_runs
+from polars_rank.evaluation import evaluate, evaluate_classification, evaluate_runs
 from polars_rank.io import read_trec_qrels, read_trec_run, write_trec_run
 from polars_rank.ranking.metrics import (
     average_precision,
@@ -81,6 +82,7 @@ __all__ = [
     "eleven_pt_avg",
     "err",
     "evaluate",
+    "evaluate_classification",
     "evaluate_runs",
     "f1",
     "hit_rate",
@@ -92,6 +94,7 @@ __all__ = [
     "judge",
     "judged",
     "judged_fraction",
+    "metric_catalog",
     "ndcg",
     "ndcg_rel",
     "normalized_gain",

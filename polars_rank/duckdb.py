@@ -17,11 +17,16 @@ from __future__ import annotations
 
 import atexit
 import threading
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
+import polars as pl
+
+from polars_rank.core.arrow import register_frame, to_polars
+from polars_rank.core.sqltext import literal
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -103,3 +108,23 @@ def session(con: duckdb.DuckDBPyConnection | None = None) -> Iterator[duckdb.Duc
         yield cursor
     finally:
         cursor.close()
+
+
+def table_macro(
+    frame: pl.DataFrame,
+    macro: str,
+    args: list[object],
+    named: dict[str, object],
+    con: duckdb.DuckDBPyConnection | None,
+) -> pl.DataFrame:
+    """``SELECT * FROM macro('<frame>', args..., name := value...)`` as a Polars frame, on
+    ``con`` or the package's in-memory database (see :func:`polars_rank.duckdb.session`)."""
+    name = f"__pr_input_{uuid.uuid4().hex}"
+    with session(con) as connection:
+        register_frame(connection, name, frame)
+        try:
+            parts = [literal(name), *(literal(a) for a in args)]
+            parts += [f"{key} := {literal(value)}" for key, value in named.items()]
+            return to_polars(connection.sql(f"SELECT * FROM {macro}({', '.join(parts)})"))
+        finally:
+            connection.unregister(name)

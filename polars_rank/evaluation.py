@@ -4,7 +4,6 @@ several runs into one frame with a ``run`` column."""
 from __future__ import annotations
 
 import inspect
-import warnings
 from collections.abc import Iterable, Mapping
 from functools import partial
 from typing import Any, Literal, get_args
@@ -267,16 +266,123 @@ _EVALUATE_DEFAULTS: dict[str, Any] = {
 _NOT_OPTIONS = ("engine", "con", "interactions", "item_features", "catalog")
 
 
-def runs_first(runs: Any, qrels: Any, function: str) -> tuple[Any, Any]:
-    """``(runs, qrels)`` for a function that takes ``(runs, qrels, ...)``, accepting the former
-    order ``(qrels, runs, ...)`` — recognised by the mapping of runs coming second — with a
-    ``DeprecationWarning`` at the caller's line."""
-    if isinstance(qrels, Mapping) and not isinstance(runs, Mapping):
-        warnings.warn(
-            f"{function}(qrels, runs, ...) is deprecated: pass {function}(runs, qrels, ...), "
-            "the order of evaluate",
-            DeprecationWarning,
-            stacklevel=3,
+def evaluate_classification(
+    data: Any,
+    metrics: list[str] | tuple[str, ...] | str,
+    *,
+    label: str = "label",
+    score: str = "score",
+    by: str | Iterable[str] | None = None,
+    group: str | Iterable[str] | None = None,
+    threshold: float = 0.5,
+    engine: Literal["polars", "duckdb"] = "polars",
+    con: Any = None,
+) -> pl.DataFrame:
+    """Evaluate a binary classifier's (or click model's) scores against 0/1 labels.
+
+    Args:
+        data: a table with the ``label`` and ``score`` columns: a Polars DataFrame or
+            LazyFrame, a pandas DataFrame or a pyarrow Table.
+        metrics: classification metric names (``polars-rank metrics --family classification``
+            lists them): ``AUC`` (``roc_auc``), ``GAUC``, ``LogLoss``, ``AP``, ``accuracy``,
+            ``precision``, ``recall``, ``F1``, ``Fbeta(beta=2)``, ``specificity``, ``TP``,
+            ``FP``, ``TN``, ``FN``; a thresholded metric may set its own threshold,
+            ``F1(threshold=0.3)``, and ``zero_division`` (0 or 1).
+        label: the 0/1 (or boolean) label column. score: the score column (probabilities
+            for ``LogLoss``).
+        by: column(s) whose values split the table: one row per segment, sorted (nulls first).
+        group: column(s) naming GAUC's groups (e.g. the user): GAUC averages the groups' AUC,
+            each weighted by its rows, over the groups with both classes.
+        threshold: thresholded metrics predict positive when ``score >= threshold``, unless
+            the name sets its own.
+        engine: ``"polars"`` (one lazy plan) or ``"duckdb"`` (the ``cls_*`` macros of
+            ``sql/classification.sql``, on ``con`` or the package's in-memory database).
+
+    Returns:
+        A DataFrame: the ``by`` columns, then one column per metric named as written. An
+        undefined value (AUC of one class, AP without positives) is null, never NaN.
+
+    Example:
+        >>> import polars as pl, polars_rank as pr
+        >>> data = pl.DataFrame({"label": [0, 1, 0, 1], "score": [0.1, 0.4, 0.4, 0.8]})
+        >>> pr.evaluate_classification(data, ["AUC", "F1(threshold=0.4)", "TP"]).rows()
+        [(0.875, 0.8, 1)]
+    """
+    import math
+
+    from polars_rank.catalog.classification import PROBABILITY
+    from polars_rank.catalog.model import TARGETS
+    from polars_rank.classification import frames
+    from polars_rank.core.frames import to_lazy
+    from polars_rank.engines.duckdb import classification as duckdb_engine
+    from polars_rank.engines.polars import classification as polars_engine
+
+    specs = parse_metrics(metrics, scope="classification")
+    if engine not in ("polars", "duckdb"):
+        refused = specs[0]
+        why = (refused.entry.reason(engine) if engine in TARGETS else None) or (
+            refused.entry.reason("spark")
         )
-        return qrels, runs
-    return runs, qrels
+        raise PolarsRankError(
+            f"engine {engine!r}: evaluate_classification runs on 'polars' or 'duckdb'; "
+            f"{refused.label}: {why}"
+        )
+    segments, groups = _column_list(by), _column_list(group)
+    lf = to_lazy(data, "data")
+    schema = lf.collect_schema()
+    for column in dict.fromkeys([label, score, *segments, *groups]):
+        if column not in schema:
+            raise PolarsRankError(f"column {column!r} not found; columns are {schema.names()}")
+    clash = [s.label for s in specs if s.label in segments]
+    if clash:
+        raise PolarsRankError(f"metric {clash[0]!r} has the name of a by column")
+    try:
+        cut = float(threshold)
+    except (TypeError, ValueError):
+        cut = math.nan
+    if not math.isfinite(cut):
+        raise PolarsRankError(f"threshold must be a finite number, got {threshold!r}")
+    specs = [_classification_spec(s, cut, groups) for s in specs]
+    frames.validate_binary(lf, label, score)
+    probabilities = [s.label for s in specs if PROBABILITY in s.entry.columns]
+    if probabilities:
+        frames.check_probabilities(lf, score, probabilities)
+    if engine == "polars":
+        return polars_engine.evaluate_classification(
+            lf, specs, label=label, score=score, by=segments, group=groups
+        )
+    frame = lf.select(list(dict.fromkeys([*segments, *groups, label, score]))).collect()
+    return duckdb_engine.evaluate_classification(
+        frame, specs, label=label, score=score, by=segments, group=groups, con=con
+    )
+
+
+def _column_list(columns: str | Iterable[str] | None) -> list[str]:
+    if columns is None:
+        return []
+    return [columns] if isinstance(columns, str) else list(columns)
+
+
+def _classification_spec(spec: MetricSpec, threshold: float, groups: list[str]) -> MetricSpec:
+    """``spec`` checked for what its entry needs (required parameters, GAUC's groups), with
+    evaluate_classification's ``threshold`` when the entry takes one and the name sets none."""
+    from dataclasses import replace
+
+    from polars_rank.catalog.classification import GROUP
+    from polars_rank.catalog.model import REQUIRED
+
+    entry, given = spec.entry, dict(spec.params)
+    for param in entry.params:
+        if param.default is REQUIRED and param.name not in given:
+            raise PolarsRankError(
+                f"metric {spec.label!r} needs {param.name} ({param.doc}), e.g. "
+                f"{entry.aliases[0].name}({param.name}={(param.examples or ('1',))[-1]})"
+            )
+    if GROUP in entry.columns and not groups:
+        raise PolarsRankError(
+            f"metric {spec.label!r} ({entry.title or entry.name}) averages AUC over groups: "
+            "give the group column(s), e.g. group='user'"
+        )
+    if "threshold" in entry.param and "threshold" not in given:
+        return replace(spec, params=tuple(sorted({**given, "threshold": threshold}.items())))
+    return spec

@@ -166,14 +166,12 @@ def _means_by_run(
     names: list[str],
     xs: list[Any],
     columns: dict[str, pl.DataType],
-    function: str,
     **evaluate_options: Any,
 ) -> pl.DataFrame:
     """``run, <x>, <value>``: the mean of metric ``names[i]`` of each run at ``xs[i]``, from one
     :func:`polars_rank.evaluate_runs` call."""
-    from polars_rank.evaluation import evaluate_runs, runs_first
+    from polars_rank.evaluation import evaluate_runs
 
-    runs, qrels = runs_first(runs, qrels, function)
     means = evaluate_runs(runs, qrels, names, **evaluate_options)
     rows = [
         (run, x, value)
@@ -236,7 +234,7 @@ def metric_at_k_frame(
     ks = list(ks)
     names = [f"{base}@{k}" for k in ks]
     columns = {"k": pl.Int64, "value": pl.Float64}
-    return _means_by_run(runs, qrels, names, ks, columns, "metric_at_k_frame", **evaluate_options)
+    return _means_by_run(runs, qrels, names, ks, columns, **evaluate_options)
 
 
 def precision_recall_11pt_frame(
@@ -252,7 +250,6 @@ def precision_recall_11pt_frame(
         names,
         list(ELEVEN_POINTS),
         columns,
-        "precision_recall_11pt_frame",
         **evaluate_options,
     )
 

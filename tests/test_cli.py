@@ -443,7 +443,9 @@ def test_metrics_command_lists_every_name(capsys):
 
     code, out, err = _run(capsys, "metrics", "-o", "json")
     assert code == 0, err
-    rows = {row["metric"]: row for row in json.loads(out)}
+    listed = json.loads(out)
+    assert {row["family"] for row in listed} >= {"ranking", "trec_eval", "recommender"}
+    rows = {row["metric"]: row for row in listed if row["family"] != "classification"}
     for entry in metrics():
         names = rows[entry.name]["names"].split(", ")
         spelled = [name.split("[@")[0].split("@")[0].split(" (")[0] for name in names]
@@ -463,6 +465,12 @@ def test_metrics_command_lists_every_name(capsys):
     code, out, _ = _run(capsys, "metrics", "--definitions")
     assert code == 0 and "definition" in out.splitlines()[0]
     assert "relevant retrieved / retrieved (ranx)" in out
+    code, out, _ = _run(capsys, "metrics", "--family", "trec_eval", "-o", "json")
+    rows = json.loads(out)
+    assert code == 0 and {row["family"] for row in rows} == {"trec_eval"}
+    assert [r["metric"] for r in rows] == [e.name for e in metrics() if e.family == "trec_eval"]
+    relstring = next(r for r in rows if r["metric"] == "relevance_string")
+    assert relstring["engines"] == "polars, duckdb"  # no portable SQL for a string value
 
 
 def test_missing_matplotlib_names_a_command_that_works(capsys, monkeypatch, files, tmp_path):

@@ -13,6 +13,7 @@ import pytest
 from sklearn.metrics import (
     average_precision_score,
     f1_score,
+    fbeta_score,
     log_loss,
     precision_score,
     recall_score,
@@ -150,3 +151,66 @@ def test_classify_errors_and_warnings(clicks, capsys, tmp_path):
     (row,) = json.loads(out)
     assert row["log_loss"] is None
     assert _close(row["roc_auc"], _sklearn(frame, 0.5)["roc_auc"])  # a monotone transform
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_classify_metric_names(clicks, capsys, engine):
+    """``-m`` takes classification names (repeatable or comma-separated), through
+    ``evaluate_classification``; counts print as integers; ``--threshold`` applies unless the
+    name sets one."""
+    frame, path = clicks
+    code = main(
+        ["classify", str(path), "--label", "clicked", "--score", "p", "--group", "user",
+         "-m", "AUC,LogLoss", "-m", "GAUC", "-m", "Fbeta(beta=2),F1(threshold=0.6)",
+         "-m", "TP,FN", "--threshold", "0.35", "--engine", engine, "-o", "json"]
+    )  # fmt: skip
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    (row,) = json.loads(out)
+    assert list(row) == ["AUC", "LogLoss", "GAUC", "Fbeta(beta=2)", "F1(threshold=0.6)", "TP", "FN"]
+    y, p = frame["clicked"].to_numpy(), frame["p"].to_numpy()
+    gauc, _, _ = _group_auc(frame)
+    expected = {
+        "AUC": roc_auc_score(y, p),
+        "LogLoss": log_loss(y, p, labels=[0, 1]),
+        "GAUC": gauc,
+        "Fbeta(beta=2)": fbeta_score(y, (p >= 0.35).astype(int), beta=2),
+        "F1(threshold=0.6)": f1_score(y, (p >= 0.6).astype(int)),
+        "TP": int(((p >= 0.35) & (y == 1)).sum()),
+        "FN": int(((p < 0.35) & (y == 1)).sum()),
+    }
+    for name, value in expected.items():
+        assert _close(row[name], value), (name, row[name], value)
+    assert type(row["TP"]) is int and type(row["FN"]) is int
+
+
+def test_classify_metric_names_per_group(clicks, capsys):
+    frame, path = clicks
+    code = main(
+        ["classify", str(path), "--label", "clicked", "--score", "p", "--group", "user",
+         "--per-group", "-m", "AUC,AP,TP", "-o", "trec"]
+    )  # fmt: skip
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    lines = [line.split("\t") for line in out.splitlines()]
+    assert [(m.strip(), g) for m, g, _ in lines[:3]] == [("AUC", "0"), ("AP", "0"), ("TP", "0")]
+    assert len(lines) == 3 * frame["user"].n_unique()
+    part = frame.filter(pl.col("user") == 5)
+    auc = roc_auc_score(part["clicked"].to_numpy(), part["p"].to_numpy())
+    assert ["AUC                   ", "5", f"{auc:6.4f}"] in lines
+    tp = int(((part["p"] >= 0.5) & (part["clicked"] == 1)).sum())
+    assert ["TP                    ", "5", str(tp)] in lines
+
+
+def test_classify_metric_name_errors(clicks, capsys):
+    _, path = clicks
+    args = ["classify", str(path), "--label", "clicked", "--score", "p"]
+    assert main([*args, "-m", "nDCG@10"]) == 2
+    err = capsys.readouterr().err
+    assert "ranking metric" in err and "evaluate_classification" in err
+    assert main([*args, "-m", "GAUC"]) == 2
+    assert "GAUC averages AUC over groups: it needs --group" in capsys.readouterr().err
+    assert main([*args, "-m", "Fbeta"]) == 2
+    assert "needs beta" in capsys.readouterr().err
+    assert main(["classify", "missing.csv", "--label", "y", "--score", "p", "-m", "AUCC"]) == 2
+    assert "unknown metric 'AUCC'" in capsys.readouterr().err  # before reading the file

@@ -475,15 +475,6 @@ def test_compare_passes_evaluate_options():
         compare({"weak": weak}, qrels, ["AP"], baseline="x")
 
 
-def test_former_argument_order_still_works_with_a_warning():
-    qrels, weak, good = _toy_collection(10)
-    runs = {"weak": weak, "good": good}
-    expected = compare(runs, qrels, ["P@5"], bootstrap=50)
-    with pytest.warns(DeprecationWarning, match=r"compare\(runs, qrels, ...\)"):
-        old = compare(qrels, runs, ["P@5"], bootstrap=50)
-    assert old.equals(expected)
-
-
 def test_non_string_run_and_query_names():
     frame = pl.DataFrame({"run": [1, 1, 2, 2], "query": [7, 8, 7, 8], "AP": [0.1, 0.2, 0.3, 0.2]})
     out = compare_per_query(frame, baseline=1, bootstrap=10)

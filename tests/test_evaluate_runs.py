@@ -7,7 +7,6 @@ import polars as pl
 import pytest
 
 import polars_rank as pr
-from polars_rank import plot
 from polars_rank.demo import demo_data
 
 METRICS = ["nDCG@10", "AP", "NumRelRet"]
@@ -40,14 +39,3 @@ def test_no_runs_is_an_error() -> None:
     qrels, _ = demo_data()
     with pytest.raises(pr.PolarsRankError, match="no runs given"):
         pr.evaluate_runs({}, qrels, ["RR"])
-
-
-def test_plot_frames_take_runs_first_and_warn_on_the_former_order() -> None:
-    qrels, runs = demo_data()
-    new = plot.metric_at_k_frame(runs, qrels, "P", [1, 5])
-    with pytest.warns(DeprecationWarning, match=r"metric_at_k_frame\(runs, qrels, ...\)"):
-        old = plot.metric_at_k_frame(qrels, runs, "P", [1, 5])
-    assert new.equals(old)
-    with pytest.warns(DeprecationWarning, match="precision_recall_11pt_frame"):
-        old = plot.precision_recall_11pt_frame(qrels, runs)
-    assert old.equals(plot.precision_recall_11pt_frame(runs, qrels))

@@ -16,7 +16,7 @@ from polars_rank.catalog.model import Metric
 from polars_rank.catalog.names import parse_metrics
 from polars_rank.compiler import BUILDERS, DIALECTS, column_names
 from polars_rank.compiler.compile import not_portable
-from polars_rank.compiler.recsys import PORTABLE as RECOMMENDER_PORTABLE
+from polars_rank.compiler.recsys import CORPUS_SQL
 from polars_rank.core.errors import PolarsRankError
 
 ENTRIES = list(registry.metrics())
@@ -49,11 +49,23 @@ def _stub(entry: Metric) -> str:
 
 def builder_problems() -> list[str]:
     """Every registry metric without a builder or whose builder's parameters differ from its
-    entry's, each with what to write; every builder that is not a registry metric."""
+    entry's, each with what to write; every builder that is not a registry metric. A
+    recommender metric's SQL is in polars_rank/compiler/recsys.py: from its entry's facts
+    (popularity and pairwise metrics) or registered under its name (corpus metrics)."""
     problems = []
     for entry in ENTRIES:
-        if not_portable(entry) is not None or entry.name in RECOMMENDER_PORTABLE:
-            continue  # the recommender metrics' SQL: polars_rank/compiler/recsys.py
+        if not_portable(entry) is not None:
+            continue
+        if entry.table != "judged":
+            by_facts = bool(entry.item_value) or entry.pairwise
+            covered = entry.name in CORPUS_SQL if entry.level == "corpus" else by_facts
+            if not covered:
+                problems.append(
+                    f"recommender metric {entry.name!r} has no portable SQL: add it to "
+                    "polars_rank/compiler/recsys.py, or give its entry "
+                    'unsupported=(("sql", <why>),)'
+                )
+            continue
         try:
             builder = BUILDERS[entry.name]  # what to_sql calls
         except KeyError:
@@ -75,6 +87,10 @@ def builder_problems() -> list[str]:
         f"SQL builder {name!r} is not a registry metric (renamed or removed?)"
         for name in sorted(set(BUILDERS) - set(registry.REGISTRY))
     ]
+    problems += [
+        f"corpus SQL {name!r} is not a registry metric (renamed or removed?)"
+        for name in sorted(set(CORPUS_SQL) - set(registry.REGISTRY))
+    ]
     return problems
 
 
@@ -93,7 +109,8 @@ def test_metrics_without_portable_sql_are_named_and_refused():
     excluded = {e.name for e in ENTRIES if not_portable(e) is not None}
     assert excluded == {"relevance_string"}
     recommender = {e.name for e in ENTRIES if e.table != "judged"}
-    assert recommender == set(RECOMMENDER_PORTABLE)
+    portable = {e.name for e in ENTRIES if e.table != "judged" and not_portable(e) is None}
+    assert recommender == portable
     with pytest.raises(PolarsRankError, match=r"'relstring' has no portable SQL.*string"):
         pr.to_sql(["relstring"], "spark", "r", "q")
 

@@ -198,11 +198,27 @@ class Metric:
     family: Family = "ranking"
     #: Whether a larger value is better (``None`` for counts, which are neither).
     higher_is_better: bool | None = True
-    #: The values the metric can take, ``(low, high)``.
-    value_range: tuple[float, float] = (0.0, 1.0)
+    #: The values the metric can take, ``(low, high)`` (``None``: not a number).
+    value_range: tuple[float, float] | None = (0.0, 1.0)
     #: Targets (:data:`TARGETS`, or ``"sql"`` for every dialect) the metric does not run on,
-    #: each with the reason a user reads.
+    #: each with the reason a user reads (an engine's reason reads after ``engine='<name>'``).
     unsupported: tuple[tuple[str, str], ...] = ()
+    #: A popularity metric (a mean over the top k of a column of the item table built from the
+    #: interactions, :func:`polars_rank.recsys.item_table`, which its ``scope="table"``
+    #: parameters configure): that column, one of its ``columns`` (``"popularity"``,
+    #: ``"self_information"`` or ``"in_tail"``). Empty for every other metric.
+    item_value: str = ""
+    #: With ``item_value``: the value an item without interactions (no row in the item table)
+    #: takes in that column, from the metric's arguments (``MetricSpec.arguments()``, table
+    #: parameters included); ``None`` (or no function) leaves it null, out of the mean.
+    unknown_value: Callable[[Mapping[str, Any]], Any] | None = None
+    #: Whether the metric compares recommended items by their features (vectors, categories
+    #: or a similarity table): one similarity pass per cutoff, shared by such metrics.
+    pairwise: bool = False
+    #: Whether the metric reads each user's history (their distinct items in the
+    #: interactions); with ``pairwise``, it compares each top-k item with that history
+    #: (serendipity) rather than with the other top-k items (intra-list diversity).
+    history: bool = False
 
     def reason(self, target: str) -> str | None:
         """Why the metric does not run on ``target`` (``"spark"``, ``"sql:postgres"``, ...), or

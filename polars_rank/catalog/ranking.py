@@ -23,6 +23,7 @@ _ENTRIES: tuple[Metric, ...] = (
         macro='"precision"',
         aliases=(alias("P", "ir_measures", "trec_eval"), alias("precision", "ranx"), alias("prec")),
         trec_eval=(TrecEval("P", TREC_CUTOFFS),),
+        reference="trec_eval P (m_P.c); ir_measures P@k; ranx precision",
     ),
     Metric(
         "recall",
@@ -32,6 +33,7 @@ _ENTRIES: tuple[Metric, ...] = (
         ratio=m._recall_ratio,
         aliases=(alias("R", "ir_measures"), alias("recall", "trec_eval", "ranx")),
         trec_eval=(TrecEval("recall", TREC_CUTOFFS),),
+        reference="trec_eval recall (m_recall.c); ir_measures R@k",
     ),
     Metric(
         "recall_cap",
@@ -47,6 +49,7 @@ _ENTRIES: tuple[Metric, ...] = (
             alias("recall_cap"),
         ),
         trec_eval=(TrecEval("relative_P", TREC_CUTOFFS),),
+        reference="trec_eval relative_P (m_relative_P.c); BEIR R_cap (Thakur et al. 2021)",
     ),
     Metric(
         "hit_rate",
@@ -62,6 +65,7 @@ _ENTRIES: tuple[Metric, ...] = (
             alias("hitrate"),
         ),
         trec_eval=(TrecEval("success", (1, 5, 10)),),
+        reference="trec_eval success (m_success.c); ranx hit_rate",
     ),
     Metric(
         "hits",
@@ -69,6 +73,8 @@ _ENTRIES: tuple[Metric, ...] = (
         "number of relevant documents in the top k",
         cutoff="optional",
         aliases=(alias("hits", "ranx"),),
+        reference="ranx hits",
+        value_range=(0.0, float("inf")),
     ),
     Metric(
         "reciprocal_rank",
@@ -84,6 +90,7 @@ _ENTRIES: tuple[Metric, ...] = (
             alias("reciprocal_rank"),
         ),
         trec_eval=(TrecEval("recip_rank"),),
+        reference="trec_eval recip_rank (m_recip_rank.c); Voorhees, TREC-8 QA track (1999)",
     ),
     Metric(
         "average_precision",
@@ -101,6 +108,7 @@ _ENTRIES: tuple[Metric, ...] = (
             alias("average_precision"),
         ),
         trec_eval=(TrecEval("map"), TrecEval("map_cut", TREC_CUTOFFS)),
+        reference="trec_eval map / map_cut (m_map.c, m_map_cut.c)",
     ),
     Metric(
         "gm_map",
@@ -114,6 +122,7 @@ _ENTRIES: tuple[Metric, ...] = (
         ratio=m._average_precision_ratio,
         aliases=(alias("gm_map", "trec_eval"), alias("GMAP"), alias("gm_ap")),
         trec_eval=(TrecEval("gm_map", per_query=False),),
+        reference="trec_eval gm_map (m_gm_map.c); Robertson, GMAP (CIKM 2006)",
     ),
     Metric(
         "ndcg",
@@ -133,6 +142,7 @@ _ENTRIES: tuple[Metric, ...] = (
             alias("nDCG_burges", gain="exponential"),
         ),
         trec_eval=(TrecEval("ndcg", parameter="pairs"), TrecEval("ndcg_cut", TREC_CUTOFFS)),
+        reference="trec_eval ndcg / ndcg_cut (m_ndcg.c); Järvelin & Kekäläinen, TOIS 2002",
     ),
     Metric(
         "dcg",
@@ -148,6 +158,8 @@ _ENTRIES: tuple[Metric, ...] = (
             alias("dcg_burges", "ranx", gain="exponential"),
         ),
         trec_eval=(TrecEval("dcg", parameter="pairs"),),
+        reference="Järvelin & Kekäläinen, TOIS 2002; trec_eval ndcg's numerator",
+        value_range=(-float("inf"), float("inf")),
     ),
     Metric(
         "ideal_dcg",
@@ -161,6 +173,8 @@ _ENTRIES: tuple[Metric, ...] = (
         title="ideal DCG",
         aliases=(alias("ideal_dcg", "trec_eval"), alias("IDCG")),
         trec_eval=(TrecEval("ideal_dcg", parameter="pairs"),),
+        reference="trec_eval ndcg's denominator (m_ndcg.c)",
+        value_range=(-float("inf"), float("inf")),
     ),
     Metric(
         "r_precision",
@@ -176,6 +190,7 @@ _ENTRIES: tuple[Metric, ...] = (
             alias("RPrec"),
         ),
         trec_eval=(TrecEval("Rprec"),),
+        reference="trec_eval Rprec (m_Rprec.c)",
     ),
     Metric(
         "bpref",
@@ -184,6 +199,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "non-relevant above r, N judged non-relevant in all; unjudged and negative skipped",
         aliases=(alias("Bpref", "ir_measures"), alias("bpref", "trec_eval", "ranx")),
         trec_eval=(TrecEval("bpref"),),
+        reference="trec_eval bpref (m_bpref.c); Buckley & Voorhees, SIGIR 2004",
     ),
     Metric(
         "f1",
@@ -192,6 +208,7 @@ _ENTRIES: tuple[Metric, ...] = (
         cutoff="optional",
         title="F1",
         aliases=(alias("f1", "ranx"), alias("F1")),
+        reference="ranx f1",
     ),
     Metric(
         "judged_fraction",
@@ -201,6 +218,7 @@ _ENTRIES: tuple[Metric, ...] = (
         relevance_level=False,
         title="judged",
         aliases=(alias("Judged", "ir_measures"), alias("judged_fraction")),
+        reference="ir_measures Judged@k",
     ),
     Metric(
         "unjudged",
@@ -210,6 +228,8 @@ _ENTRIES: tuple[Metric, ...] = (
         relevance_level=False,
         aliases=(alias("unj", "trec_eval"), alias("unjudged")),
         trec_eval=(TrecEval("unj", (5, 10, 20)),),
+        reference="trec_eval unj (m_unj.c)",
+        higher_is_better=False,
     ),
     Metric(
         "num_ret",
@@ -221,6 +241,9 @@ _ENTRIES: tuple[Metric, ...] = (
         explicit_level=True,
         aliases=(alias("NumRet", "ir_measures"), alias("num_ret", "trec_eval")),
         trec_eval=(TrecEval("num_ret"),),
+        reference="trec_eval num_ret (m_num_ret.c)",
+        higher_is_better=None,
+        value_range=(0.0, float("inf")),
     ),
     Metric(
         "num_rel",
@@ -231,6 +254,9 @@ _ENTRIES: tuple[Metric, ...] = (
         title="relevant",
         aliases=(alias("NumRel", "ir_measures"), alias("num_rel", "trec_eval")),
         trec_eval=(TrecEval("num_rel"),),
+        reference="trec_eval num_rel (m_num_rel.c)",
+        higher_is_better=None,
+        value_range=(0.0, float("inf")),
     ),
     Metric(
         "num_rel_ret",
@@ -240,6 +266,9 @@ _ENTRIES: tuple[Metric, ...] = (
         title="relevant retrieved",
         aliases=(alias("NumRelRet", "ir_measures"), alias("num_rel_ret", "trec_eval")),
         trec_eval=(TrecEval("num_rel_ret"),),
+        reference="trec_eval num_rel_ret (m_num_rel_ret.c)",
+        higher_is_better=None,
+        value_range=(0.0, float("inf")),
     ),
     Metric(
         "num_nonrel_judged_ret",
@@ -249,6 +278,9 @@ _ENTRIES: tuple[Metric, ...] = (
         title="non-relevant retrieved",
         aliases=(alias("num_nonrel_judged_ret", "trec_eval"),),
         trec_eval=(TrecEval("num_nonrel_judged_ret"),),
+        reference="trec_eval num_nonrel_judged_ret (m_num_nonrel_judged_ret.c)",
+        higher_is_better=None,
+        value_range=(0.0, float("inf")),
     ),
     Metric(
         "num_q",
@@ -260,6 +292,9 @@ _ENTRIES: tuple[Metric, ...] = (
         title="queries",
         aliases=(alias("NumQ", "ir_measures"), alias("num_q", "trec_eval")),
         trec_eval=(TrecEval("num_q", per_query=False),),
+        reference="trec_eval num_q (m_num_q.c)",
+        higher_is_better=None,
+        value_range=(0.0, float("inf")),
     ),
     Metric(
         "set_precision",
@@ -268,6 +303,7 @@ _ENTRIES: tuple[Metric, ...] = (
         title="set precision",
         aliases=(alias("SetP", "ir_measures"), alias("set_P", "trec_eval"), alias("set_precision")),
         trec_eval=(TrecEval("set_P"),),
+        reference="trec_eval set_P (m_set_P.c)",
     ),
     Metric(
         "set_recall",
@@ -276,6 +312,7 @@ _ENTRIES: tuple[Metric, ...] = (
         title="set recall",
         aliases=(alias("SetR", "ir_measures"), alias("set_recall", "trec_eval")),
         trec_eval=(TrecEval("set_recall"),),
+        reference="trec_eval set_recall (m_set_recall.c)",
     ),
     Metric(
         "set_f",
@@ -285,6 +322,7 @@ _ENTRIES: tuple[Metric, ...] = (
         title="set F",
         aliases=(alias("SetF", "ir_measures"), alias("set_F", "trec_eval"), alias("set_f")),
         trec_eval=(TrecEval("set_F", parameter="beta"),),
+        reference="trec_eval set_F (m_set_F.c); van Rijsbergen's F",
     ),
     Metric(
         "iprec_at_recall",
@@ -295,6 +333,7 @@ _ENTRIES: tuple[Metric, ...] = (
         title="interpolated precision",
         aliases=(alias("IPrec", "ir_measures"), alias("iprec_at_recall", "trec_eval")),
         trec_eval=(TrecEval("iprec_at_recall", m.ELEVEN_POINTS),),
+        reference="trec_eval iprec_at_recall (m_iprec_at_recall.c)",
     ),
     Metric(
         "eleven_pt_avg",
@@ -313,6 +352,7 @@ _ENTRIES: tuple[Metric, ...] = (
         title="11-point average",
         aliases=(alias("11pt_avg", "trec_eval"), alias("eleven_pt_avg"), alias("11-pt_avg")),
         trec_eval=(TrecEval("11pt_avg", parameter="points"),),
+        reference="trec_eval 11pt_avg (m_11pt_avg.c)",
     ),
     Metric(
         "err",

@@ -9,6 +9,17 @@ from polars_rank import recsys as rs
 from polars_rank.catalog.model import Metric, Param, alias, with_family
 from polars_rank.catalog.params import COUNT_PARAM
 
+#: Why the Spark engine does not take the recommender metrics (their portable SQL runs in
+#: Spark); a Spark reason reads after "engine='spark'".
+_SPARK = (
+    (
+        "spark",
+        "does not take the recommender metrics' inputs yet: run "
+        "pr.to_sql(..., 'spark', interactions=..., catalog=..., item_features=...) in the "
+        "session, or evaluate them with engine='polars' or engine='duckdb'",
+    ),
+)
+
 _ENTRIES: tuple[Metric, ...] = (
     Metric(
         "catalog_coverage",
@@ -29,6 +40,7 @@ _ENTRIES: tuple[Metric, ...] = (
         ),
         reference="MS Recommenders catalog_coverage (catalog = train items), RecBole "
         "ItemCoverage (catalog = item ids with the padding id)",
+        unsupported=_SPARK,
     ),
     Metric(
         "shannon_entropy",
@@ -66,6 +78,7 @@ _ENTRIES: tuple[Metric, ...] = (
         ),
         reference="MS Recommenders distributional_coverage; RecBole ShannonEntropy with "
         "base=e, per_item=true",
+        unsupported=_SPARK,
     ),
     Metric(
         "gini_index",
@@ -81,6 +94,7 @@ _ENTRIES: tuple[Metric, ...] = (
         title="Gini index",
         aliases=(alias("gini"), alias("gini_index"), alias("GiniIndex", "recbole")),
         reference="RecBole GiniIndex (n = its item count, padding id included)",
+        unsupported=_SPARK,
     ),
     Metric(
         "user_coverage",
@@ -97,6 +111,7 @@ _ENTRIES: tuple[Metric, ...] = (
         aliases=(alias("user_coverage"),),
         reference="Ge, Delgado-Battenfeld & Jannach 2010 (neither MS Recommenders nor RecBole "
         "has it)",
+        unsupported=_SPARK,
     ),
     Metric(
         "novelty",
@@ -126,8 +141,11 @@ _ENTRIES: tuple[Metric, ...] = (
         table="recommendations",
         inputs=("interactions",),
         aliases=(alias("novelty"),),
+        item_value="self_information",
+        unknown_value=lambda a: 0.0 if a["unknown"] == "zero" else None,
         reference="MS Recommenders historical_item_novelty (per item); its novelty averages "
         "over all recommendations with unknown=zero",
+        unsupported=_SPARK,
     ),
     Metric(
         "average_popularity",
@@ -139,6 +157,8 @@ _ENTRIES: tuple[Metric, ...] = (
         columns=("rank", "popularity"),
         table="recommendations",
         inputs=("interactions",),
+        item_value="popularity",
+        unknown_value=lambda a: 0,
         title="average recommendation popularity",
         aliases=(
             alias("arp"),
@@ -146,6 +166,7 @@ _ENTRIES: tuple[Metric, ...] = (
             alias("AveragePopularity", "recbole", count="interactions"),
         ),
         reference="RecBole AveragePopularity (count=interactions)",
+        unsupported=_SPARK,
     ),
     Metric(
         "long_tail_share",
@@ -194,6 +215,8 @@ _ENTRIES: tuple[Metric, ...] = (
         columns=("rank", "in_tail"),
         table="recommendations",
         inputs=("interactions",),
+        item_value="in_tail",
+        unknown_value=lambda a: a["unknown"],  # the item-table option: tail True, head False
         title="long-tail share (APLT)",
         aliases=(
             alias("aplt"),
@@ -208,6 +231,7 @@ _ENTRIES: tuple[Metric, ...] = (
         ),
         reference="RecBole TailPercentage (tail_share or tail_popularity, unknown=head, "
         "count=interactions)",
+        unsupported=_SPARK,
     ),
     Metric(
         "intra_list_diversity",
@@ -230,6 +254,7 @@ _ENTRIES: tuple[Metric, ...] = (
         variants=rs.features.KINDS,
         table="recommendations",
         inputs=("item_features",),
+        pairwise=True,
         title="intra-list diversity",
         aliases=(
             alias("ild"),
@@ -237,6 +262,7 @@ _ENTRIES: tuple[Metric, ...] = (
             alias("diversity", "recommenders"),
         ),
         reference="MS Recommenders user_diversity / diversity",
+        unsupported=_SPARK,
     ),
     Metric(
         "serendipity",
@@ -258,9 +284,12 @@ _ENTRIES: tuple[Metric, ...] = (
         variants=rs.features.KINDS,
         table="recommendations",
         inputs=("interactions", "item_features"),
+        pairwise=True,
+        history=True,
         needs_qrels=lambda a: a["gain"] != "none",
         aliases=(alias("serendipity", "recommenders"),),
         reference="MS Recommenders user_serendipity / serendipity",
+        unsupported=_SPARK,
     ),
 )
 

@@ -8,6 +8,13 @@ from polars_rank.catalog.params import GAINS
 from polars_rank.ranking import metrics as m
 from polars_rank.ranking import trec_metrics as tm
 
+#: Why relstring has no portable SQL.
+_STRING_REASON = (
+    "its value is a string built in rank order (trec_eval's relstring), which the SQL "
+    "dialects aggregate in incompatible ways: evaluate it with engine='polars' or "
+    "engine='duckdb'"
+)
+
 _ENTRIES: tuple[Metric, ...] = (
     Metric(
         "relevance_string",
@@ -21,6 +28,17 @@ _ENTRIES: tuple[Metric, ...] = (
         title="relevance string",
         aliases=(alias("relstring", "trec_eval"), alias("relevance_string")),
         trec_eval=(TrecEval("relstring", parameter="length"),),
+        reference="trec_eval relstring (m_relstring.c)",
+        higher_is_better=None,
+        value_range=None,
+        unsupported=(
+            ("sql", _STRING_REASON),
+            (
+                "spark",
+                "does not take string-valued metrics (trec_eval's relstring, built in rank "
+                "order): evaluate it with engine='polars' or engine='duckdb'",
+            ),
+        ),
     ),
     Metric(
         "inferred_ap",
@@ -31,6 +49,7 @@ _ENTRIES: tuple[Metric, ...] = (
         title="inferred AP",
         aliases=(alias("infAP", "ir_measures", "trec_eval"), alias("inferred_ap")),
         trec_eval=(TrecEval("infAP"),),
+        reference="trec_eval infAP (m_infAP.c); Yilmaz & Aslam, CIKM 2006",
     ),
     Metric(
         "gm_bpref",
@@ -41,6 +60,7 @@ _ENTRIES: tuple[Metric, ...] = (
         title="geometric bpref",
         aliases=(alias("gm_bpref", "trec_eval"),),
         trec_eval=(TrecEval("gm_bpref", per_query=False),),
+        reference="trec_eval gm_bpref (m_gm_bpref.c)",
     ),
     Metric(
         "yaap",
@@ -49,6 +69,8 @@ _ENTRIES: tuple[Metric, ...] = (
         title="YAAP",
         aliases=(alias("yaap", "trec_eval"),),
         trec_eval=(TrecEval("yaap"),),
+        reference="trec_eval yaap (m_yaap.c)",
+        value_range=(-float("inf"), float("inf")),
     ),
     Metric(
         "r_precision_multiple",
@@ -64,6 +86,7 @@ _ENTRIES: tuple[Metric, ...] = (
                 parameter="multiple",
             ),
         ),
+        reference="trec_eval Rprec_mult (m_Rprec_mult.c)",
     ),
     Metric(
         "utility",
@@ -82,6 +105,8 @@ _ENTRIES: tuple[Metric, ...] = (
         ),
         aliases=(alias("utility", "trec_eval"),),
         trec_eval=(TrecEval("utility", parameter="coefficients"),),
+        reference="trec_eval utility (m_utility.c)",
+        value_range=(-float("inf"), float("inf")),
     ),
     Metric(
         "binary_g",
@@ -90,6 +115,7 @@ _ENTRIES: tuple[Metric, ...] = (
         title="binary G",
         aliases=(alias("binG", "trec_eval"), alias("binary_g")),
         trec_eval=(TrecEval("binG"),),
+        reference="trec_eval binG (m_binG.c)",
     ),
     Metric(
         "normalized_gain",
@@ -101,6 +127,7 @@ _ENTRIES: tuple[Metric, ...] = (
         title="G (normalized gain)",
         aliases=(alias("G", "trec_eval"), alias("normalized_gain")),
         trec_eval=(TrecEval("G", parameter="pairs"),),
+        reference="trec_eval G (m_G.c)",
     ),
     Metric(
         "ndcg_rel",
@@ -112,6 +139,7 @@ _ENTRIES: tuple[Metric, ...] = (
         title="nDCG over relevant",
         aliases=(alias("ndcg_rel", "trec_eval"),),
         trec_eval=(TrecEval("ndcg_rel", parameter="pairs"),),
+        reference="trec_eval ndcg_rel (m_ndcg_rel.c)",
     ),
     Metric(
         "r_ndcg",
@@ -122,6 +150,7 @@ _ENTRIES: tuple[Metric, ...] = (
         title="nDCG at R levels",
         aliases=(alias("Rndcg", "trec_eval"), alias("r_ndcg")),
         trec_eval=(TrecEval("Rndcg", parameter="pairs"),),
+        reference="trec_eval Rndcg (m_Rndcg.c)",
     ),
     Metric(
         "set_relative_precision",
@@ -130,6 +159,7 @@ _ENTRIES: tuple[Metric, ...] = (
         title="relative set precision",
         aliases=(alias("set_relative_P", "trec_eval"), alias("set_relative_precision")),
         trec_eval=(TrecEval("set_relative_P"),),
+        reference="trec_eval set_relative_P (m_set_relative_P.c)",
     ),
     Metric(
         "set_average_precision",
@@ -142,6 +172,7 @@ _ENTRIES: tuple[Metric, ...] = (
             alias("set_average_precision"),
         ),
         trec_eval=(TrecEval("set_map"),),
+        reference="trec_eval set_map (m_set_map.c)",
     ),
     Metric(
         "trec_rbp",
@@ -153,6 +184,7 @@ _ENTRIES: tuple[Metric, ...] = (
         title="RBP (trec_eval)",
         aliases=(alias("trec_rbp"),),
         trec_eval=(TrecEval("rbp", parameter="pairs"),),
+        reference="trec_eval rbp (m_rbp.c); Moffat & Zobel, TOIS 2008",
     ),
     Metric(
         "trec_rbp_residual",
@@ -163,6 +195,8 @@ _ENTRIES: tuple[Metric, ...] = (
         title="RBP residual (trec_eval)",
         aliases=(alias("trec_rbp_resid"), alias("trec_rbp_residual")),
         trec_eval=(TrecEval("rbp_resid", parameter="pairs"),),
+        reference="trec_eval rbp_resid (m_rbp_resid.c); Moffat & Zobel, TOIS 2008",
+        higher_is_better=None,
     ),
 )
 

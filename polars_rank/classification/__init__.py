@@ -36,6 +36,7 @@ from typing import Literal, TypeVar
 import duckdb
 import polars as pl
 
+from polars_rank.classification import frames as _frames
 from polars_rank.classification.binary import (
     EPS,
     accuracy,
@@ -64,8 +65,8 @@ from polars_rank.classification.multiclass import (
 from polars_rank.core.errors import PolarsRankError, bad_choice
 from polars_rank.core.frames import like as _like
 from polars_rank.core.frames import to_lazy
-from polars_rank.engines.duckdb.classification import register, run_table_macro
-from polars_rank.engines.polars import classification as _frames
+from polars_rank.duckdb import sql_path
+from polars_rank.duckdb import table_macro as run_table_macro
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 Engine = Literal["polars", "duckdb"]
@@ -100,6 +101,12 @@ __all__ = [
     "validate_binary",
 ]
 
+
+
+def register(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """Create (or replace) every ``cls_*`` macro of ``sql/classification.sql`` on ``con``."""
+    con.execute(sql_path("classification.sql").read_text(encoding="utf-8"))
+    return con
 
 def _lazy(frame: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
     return to_lazy(frame, "the input")

@@ -1,6 +1,7 @@
 """``polars-rank classify``: scores of a binary classifier (or click model) against 0/1 labels:
 ROC AUC, group AUC, log loss, average precision, and precision, recall and F1 at a threshold,
-in the output formats of ``evaluate``."""
+in the output formats of ``evaluate``; with ``-m``, the classification metrics named
+(``-m AUC,LogLoss -m 'Fbeta(beta=2)'``), computed by :func:`polars_rank.evaluate_classification`."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import warnings
 
 import polars as pl
 
-from polars_rank.cli.options import reported_warnings
+from polars_rank.catalog.names import MetricSpec, parse_metrics
+from polars_rank.cli.options import reported_warnings, split_metrics
 from polars_rank.cli.output import OUTPUT_FORMATS, render, trec_line, write_output
 from polars_rank.core.errors import PolarsRankError
 
@@ -76,12 +78,7 @@ def classify(
     if per_group and group is None:
         raise PolarsRankError("--per-group needs --group COLUMN")
     cls.validate_binary(data, label, score)
-    present = pl.col(label).is_not_null() & pl.col(score).is_not_null()
-    skipped = data.height - data.filter(present).height
-    if skipped:
-        warnings.warn(
-            f"{skipped} row(s) with a null {label!r} or {score!r} were skipped", stacklevel=2
-        )
+    _warn_skipped(data, label, score)
     metrics = _metrics(label, score, threshold, _are_probabilities(data, score))
     if per_group:
         assert group is not None
@@ -96,13 +93,67 @@ def classify(
     return pl.concat([result, gauc], how="horizontal").select(order)
 
 
-def _trec_text(result: pl.DataFrame, group: str | None) -> str:
+def _warn_skipped(data: pl.DataFrame, label: str, score: str) -> None:
+    """Warn how many rows have a null label or score (every metric skips them)."""
+    present = pl.col(label).is_not_null() & pl.col(score).is_not_null()
+    skipped = data.height - data.filter(present).height
+    if skipped:
+        warnings.warn(
+            f"{skipped} row(s) with a null {label!r} or {score!r} were skipped", stacklevel=3
+        )
+
+
+def classify_metrics(
+    data: pl.DataFrame,
+    specs: list[MetricSpec],
+    label: str,
+    score: str,
+    *,
+    group: str | None = None,
+    threshold: float = 0.5,
+    per_group: bool = False,
+    engine: str = "polars",
+) -> pl.DataFrame:
+    """The metrics of ``specs`` (``-m``) by :func:`polars_rank.evaluate_classification`: one
+    row, or one row per group with ``per_group``; ``group`` is also GAUC's group.
+
+    >>> data = pl.DataFrame({"y": [1, 0, 1, 0], "p": [0.9, 0.6, 0.4, 0.1]})
+    >>> specs = parse_metrics(["AUC", "F1", "TP"], scope="classification")
+    >>> classify_metrics(data, specs, "y", "p").row(0)
+    (0.75, 0.5, 1)
+    """
+    from polars_rank.catalog.classification import GROUP
+    from polars_rank.evaluation import evaluate_classification
+
+    if per_group and group is None:
+        raise PolarsRankError("--per-group needs --group COLUMN")
+    grouped = [s.label for s in specs if GROUP in s.entry.columns]
+    if grouped and group is None:
+        raise PolarsRankError(f"{grouped[0]} averages AUC over groups: it needs --group COLUMN")
+    for column in [label, score] + ([group] if group else []):
+        if column not in data.columns:
+            raise PolarsRankError(f"no column {column!r}; the columns are {data.columns}")
+    result = evaluate_classification(
+        data,
+        specs,
+        label=label,
+        score=score,
+        by=group if per_group else None,
+        group=group,
+        threshold=threshold,
+        engine=engine,  # type: ignore[arg-type]
+    )
+    _warn_skipped(data, label, score)
+    return result
+
+
+def _trec_text(result: pl.DataFrame, group: str | None, counts: list[str]) -> str:
     """``measure<TAB>group<TAB>value`` lines (``all`` for the whole table)."""
     lines = []
     for row in result.iter_rows(named=True):
         where = str(row.pop(group)) if group is not None and group in row else "all"
         lines += [
-            trec_line(name, where, value, integer=name in COUNTS) for name, value in row.items()
+            trec_line(name, where, value, integer=name in counts) for name, value in row.items()
         ]
     return "\n".join(lines) + "\n"
 
@@ -111,6 +162,9 @@ def run_classify(args: argparse.Namespace) -> int:
     """``polars-rank classify``."""
     from polars_rank.cli.inputs import detect_format, read_table
 
+    names = split_metrics(args.metrics)
+    # unknown names fail before the file is read
+    specs = parse_metrics(names, scope="classification") if names else []
     if args.output_format == "parquet" and not args.out:
         raise PolarsRankError("-o parquet needs --out FILE")
     fmt = detect_format(args.data, args.format)
@@ -122,17 +176,33 @@ def run_classify(args: argparse.Namespace) -> int:
     if data.height == 0:
         raise PolarsRankError(f"{args.data}: the file has no rows")
     with reported_warnings():
-        result = classify(
-            data,
-            args.label,
-            args.score,
-            group=args.group,
-            threshold=args.threshold,
-            per_group=args.per_group,
-        )
-    integers = [c for c in COUNTS if c in result.columns]
+        if specs:
+            result = classify_metrics(
+                data,
+                specs,
+                args.label,
+                args.score,
+                group=args.group,
+                threshold=args.threshold,
+                per_group=args.per_group,
+                engine=args.engine,
+            )
+        else:
+            result = classify(
+                data,
+                args.label,
+                args.score,
+                group=args.group,
+                threshold=args.threshold,
+                per_group=args.per_group,
+            )
+    if specs:
+        integers = [s.label for s in specs if s.summary == "sum"]
+    else:
+        integers = [c for c in COUNTS if c in result.columns]
     if args.output_format == "trec":
-        text: str | None = _trec_text(result, args.group if args.per_group else None)
+        group = args.group if args.per_group else None
+        text: str | None = _trec_text(result, group, integers)
     else:
         text = render(result, args.output_format, integers=integers, digits=args.digits)
     write_output(text, args.out, result)
@@ -144,6 +214,17 @@ def build_classify_parser(parser: argparse.ArgumentParser) -> None:
     from polars_rank.cli.inputs import FORMATS
 
     parser.add_argument("data", metavar="DATA", help="a table with a label and a score column")
+    parser.add_argument(
+        "-m",
+        "--metric",
+        dest="metrics",
+        action="append",
+        metavar="METRIC",
+        help="classification metric name, repeatable or comma-separated (e.g. -m AUC,LogLoss "
+        "-m 'Fbeta(beta=2)'; GAUC needs --group; `polars-rank metrics --family "
+        "classification` lists them). Default: the report rows, positives, roc_auc, "
+        "group_auc, log_loss, average_precision, precision, recall and f1",
+    )
     parser.add_argument("--label", required=True, help="column of true labels (0/1 or bool)")
     parser.add_argument("--score", required=True, help="column of scores (probabilities)")
     parser.add_argument("--group", help="column naming groups (e.g. user): adds the group AUC")
@@ -154,7 +235,14 @@ def build_classify_parser(parser: argparse.ArgumentParser) -> None:
         "--threshold",
         type=float,
         default=0.5,
-        help="precision, recall and F1 predict positive when score >= threshold (default 0.5)",
+        help="precision, recall and F1 (every thresholded metric of -m unless its name sets "
+        "one) predict positive when score >= threshold (default 0.5)",
+    )
+    parser.add_argument(
+        "--engine",
+        choices=("polars", "duckdb"),
+        default="polars",
+        help="engine of the -m metrics: polars (default) or duckdb (the cls_* SQL macros)",
     )
     parser.add_argument(
         "-o",

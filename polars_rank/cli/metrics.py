@@ -1,5 +1,5 @@
-"""``polars-rank metrics``: every ranking and recommender metric with the names it is known
-by, read from the registry."""
+"""``polars-rank metrics``: every metric of the catalog (ranking, trec_eval, recommender,
+classification) with the names it is known by and where it runs."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import argparse
 
 import polars as pl
 
-from polars_rank.catalog.model import TrecEval
+from polars_rank.catalog.model import FAMILIES, Family, TrecEval, alias_parameters
+from polars_rank.catalog.registry import entries
 from polars_rank.cli.output import render, write_output
 
 #: Output formats of ``polars-rank metrics``.
@@ -28,24 +29,23 @@ def _trec_spelled(trec: TrecEval, cutoff: str) -> str:
     return trec.name + (".x" if cutoff == "recall" else ".k")
 
 
-def metrics_frame() -> pl.DataFrame:
-    """One row per registered metric: ``metric`` (the Python function), ``names`` (every name
+def metrics_frame(family: Family | None = None) -> pl.DataFrame:
+    """One row per catalog entry (of ``family``): ``family``, ``metric`` (the Python function),
+    ``names`` (every name
     the parser accepts, case-insensitive; ``[@k]`` an optional cutoff), ``trec_eval`` (the
     measures ``polars-rank trec_eval -m`` computes with it, "" for none), ``parameters``
     (written ``Name(param=value)``), ``needs`` (the inputs besides run and judgments:
     ``interactions``, ``item_features``), ``summary`` (over queries; ``one per run`` for
-    corpus-level recommender metrics) and ``definition``.
+    corpus-level recommender metrics), ``engines`` (where it runs; ``sql:<dialect>`` for
+    ``polars-rank sql``) and ``definition``.
 
     >>> metrics_frame().filter(pl.col("metric") == "r_precision")["names"].item()
     'Rprec, r-precision, r_precision, R-Prec, RPrec'
     >>> metrics_frame().filter(pl.col("metric") == "trec_rbp")["trec_eval"].item()
     'rbp'
     """
-    from polars_rank.catalog.model import alias_parameters
-    from polars_rank.catalog.registry import metrics
-
     rows = []
-    for entry in metrics():
+    for entry in entries(family):
         names = []
         for alias in entry.aliases:
             fixed = ",".join(alias_parameters(entry, alias))  # ", " separates the names
@@ -55,12 +55,14 @@ def metrics_frame() -> pl.DataFrame:
             parameters.append("rel")
         rows.append(
             {
+                "family": entry.family,
                 "metric": entry.name,
                 "names": ", ".join(names),
                 "trec_eval": ", ".join(_trec_spelled(t, entry.cutoff) for t in entry.trec_eval),
                 "parameters": ", ".join(parameters),
                 "needs": ", ".join(entry.inputs),
                 "summary": "one per run" if entry.level == "corpus" else entry.summary,
+                "engines": ", ".join(entry.engines()),
                 "definition": entry.formula.replace("**", "").replace("`", ""),
             }
         )
@@ -69,7 +71,7 @@ def metrics_frame() -> pl.DataFrame:
 
 def run_metrics(args: argparse.Namespace) -> int:
     """``polars-rank metrics``."""
-    frame = metrics_frame()
+    frame = metrics_frame(args.family)
     if not args.definitions:
         frame = frame.drop("definition")
     write_output(render(frame, args.output_format), None)
@@ -84,6 +86,12 @@ def build_metrics_parser(parser: argparse.ArgumentParser) -> None:
         choices=METRICS_FORMATS,
         default="table",
         help="table (default), markdown, csv or json",
+    )
+    parser.add_argument(
+        "--family",
+        choices=FAMILIES,
+        default=None,
+        help="only this family's metrics (default: every family)",
     )
     parser.add_argument(
         "--definitions", action="store_true", help="also print each metric's definition"

@@ -223,9 +223,7 @@ def compare(
     ``queries="qrels"`` every run is scored on the same queries (all judged ones);
     ``queries="both"`` may give runs different query sets, which is an error.
 
-    The arguments come in the order of :func:`polars_rank.evaluate` (runs, qrels, metrics);
-    the former order ``compare(qrels, runs, metrics)`` still works, with a
-    ``DeprecationWarning``.
+    The arguments come in the order of :func:`polars_rank.evaluate` (runs, qrels, metrics).
 
     >>> import polars as pl, polars_rank as pr
     >>> qrels = pl.DataFrame({"query": ["q1", "q2"], "doc": ["a", "b"], "relevance": [1, 1]})
@@ -235,9 +233,8 @@ def compare(
     >>> out.select("run", "mean", "baseline_mean", "t_pvalue").rows()
     [('same', 0.75, 0.75, 1.0)]
     """
-    from polars_rank.evaluation import evaluate_runs, runs_first
+    from polars_rank.evaluation import evaluate_runs
 
-    runs, qrels = runs_first(runs, qrels, "compare")
 
     if not runs:
         raise PolarsRankError("compare: no runs given")

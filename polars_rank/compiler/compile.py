@@ -22,7 +22,6 @@ from polars_rank.compiler.recsys import (
     FEATURE_KIND,
     FEATURES,
     INTERACTIONS,
-    PORTABLE,
     VECTOR,
 )
 from polars_rank.core import messages
@@ -38,23 +37,13 @@ LAYOUTS: tuple[str, ...] = ("wide", "long")
 LONG_COLUMNS = ("measure", "value")
 
 
-def not_portable(entry: Metric) -> str | None:
-    """Why a registry metric has no portable SQL (None when it has): trec_eval's ``relstring``
-    is a string built in rank order, which the dialects aggregate in incompatible ways. (Every
-    recommender metric has it; intra-list diversity and serendipity with feature vectors only,
-    see :func:`to_sql`.)"""
-    if entry.table != "judged" and entry.name not in PORTABLE:  # a metric added later
-        return (
-            "it is a recommender metric the portable SQL does not cover yet: evaluate it "
-            "with engine='polars' or engine='duckdb'"
-        )
-    if entry.result == "string":
-        return (
-            "its value is a string built in rank order (trec_eval's relstring), which the SQL "
-            "dialects aggregate in incompatible ways: evaluate it with engine='polars' or "
-            "engine='duckdb'"
-        )
-    return None
+def not_portable(entry: Metric, dialect: str = "duckdb") -> str | None:
+    """Why a catalog metric has no portable SQL in ``dialect`` (None when it has): the reason
+    its entry gives (:attr:`Metric.unsupported`), e.g. trec_eval's ``relstring``, a string
+    built in rank order, which the dialects aggregate in incompatible ways. (Every recommender
+    metric has it; intra-list diversity and serendipity with feature vectors only, see
+    :func:`to_sql`.)"""
+    return entry.reason(f"sql:{dialect}")
 
 
 def _specs(metrics: Sequence[str | MetricSpec] | str | MetricSpec) -> list[MetricSpec]:

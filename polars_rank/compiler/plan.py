@@ -155,7 +155,7 @@ def query_text(
     judged = [s for s in specs if s.entry.table == "judged"]
     recommender = [s for s in specs if s.entry.table != "judged"]
     q = Parts()
-    formulas = [BUILDERS[s.metric](q, **s.arguments(options.relevance_level)) for s in judged]
+    formulas = [BUILDERS[s.entry.name](q, **s.arguments(options.relevance_level)) for s in judged]
     keep = "pr_judged = 1" + (" AND pr_in_run = 1" if options.queries == "both" else "")
     source_parts = "pr_parts"
     if has_qrels:

@@ -33,33 +33,20 @@ the placeholders :data:`ID_NUMBER` and :data:`ID_TEXT` are sort keys that
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from polars_rank.catalog.names import MetricSpec
 from polars_rank.compiler.dialects import ID_NUMBER, ID_TEXT
 from polars_rank.compiler.parts import ONE, ZERO, dbl, log2, num
 from polars_rank.compiler.placeholders import DOC, QUERY
-from polars_rank.core.recommender_inputs import item_options
-from polars_rank.engines.polars.recsys import POPULARITY_METRICS, largest_cutoff
+from polars_rank.core.recommender_inputs import item_options, largest_cutoff
 from polars_rank.recsys.options import ItemOptions
 
 #: Placeholders for the caller's recommender tables and the vector column, replaced in the
 #: parsed tree.
 INTERACTIONS, CATALOG, FEATURES = "pr_input_interactions", "pr_input_catalog", "pr_input_features"
 VECTOR = "pr_col_vector"
-
-
-#: The recommender metrics that have portable SQL.
-PORTABLE = (
-    *POPULARITY_METRICS,
-    "catalog_coverage",
-    "shannon_entropy",
-    "gini_index",
-    "user_coverage",
-    "intra_list_diversity",
-    "serendipity",
-)
 
 #: The kind of item features the portable SQL takes (a ``doc`` and an array column).
 FEATURE_KIND = "vectors"
@@ -121,52 +108,81 @@ def _item_table(option: ItemOptions, popularity: str) -> str:
     )
 
 
-def _popularity_value(spec: MetricSpec, option: ItemOptions) -> str:
-    """A row's value for a popularity metric (NULL outside its cutoff: AVG skips it)."""
-    if spec.metric == "novelty":
-        value = "i.self_information"
-        if spec.arguments()["unknown"] == "zero":
-            value = f"COALESCE(i.self_information, {ZERO})"
-    elif spec.metric == "average_popularity":
-        value = dbl("COALESCE(i.popularity, 0)")
-    else:  # long_tail_share
-        value = dbl(f"COALESCE(i.in_tail, {1 if option.unknown_in_tail else 0})")
-    return f"AVG(CASE WHEN {_within(spec.k, 't.pos')} THEN {value} END)"
+def _popularity_value(spec: MetricSpec) -> str:
+    """A row's value for a popularity metric: its item-table column
+    (:attr:`~polars_rank.catalog.model.Metric.item_value`), with what an item without
+    interactions counts (:attr:`~polars_rank.catalog.model.Metric.unknown_value`); NULL
+    outside its cutoff: AVG skips it."""
+    entry = spec.entry
+    value = f"i.{entry.item_value}"
+    unknown = None if entry.unknown_value is None else entry.unknown_value(spec.arguments())
+    if unknown is not None:
+        fill = float(unknown)
+        value = f"COALESCE({value}, {int(fill) if fill.is_integer() else num(fill)})"
+    return f"AVG(CASE WHEN {_within(spec.k, 't.pos')} THEN {dbl(value)} END)"
 
 
-def _corpus_value(spec: MetricSpec, counts: str) -> str:
-    """The one-row query of a corpus metric over ``counts`` (``docno, cnt``: users with the
-    item in their top k)."""
-    if spec.metric == "catalog_coverage":
-        return (
-            "SELECT CASE WHEN s.n_catalog > 0 THEN h.n_shown / s.n_catalog END AS pr_value FROM "
-            f"(SELECT {dbl('COUNT(*)')} AS n_shown FROM {counts} AS c "
-            "JOIN pr_catalog AS cat ON c.docno = cat.docno) AS h CROSS JOIN "
-            f"(SELECT {dbl('COUNT(*)')} AS n_catalog FROM pr_catalog) AS s"
-        )
-    if spec.metric == "shannon_entropy":
-        args = spec.arguments()
-        per_item = dbl("COUNT(*)") if args["per_item"] else ONE
-        cnt = dbl("cnt")
-        return (
-            f"SELECT CASE WHEN COUNT(*) > 0 THEN -SUM(p * (LN(p) / {num(math.log(args['base']))}))"
-            f" / {per_item} END AS pr_value FROM "
-            f"(SELECT {cnt} / SUM({cnt}) OVER () AS p FROM {counts}) AS e"
-        )
-    if spec.metric == "gini_index":
-        # the m recommended catalog items take positions n − m + 1 … n (counts ascending; the
-        # n − m others have count 0 and add nothing); ties in the count change nothing
-        position = (
-            f"s.n_catalog - {dbl('COUNT(*) OVER ()')} + {dbl('ROW_NUMBER() OVER (ORDER BY c.cnt)')}"
-        )
-        return (
-            "SELECT CASE WHEN SUM(c) > 0 THEN "
-            f"SUM((CAST(2 AS DOUBLE) * j - n - {ONE}) * c) / (MAX(n) * SUM(c)) END AS pr_value "
-            f"FROM (SELECT {dbl('c.cnt')} AS c, s.n_catalog AS n, {position} AS j "
-            f"FROM {counts} AS c JOIN pr_catalog AS cat ON c.docno = cat.docno CROSS JOIN "
-            f"(SELECT {dbl('COUNT(*)')} AS n_catalog FROM pr_catalog) AS s) AS g"
-        )
-    # user_coverage: users with a row within k (of grade >= the level) / users
+#: What a corpus metric's SQL is given: the spec and ``counts(k)``, the name of the CTE of the
+#: recommendation counts at k (``docno, cnt``: users with the item in their top k), added to
+#: the plan when first asked for.
+CorpusSQL = Callable[[MetricSpec, Callable[[int | None], str]], str]
+
+#: The portable SQL of each corpus metric, registered under its entry's name with
+#: :func:`_corpus_sql`: the one-row query of its value ``pr_value``.
+CORPUS_SQL: dict[str, CorpusSQL] = {}
+
+
+def _corpus_sql(name: str) -> Callable[[CorpusSQL], CorpusSQL]:
+    """Register the SQL of the corpus metric ``name`` (its catalog entry's name)."""
+
+    def register(builder: CorpusSQL) -> CorpusSQL:
+        CORPUS_SQL[name] = builder
+        return builder
+
+    return register
+
+
+@_corpus_sql("catalog_coverage")
+def _catalog_coverage(spec: MetricSpec, counts: Callable[[int | None], str]) -> str:
+    return (
+        "SELECT CASE WHEN s.n_catalog > 0 THEN h.n_shown / s.n_catalog END AS pr_value FROM "
+        f"(SELECT {dbl('COUNT(*)')} AS n_shown FROM {counts(spec.k)} AS c "
+        "JOIN pr_catalog AS cat ON c.docno = cat.docno) AS h CROSS JOIN "
+        f"(SELECT {dbl('COUNT(*)')} AS n_catalog FROM pr_catalog) AS s"
+    )
+
+
+@_corpus_sql("shannon_entropy")
+def _shannon_entropy(spec: MetricSpec, counts: Callable[[int | None], str]) -> str:
+    args = spec.arguments()
+    per_item = dbl("COUNT(*)") if args["per_item"] else ONE
+    cnt = dbl("cnt")
+    return (
+        f"SELECT CASE WHEN COUNT(*) > 0 THEN -SUM(p * (LN(p) / {num(math.log(args['base']))}))"
+        f" / {per_item} END AS pr_value FROM "
+        f"(SELECT {cnt} / SUM({cnt}) OVER () AS p FROM {counts(spec.k)}) AS e"
+    )
+
+
+@_corpus_sql("gini_index")
+def _gini_index(spec: MetricSpec, counts: Callable[[int | None], str]) -> str:
+    # the m recommended catalog items take positions n − m + 1 … n (counts ascending; the
+    # n − m others have count 0 and add nothing); ties in the count change nothing
+    position = (
+        f"s.n_catalog - {dbl('COUNT(*) OVER ()')} + {dbl('ROW_NUMBER() OVER (ORDER BY c.cnt)')}"
+    )
+    return (
+        "SELECT CASE WHEN SUM(c) > 0 THEN "
+        f"SUM((CAST(2 AS DOUBLE) * j - n - {ONE}) * c) / (MAX(n) * SUM(c)) END AS pr_value "
+        f"FROM (SELECT {dbl('c.cnt')} AS c, s.n_catalog AS n, {position} AS j "
+        f"FROM {counts(spec.k)} AS c JOIN pr_catalog AS cat ON c.docno = cat.docno CROSS JOIN "
+        f"(SELECT {dbl('COUNT(*)')} AS n_catalog FROM pr_catalog) AS s) AS g"
+    )
+
+
+@_corpus_sql("user_coverage")
+def _user_coverage(spec: MetricSpec, counts: Callable[[int | None], str]) -> str:
+    # users with a row within k (of grade >= the level) / users
     where = _within(spec.k)
     level = spec.relevance_level
     if level is not None:
@@ -238,7 +254,7 @@ def _vector_ctes(
             f"WHERE {where} GROUP BY t.qid",
         )
         column = named[spec.label]
-        if spec.metric == "intra_list_diversity":
+        if not spec.entry.history:  # intra-list diversity: the top-k items with each other
             sums = once(
                 f"pr_vsum_{tag}",
                 "SELECT t.qid, u.j, SUM(u.u) AS s FROM pr_top AS t "
@@ -313,7 +329,8 @@ def recommender_plan(
     has_catalog: bool,
     has_interactions: bool,
 ) -> RecommenderPlan:
-    """The CTEs computing the recommender ``specs`` (all in :data:`PORTABLE`) into
+    """The CTEs computing the recommender ``specs`` (all portable:
+    :func:`~polars_rank.compiler.compile.not_portable`) into
     ``columns``; they read ``pr_ranked``, ``pr_users`` (``qid``: the evaluated users),
     ``pr_run`` (the default catalog), ``pr_qrels`` (only when a metric reads grades) and the
     placeholder tables :data:`INTERACTIONS`, :data:`CATALOG` and :data:`FEATURES` (vectors)
@@ -325,7 +342,7 @@ def recommender_plan(
     with_grades = any(s.entry.uses_qrels(s.arguments()) for s in specs)
     out.ctes.append(("pr_top", _top(specs, max_rank, with_grades)))
     named = dict(zip((s.label for s in specs), columns, strict=True))
-    popular = [s for s in specs if s.metric in POPULARITY_METRICS]
+    popular = [s for s in specs if s.entry.item_value]
     if has_interactions:
         out.ctes.append(
             ("pr_history", f"SELECT {QUERY} AS qid, {DOC} AS docno FROM {INTERACTIONS}")
@@ -350,7 +367,7 @@ def recommender_plan(
                 ("pr_user_count", f"SELECT {dbl('COUNT(DISTINCT qid)')} AS n_users FROM pr_history")
             )
         out.ctes.append((f"pr_items_{g}", _item_table(option, popularity)))
-        values = ", ".join(f"{_popularity_value(s, option)} AS {named[s.label]}" for s in group)
+        values = ", ".join(f"{_popularity_value(s)} AS {named[s.label]}" for s in group)
         out.ctes.append(
             (
                 f"pr_popular_{g}",
@@ -359,7 +376,7 @@ def recommender_plan(
             )
         )
         out.per_user.append(f"pr_popular_{g}")
-    similar = [s for s in specs if s.metric in ("intra_list_diversity", "serendipity")]
+    similar = [s for s in specs if s.entry.pairwise]
     if similar:
         _vector_ctes(similar, named, relevance_level, out)
     corpus = [s for s in specs if s.entry.level == "corpus"]
@@ -372,18 +389,21 @@ def recommender_plan(
                 catalog += " UNION SELECT docno FROM pr_history"
         out.ctes.append(("pr_catalog", catalog))
     counts: set[int | None] = set()
-    for n, spec in enumerate(corpus, 1):
-        name = f"pr_counts_{'all' if spec.k is None else spec.k}"
-        if spec.metric != "user_coverage" and spec.k not in counts:
-            counts.add(spec.k)
+
+    def counts_at(k: int | None) -> str:
+        name = f"pr_counts_{'all' if k is None else k}"
+        if k not in counts:
+            counts.add(k)
             out.ctes.append(
                 (
                     name,
-                    f"SELECT docno, COUNT(*) AS cnt FROM pr_top WHERE {_within(spec.k)} "
-                    "GROUP BY docno",
+                    f"SELECT docno, COUNT(*) AS cnt FROM pr_top WHERE {_within(k)} GROUP BY docno",
                 )
             )
-        value = _corpus_value(spec, name)
+        return name
+
+    for n, spec in enumerate(corpus, 1):
+        value = CORPUS_SQL[spec.entry.name](spec, counts_at)
         out.ctes.append(
             (f"pr_corpus_{n}", f"SELECT pr_value AS {named[spec.label]} FROM ({value}) AS v")
         )

@@ -20,17 +20,20 @@ polars_rank.core.errors.PolarsRankError: coverage@10 has one value for the whole
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from polars_rank.catalog.names import MetricSpec
 from polars_rank.core import messages
 from polars_rank.core.errors import PolarsRankError, option
 from polars_rank.core.frames import to_lazy
 from polars_rank.recsys.features import DOC_A, DOC_B, SIMILARITY, ItemFeatures, item_features
 from polars_rank.recsys.options import ItemOptions
+
+if TYPE_CHECKING:
+    from polars_rank.catalog.names import MetricSpec
 
 #: What each input a metric may need holds.
 _ARGUMENT = {
@@ -70,16 +73,42 @@ def recommender_specs(specs: list[MetricSpec]) -> list[MetricSpec]:
     return [s for s in specs if s.entry.table == "recommendations"]
 
 
+def largest_cutoff(specs: list[MetricSpec]) -> int | None:
+    """The largest k of the metrics (None when one of them has no cutoff)."""
+    ks = [s.k for s in specs]
+    return None if any(k is None for k in ks) else max(ks)  # type: ignore[type-var]
+
+
+def outside_catalog_message(count: int, labels: list[str]) -> str:
+    """How many recommended items the catalog does not hold."""
+    items_ = "item is" if count == 1 else "items are"
+    return (
+        f"{count} recommended {items_} not in the catalog and "
+        f"{'was' if count == 1 else 'were'} not counted by {', '.join(labels)}"
+    )
+
+
+def warn_outside_catalog(count: int, labels: list[str], stacklevel: int = 2) -> None:
+    """Warn how many recommended items were outside the catalog (nothing when 0)."""
+    if count:
+        warnings.warn(
+            outside_catalog_message(count, labels), UserWarning, stacklevel=stacklevel + 1
+        )
+
+
 def item_options(spec: MetricSpec) -> ItemOptions:
-    """The item-table options of a popularity metric's arguments (defaults for the rest)."""
+    """The item-table options of a popularity metric (:attr:`Metric.item_value
+    <polars_rank.catalog.model.Metric.item_value>`): its ``scope="table"`` parameters
+    (defaults for the rest)."""
     args = spec.arguments()
+    table = {p.name: args[p.name] for p in spec.entry.params if p.scope == "table"}
     return ItemOptions(
-        count=args.get("count", "users"),
-        model=args.get("model", "choice"),
-        head_share=args.get("head_share", 0.2),
-        tail_share=args.get("tail_share"),
-        tail_popularity=args.get("tail_popularity"),
-        unknown_in_tail=args.get("unknown", True) if spec.metric == "long_tail_share" else True,
+        count=table.get("count", "users"),
+        model=table.get("model", "choice"),
+        head_share=table.get("head_share", 0.2),
+        tail_share=table.get("tail_share"),
+        tail_popularity=table.get("tail_popularity"),
+        unknown_in_tail=table.get("unknown", True),
     )
 
 
@@ -123,7 +152,7 @@ def check_request(
                     f"metric {spec.label!r}: {param.name}={value} needs "
                     f"{' or '.join(param.variants)} features, got {feature_kind}"
                 )
-        if spec.metric in ("novelty", "average_popularity", "long_tail_share"):
+        if spec.entry.item_value:
             try:
                 item_options(spec)
             except PolarsRankError as error:

@@ -183,9 +183,8 @@ def evaluate_duckdb(
     ``con`` with them). ``recommender`` holds the interactions, item features and catalog
     (read into memory when given as tables or Parquet paths).
     """
-    from polars_rank.core.recommender_inputs import recommender_specs
+    from polars_rank.core.recommender_inputs import recommender_specs, warn_outside_catalog
     from polars_rank.engines.duckdb.recsys import OUTSIDE
-    from polars_rank.engines.polars.recsys import warn_outside_catalog
 
     lazy_out = isinstance(run, pl.LazyFrame)
     row_index = options.duplicates == "first"  # only needed to know which row came first

@@ -20,10 +20,9 @@ import polars as pl
 
 from polars_rank.catalog.names import MetricSpec
 from polars_rank.core.options import Options
-from polars_rank.core.recommender_inputs import item_options
+from polars_rank.core.recommender_inputs import item_options, largest_cutoff
 from polars_rank.core.sqltext import ident, literal
 from polars_rank.engines.duckdb.query import id_sql, metric_sql
-from polars_rank.engines.polars.recsys import POPULARITY_METRICS, largest_cutoff
 from polars_rank.recsys.options import ItemOptions
 
 #: The column of ``_rec_corpus`` counting recommended items outside an explicit catalog.
@@ -140,15 +139,15 @@ def recommender_ctes(
         "LEFT JOIN _qrels AS q ON t.query = q.query AND t.doc = q.doc)",
     ]
     query_level = [s for s in specs if s.entry.level == "query"]
-    popular, labels = _popularity_ctes(
-        [s for s in query_level if s.metric in POPULARITY_METRICS], options
-    )
+    popular, labels = _popularity_ctes([s for s in query_level if s.entry.item_value], options)
     ctes += popular
     joins = list(labels.values())
-    for n, spec in enumerate(s for s in query_level if s.metric not in POPULARITY_METRICS):
+    for n, spec in enumerate(s for s in query_level if not s.entry.item_value):
+        # a table macro (intra-list diversity, serendipity): ``query`` and a value column
+        # named after the metric
         leading = tuple(_TABLES[t] for t in spec.entry.tables)
         call = metric_sql(spec, level, variant=feature_kind, leading=leading)
-        value = "intra_list_diversity" if spec.metric == "intra_list_diversity" else "serendipity"
+        value = ident(spec.entry.name)
         ctes.append(f"_similar_{n} AS (SELECT query, {value} AS {ident(spec.label)} FROM {call})")
         joins.append(f"_similar_{n}")
         labels[spec.label] = f"_similar_{n}"

@@ -25,7 +25,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 
 import polars as pl
@@ -34,37 +33,16 @@ from polars_rank.catalog.names import MetricSpec
 from polars_rank.core.conventions import Columns, rank_expr
 from polars_rank.core.judged import deduplicated_run
 from polars_rank.core.options import Options
-from polars_rank.core.recommender_inputs import RecommenderInputs, item_options
+from polars_rank.core.recommender_inputs import (
+    RecommenderInputs,
+    item_options,
+    largest_cutoff,
+    warn_outside_catalog,
+)
 from polars_rank.core.validation import repeated_pair_count
 from polars_rank.recsys import corpus, diversity, items, vectors
 from polars_rank.recsys.expressions import masked
 from polars_rank.recsys.options import ItemOptions
-
-POPULARITY_METRICS = ("novelty", "average_popularity", "long_tail_share")
-_COLUMN = {"novelty": "self_information", "average_popularity": "popularity"}
-
-
-def outside_catalog_message(count: int, labels: list[str]) -> str:
-    """How many recommended items the catalog does not hold."""
-    items_ = "item is" if count == 1 else "items are"
-    return (
-        f"{count} recommended {items_} not in the catalog and "
-        f"{'was' if count == 1 else 'were'} not counted by {', '.join(labels)}"
-    )
-
-
-def warn_outside_catalog(count: int, labels: list[str], stacklevel: int = 2) -> None:
-    """Warn how many recommended items were outside the catalog (nothing when 0)."""
-    if count:
-        warnings.warn(
-            outside_catalog_message(count, labels), UserWarning, stacklevel=stacklevel + 1
-        )
-
-
-def largest_cutoff(specs: list[MetricSpec]) -> int | None:
-    """The largest k of the metrics (None when one of them has no cutoff)."""
-    ks = [s.k for s in specs]
-    return None if any(k is None for k in ks) else max(ks)  # type: ignore[type-var]
 
 
 def top_rows(
@@ -149,18 +127,19 @@ def _per_user(
     top_cut: int | None,
 ) -> list[pl.LazyFrame]:
     """``query, <labels>`` frames for the query-level metrics: one fused group-by for the
-    popularity metrics and the vector closed forms, one frame per other metric."""
+    popularity metrics (:attr:`~polars_rank.catalog.model.Metric.item_value`) and the vector
+    closed forms of the pairwise ones, one frame per other (pairwise) metric."""
     cols = options.columns
     query, doc, rank = cols.query, cols.doc, cols.rank
     features = inputs.item_features
     has_vectors = features is not None and features.kind == "vectors"
-    fused = [s for s in specs if s.metric in POPULARITY_METRICS or has_vectors]
+    fused = [s for s in specs if s.entry.item_value or (has_vectors and s.entry.pairwise)]
     aggs: list[pl.Expr] = []
     finals: list[pl.Expr] = []
     item_columns: list[pl.LazyFrame] = []  # small per-item tables, joined to the rows once
     groups: dict[ItemOptions, list[MetricSpec]] = {}
     for spec in fused:
-        if spec.metric in POPULARITY_METRICS:
+        if spec.entry.item_value:
             groups.setdefault(item_options(spec), []).append(spec)
     for g, (option, group) in enumerate(groups.items()):
         assert inputs.interactions is not None
@@ -168,17 +147,17 @@ def _per_user(
         renamed = {c: f"_{c}{g}" for c in (items.POPULARITY, items.SELF_INFORMATION, items.IN_TAIL)}
         item_columns.append(table.rename(renamed))
         for spec in group:
-            column = pl.col(renamed[_COLUMN.get(spec.metric, items.IN_TAIL)])
-            if spec.metric == "average_popularity":
-                column = column.fill_null(0)
-            elif spec.metric == "long_tail_share":
-                column = column.fill_null(option.unknown_in_tail)
+            column = pl.col(renamed[spec.entry.item_value])
+            unknown = spec.entry.unknown_value
+            fill = None if unknown is None else unknown(spec.arguments())
+            if fill is not None:  # what an item without interactions counts
+                column = column.fill_null(fill)
             args = spec.call_arguments(options.relevance_level)
             args["k"] = None if _mask(spec.k, top_cut, rank) is None else spec.k
             entry_columns = {c: column for c in spec.entry.columns if c != "rank"}
             expr = spec.entry.polars(rank=rank, **entry_columns, **args)
             aggs.append(expr.alias(spec.label))
-    similar = [s for s in fused if s.metric not in POPULARITY_METRICS]
+    similar = [s for s in fused if s.entry.pairwise]
     # per-user sums shared by the metrics at one k: n, m, Σ u (ILD, serendipity without
     # gain) and, per (gain, level), G and Σ g u (serendipity with a gain)
     sums: dict[tuple, str] = {}  # key -> column name (2 and 2.0 are one key)
@@ -205,7 +184,7 @@ def _per_user(
         args = spec.call_arguments(options.relevance_level, "vectors")
         k = spec.k if _mask(spec.k, top_cut, rank) is not None else None
         n = pl.col(tag(k, "n"))
-        if spec.metric == "intra_list_diversity":
+        if not spec.entry.history:  # intra-list diversity: the top-k items with each other
             total = pl.col(tag(k, "s")).struct.unnest()
             value = vectors.ild_from_sums(total, pl.col(tag(k, "m")), n)
         else:
@@ -220,7 +199,7 @@ def _per_user(
             dots = pl.sum_horizontal((weighted.struct.unnest() * history).fill_null(0.0))
             value = vectors.serendipity_from_sums(dots, gains, n, pl.col(vectors.HISTORY_SIZE))
         finals.append(value.alias(spec.label))
-    serendipity = any(s.metric == "serendipity" for s in similar)
+    with_history = any(s.entry.history for s in similar)
     frames = []
     if aggs:
         if similar:
@@ -232,17 +211,17 @@ def _per_user(
             per_item = per_item.join(table, on=doc, how="full", coalesce=True)
         rows = top.join(per_item, on=doc, how="left")
         grouped = rows.group_by(query).agg(aggs)
-        if serendipity:
+        if with_history:
             # the history joins the per-user sums (one row per user), not the recommendations
             assert distinct is not None
             history = vectors.history_sums(distinct, unit, query=query, doc=doc)
             grouped = grouped.join(history, on=query, how="left")
-        labels = [s.label for s in fused if s.metric in POPULARITY_METRICS]
+        labels = [s.label for s in fused if s.entry.item_value]
         frames.append(grouped.select(query, *labels, *finals))
     names = {"query": query, "doc": doc, "rank": rank}
     for spec in (s for s in specs if s not in fused):
         args = spec.call_arguments(options.relevance_level, features.kind if features else None)
-        if spec.metric == "intra_list_diversity":
+        if not spec.entry.history:  # intra-list diversity
             frame = diversity.user_diversity(top, features, **args, **names)
             value = diversity.ILD
         else:
@@ -273,6 +252,7 @@ def _corpus_frames(
             counts[k] = corpus.recommendation_counts(top, k, doc=doc, rank=rank).cache()
         return counts[k]
 
+    # the Polars implementation of each corpus metric, looked up by its entry's name
     builders: dict[str, Callable[[MetricSpec], pl.LazyFrame]] = {
         "catalog_coverage": lambda s: corpus.coverage_from_counts(counts_at(s.k), catalog, doc=doc),
         "gini_index": lambda s: corpus.gini_from_counts(counts_at(s.k), catalog, doc=doc),
@@ -291,7 +271,7 @@ def _corpus_frames(
     }
     frames = []
     for spec in specs:
-        frame = builders[spec.metric](spec)
+        frame = builders[spec.entry.name](spec)
         frames.append(frame.select(pl.first().alias(spec.label)))
     uses_catalog = [s for s in specs if "catalog" in s.entry.tables]
     if explicit_catalog and uses_catalog:
@@ -362,7 +342,7 @@ def recommender_values(
         top = top.join(grades, on=[query, doc], how="left")
     top = top.cache()
     distinct = None
-    if inputs.interactions is not None and any(s.metric == "serendipity" for s in specs):
+    if inputs.interactions is not None and any(s.entry.history for s in specs):
         # the distinct (user, item) pairs: serendipity's histories, and the popularity
         distinct = distinct_pairs(inputs.interactions, query, doc).cache()
     query_level = [s for s in specs if s.entry.level == "query"]

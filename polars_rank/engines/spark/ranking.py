@@ -126,14 +126,14 @@ def evaluate_spark(
     clean). ``duplicates="first"`` is refused: a Spark table has no row order. Gives ``warn``
     the number of run queries without judgments, as the Polars engine does.
     """
-    recommender = [s.label for s in specs if s.entry.table != "judged"]
-    if recommender:
-        raise PolarsRankError(
-            f"engine='spark' does not take the recommender metrics' inputs yet "
-            f"({', '.join(recommender)}): run pr.to_sql(..., 'spark', interactions=..., "
-            "catalog=..., item_features=...) in the session, or evaluate them with "
-            "engine='polars' or engine='duckdb'"
-        )
+    refused: dict[str, list[str]] = {}
+    for spec in specs:
+        why = spec.entry.reason("spark")
+        if why is not None:
+            refused.setdefault(why, []).append(spec.label)
+    for why, labels in refused.items():  # the catalog's reason, with the metrics it stops
+        head, _, tail = why.partition(":")
+        raise PolarsRankError(f"engine='spark' {head} ({', '.join(labels)}):{tail}")
     options = options.unordered("engine='spark'")
     lazy_out = isinstance(run, pl.LazyFrame)
     spark = _session(con, run, qrels)
