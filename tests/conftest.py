@@ -1,14 +1,81 @@
 """Shared test fixtures: trec_eval's own test files (tests/data/trec_eval), how to read its
 output, and the real engines of the SQL tests (PostgreSQL, Spark; started by
-``tests/engines.py``)."""
+``tests/engines.py``); the hypothesis profiles and the markers.
+
+Markers (``pyproject.toml``): ``spark`` and ``postgres`` are added here to every test that
+uses the engine's fixture; ``slow`` and ``install`` are set by the tests. The README's test
+command runs ``-m "not slow and not install"`` with the ``dev`` hypothesis profile (a fifth of
+the examples); ``.ci/run`` runs everything with the ``ci`` profile (every example count as
+written in the tests). ``HYPOTHESIS_PROFILE`` chooses the profile. At the end of a run the
+time spent under each marker is printed.
+"""
 
 from __future__ import annotations
 
+import os
 import shutil
+import time
+from collections import defaultdict
 from pathlib import Path
 
 import polars as pl
 import pytest
+from hypothesis import HealthCheck, settings
+
+#: ``ci``: every test's example count as written; ``dev``: a fifth (see ``examples``).
+settings.register_profile(
+    "ci", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "dev", max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+#: The markers whose time is summed at the end of a run.
+TIMED_MARKERS = ("spark", "postgres", "slow", "install")
+
+#: Fixtures that start an engine, and the marker each adds to the tests using it.
+ENGINE_FIXTURES = {"spark": "spark", "postgres": "postgres"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that uses an engine's fixture with the engine's marker."""
+    for item in items:
+        for fixture, marker in ENGINE_FIXTURES.items():
+            if fixture in getattr(item, "fixturenames", ()):
+                item.add_marker(getattr(pytest.mark, marker))
+
+
+_TIMES: dict[str, float] = defaultdict(float)
+_COUNTS: dict[str, int] = defaultdict(int)
+_STARTED = time.perf_counter()
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Add each phase's time to every timed marker of its test (``other`` when none)."""
+    keywords = report.keywords
+    markers = [m for m in TIMED_MARKERS if m in keywords] or ["other"]
+    for marker in markers:
+        _TIMES[marker] += report.duration
+        if report.when == "call":
+            _COUNTS[marker] += 1
+
+
+def pytest_terminal_summary(terminalreporter) -> None:  # type: ignore[no-untyped-def]
+    """The time spent under each marker (a test with two markers counts in both)."""
+    if not _COUNTS:
+        return
+    terminalreporter.section("time per marker")
+    for marker in (*TIMED_MARKERS, "other"):
+        if _COUNTS.get(marker):
+            terminalreporter.write_line(
+                f"{marker:>8}: {_COUNTS[marker]:5d} tests {_TIMES[marker]:8.1f} s"
+            )
+    wall = time.perf_counter() - _STARTED
+    terminalreporter.write_line(
+        f"hypothesis profile {settings._current_profile}, wall {wall:.1f} s"  # noqa: SLF001
+    )
+
 
 #: trec_eval 10.0's own test inputs and expected outputs (its ``test/`` folder), with its licence.
 CONFORMANCE = Path(__file__).resolve().parent / "data" / "trec_eval"

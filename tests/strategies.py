@@ -6,11 +6,19 @@ from __future__ import annotations
 import math
 
 import polars as pl
+from hypothesis import settings
 from hypothesis import strategies as st
 
 from polars_rank.catalog.registry import metrics
 
 TOLERANCE = 1e-12
+
+
+def examples(count: int) -> int:
+    """A test's example count under the loaded hypothesis profile: ``count`` with the ``ci``
+    profile (100 examples by default), a fifth of it (at least 2) with ``dev`` (20)."""
+    return max(2, math.ceil(count * settings().max_examples / 100))
+
 
 QUERIES = ["q1", "q2", "q3", "q4", "q10"]
 DOCS = ["a", "b", "c", "d", "e", "f", "g", "9", "10", "é"]

@@ -13,6 +13,7 @@ import pytest
 import sklearn.metrics as skm
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import examples
 
 import polars_rank.classification as cls
 import polars_rank.duckdb as prd
@@ -20,7 +21,9 @@ from polars_rank import PolarsRankError
 
 TOL = 1e-12
 pytestmark = pytest.mark.filterwarnings("ignore")
-FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 @pytest.fixture(scope="module")

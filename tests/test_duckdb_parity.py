@@ -18,6 +18,7 @@ from strategies import (
     CASED_DOCS,
     CASED_QUERIES,
     assert_same,
+    examples,
     registry_metric_names,
     runs_and_qrels,
     summary_metric_names,
@@ -63,7 +64,7 @@ def assert_engines_agree(run, qrels, recommender: dict | None = None, **options)
         assert polars_warnings == duckdb_warnings
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     data=runs_and_qrels(recommender=True),
     queries=st.sampled_from(["qrels", "both"]),
@@ -98,7 +99,7 @@ def test_engines_agree(
         )
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=runs_and_qrels(duplicates=True), duplicates=st.sampled_from(["first", "max"]))
 def test_engines_agree_on_duplicates(data, duplicates) -> None:
     run, qrels = data
@@ -227,7 +228,7 @@ def test_tie_break_is_bytewise_under_any_default_collation(collation) -> None:
     assert judged == [("a", 1), ("B", 2)]
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     data=runs_and_qrels(queries=CASED_QUERIES, docs=CASED_DOCS, recommender=True),
     collation=st.sampled_from(COLLATIONS),

@@ -12,7 +12,7 @@ import duckdb
 import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
-from strategies import assert_same, runs_and_qrels
+from strategies import assert_same, examples, runs_and_qrels
 
 import polars_rank as pr
 import polars_rank.duckdb as prd
@@ -175,7 +175,7 @@ def test_register_and_paths() -> None:
         prd.sql_path("nothing.sql")
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=runs_and_qrels())
 def test_table_macros_match_the_package(data) -> None:
     run, qrels = data
@@ -271,7 +271,7 @@ def test_trec_eval_macros_by_hand(trec_con) -> None:
     assert got[1:] == pytest.approx(expected[1:], rel=1e-12, abs=1e-12)
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=runs_and_qrels())
 def test_trec_eval_macros_on_the_full_judged_table_match_the_package(data) -> None:
     """The macros over judge()'s full table (every retrieved document) give the Polars

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.install
+
 ROOT = Path(__file__).resolve().parents[1]
 
 CHECK = textwrap.dedent(

@@ -19,6 +19,7 @@ import pytest
 import pytrec_eval
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import examples
 
 import polars_rank as pr
 
@@ -253,7 +254,7 @@ def check_against_pytrec(
 
 
 SETTINGS = settings(
-    max_examples=80,
+    max_examples=examples(80),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -275,7 +276,7 @@ def test_matches_pytrec_eval_integer_ids(data, relevance_level):
     check_against_pytrec(run, qrels, int_ids=True, relevance_level=relevance_level)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=datasets(int_ids=False), relevance_level=st.sampled_from([1, 2]))
 def test_matches_pytrec_eval_categorical_ids(data, relevance_level):
     """Categorical query and doc ids: ties are still broken by the id text."""
@@ -285,7 +286,7 @@ def test_matches_pytrec_eval_categorical_ids(data, relevance_level):
     )
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=datasets(int_ids=True))
 def test_lazy_streaming_gives_the_same_numbers(data):
     """The numbers checked against pytrec_eval above come out bit for bit the same from
@@ -300,7 +301,7 @@ def test_lazy_streaming_gives_the_same_numbers(data):
     assert streamed.equals(eager)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     ranks_of_relevant=st.lists(st.integers(1, 25), min_size=1, max_size=10, unique=True),
     total=st.sampled_from([10, 20]),

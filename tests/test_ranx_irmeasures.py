@@ -19,6 +19,7 @@ import polars as pl
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ir_measures import Judged, NumRelRet, NumRet
+from strategies import examples
 
 import polars_rank as pr
 
@@ -91,7 +92,9 @@ def ranked(run_docs: dict) -> list[str]:
     return [d for d, _ in sorted(run_docs.items(), key=lambda item: -item[1])]
 
 
-SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 @SETTINGS

@@ -27,7 +27,7 @@ from sql_cases import (
     stacked_random,
     trec_case,
 )
-from strategies import assert_same, runs_and_qrels
+from strategies import assert_same, examples, runs_and_qrels
 
 import polars_rank as pr
 
@@ -69,7 +69,7 @@ def test_random_stacked(int_ids, options):
     assert_both_engines(run, qrels, **options)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     data=runs_and_qrels(),
     queries=st.sampled_from(["qrels", "both"]),
@@ -91,7 +91,7 @@ def test_generated(data, queries, relevance_level, order_by, max_rank):
     )
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(10), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=runs_and_qrels(duplicates=True))
 def test_duplicates_max(data):
     run, qrels = data
@@ -210,7 +210,7 @@ def test_recommender_metrics(int_ids, options):
     assert_recommender_sql(lambda sql: con.sql(sql).pl(), "duckdb", frames, **options)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     data=runs_and_qrels(recommender=True),
     queries=st.sampled_from(["qrels", "both"]),

@@ -22,7 +22,7 @@ from sql_cases import (
     stacked_random,
     trec_case,
 )
-from strategies import runs_and_qrels
+from strategies import examples, runs_and_qrels
 
 import polars_rank as pr
 
@@ -55,7 +55,7 @@ def test_random_stacked(postgres, int_ids, options):
 
 
 @settings(
-    max_examples=20,
+    max_examples=examples(20),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

@@ -28,7 +28,7 @@ from sql_cases import (
     stacked_random,
     trec_case,
 )
-from strategies import assert_same, runs_and_qrels
+from strategies import assert_same, examples, runs_and_qrels
 
 import polars_rank as pr
 from polars_rank.core.errors import PolarsRankError
@@ -103,7 +103,7 @@ def test_to_sql_random_stacked(spark, options):
 
 
 @settings(
-    max_examples=5,
+    max_examples=examples(5),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

@@ -22,6 +22,7 @@ import pytrec_eval
 import trec_eval_reference as ref
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import examples
 
 import polars_rank as pr
 from polars_rank.cli.trec_eval import trec_eval_values
@@ -207,7 +208,7 @@ def _same(ours, theirs) -> bool:
 
 
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=cases())
 def test_measures_equal_trec_evals_loops(engine, case):
     requests, reference = _requests(case)
@@ -259,7 +260,7 @@ PYTREC = {
 }
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=cases(), engine=st.sampled_from(["polars", "duckdb"]))
 def test_measures_equal_pytrec_eval(case, engine):
     """Per query, for the queries in both run and judgments (pytrec_eval's set). pytrec_eval

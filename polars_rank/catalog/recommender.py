@@ -79,6 +79,7 @@ _ENTRIES: tuple[Metric, ...] = (
         reference="MS Recommenders distributional_coverage; RecBole ShannonEntropy with "
         "base=e, per_item=true",
         unsupported=_SPARK,
+        value_range=(0.0, float("inf")),
     ),
     Metric(
         "gini_index",
@@ -95,6 +96,7 @@ _ENTRIES: tuple[Metric, ...] = (
         aliases=(alias("gini"), alias("gini_index"), alias("GiniIndex", "recbole")),
         reference="RecBole GiniIndex (n = its item count, padding id included)",
         unsupported=_SPARK,
+        higher_is_better=False,
     ),
     Metric(
         "user_coverage",
@@ -146,6 +148,7 @@ _ENTRIES: tuple[Metric, ...] = (
         reference="MS Recommenders historical_item_novelty (per item); its novelty averages "
         "over all recommendations with unknown=zero",
         unsupported=_SPARK,
+        value_range=(0.0, float("inf")),
     ),
     Metric(
         "average_popularity",
@@ -167,6 +170,8 @@ _ENTRIES: tuple[Metric, ...] = (
         ),
         reference="RecBole AveragePopularity (count=interactions)",
         unsupported=_SPARK,
+        higher_is_better=None,
+        value_range=(0.0, float("inf")),
     ),
     Metric(
         "long_tail_share",
@@ -263,6 +268,7 @@ _ENTRIES: tuple[Metric, ...] = (
         ),
         reference="MS Recommenders user_diversity / diversity",
         unsupported=_SPARK,
+        value_range=(0.0, 2.0),
     ),
     Metric(
         "serendipity",
@@ -290,6 +296,7 @@ _ENTRIES: tuple[Metric, ...] = (
         aliases=(alias("serendipity", "recommenders"),),
         reference="MS Recommenders user_serendipity / serendipity",
         unsupported=_SPARK,
+        value_range=(-float("inf"), float("inf")),
     ),
 )
 

@@ -21,6 +21,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numpy.typing as npt
+
+#: A NumPy array of float64 (per-query differences, p-values, interval ends).
+Floats = npt.NDArray[np.float64]
 
 # Rows of random signs / resampling weights drawn at a time: bounds memory to
 # about ``CHUNK_CELLS`` float64 cells whatever the number of permutations.
@@ -35,11 +39,12 @@ def chunks(total: int, n: int) -> list[int]:
     return [min(size, total - start) for start in range(0, total, size)]
 
 
-def _t_tail(t: np.ndarray, df: float) -> np.ndarray:
+def _t_tail(t: Floats | np.float64, df: float) -> Floats:
     """``2·P(T_df ≥ |t|)`` elementwise, by ``scipy.stats.t.sf`` (as ``scipy.stats.ttest_rel``)."""
     from scipy import stats  # deferred: keeps ``import polars_rank`` free of scipy.stats
 
-    return 2.0 * stats.t.sf(np.abs(t), df)
+    tail: Floats = 2.0 * stats.t.sf(np.abs(t), df)  # scipy has no type information here
+    return tail
 
 
 def t_two_sided_pvalue(t: float, df: float) -> float:
@@ -60,7 +65,7 @@ def t_two_sided_pvalue(t: float, df: float) -> float:
     return float(_t_tail(np.float64(t), df))
 
 
-def paired_t_pvalues(d: np.ndarray) -> np.ndarray:
+def paired_t_pvalues(d: Floats) -> Floats:
     """Paired two-sided t-test p-values, one per column of differences ``d`` (n × m).
 
     ``t = mean(d) / (sd(d) / √n)`` with ``sd`` the sample standard deviation (ddof = 1) and
@@ -85,7 +90,7 @@ def paired_t_pvalues(d: np.ndarray) -> np.ndarray:
     return out
 
 
-def sign_flip_pvalues(d: np.ndarray, permutations: int, rng: np.random.Generator) -> np.ndarray:
+def sign_flip_pvalues(d: Floats, permutations: int, rng: np.random.Generator) -> Floats:
     """Two-sided paired randomization (sign-flip) test p-values, one per column of ``d``.
 
     Under the null hypothesis each per-query difference is equally likely to have either sign.
@@ -103,12 +108,12 @@ def sign_flip_pvalues(d: np.ndarray, permutations: int, rng: np.random.Generator
         signs = rng.integers(0, 2, size=(size, n), dtype=np.int8).astype(np.float64) * 2.0 - 1.0
         stats = np.abs(signs @ d) / n
         hits += (stats >= threshold).sum(axis=0)
-    return (hits + 1.0) / (permutations + 1.0)
+    return (hits.astype(np.float64) + 1.0) / (permutations + 1.0)  # exact: counts < 2**53
 
 
 def bootstrap_ci(
-    d: np.ndarray, resamples: int, confidence: float, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray]:
+    d: Floats, resamples: int, confidence: float, rng: np.random.Generator
+) -> tuple[Floats, Floats]:
     """Percentile bootstrap confidence interval of the mean of each column of ``d``.
 
     Each resample draws ``n`` queries with replacement (as multinomial counts, shared by all
@@ -128,7 +133,7 @@ def bootstrap_ci(
     return low, high
 
 
-def holm(pvalues: np.ndarray) -> np.ndarray:
+def holm(pvalues: Floats) -> Floats:
     """Holm–Bonferroni step-down adjusted p-values.
 
     Sort the ``m`` p-values ascending; ``p̃_(i) = max_{j ≤ i} min(1, (m − j + 1)·p_(j))``.
