@@ -6,7 +6,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Iterable, Mapping
 from functools import partial
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, Unpack, cast, get_args
 
 import polars as pl
 
@@ -17,8 +17,21 @@ from polars_rank.core.conventions import OrderBy
 from polars_rank.core.errors import CallSite, PolarsRankError
 from polars_rank.core.frames import as_polars
 from polars_rank.core.options import Duplicates, GradeLimit, Options, Queries
+from polars_rank.core.types import (
+    CatalogInput,
+    Connection,
+    EngineName,
+    EvaluateOptions,
+    FrameLike,
+    MetricNames,
+    TableInput,
+)
 
-Engine = Literal["polars", "duckdb", "spark"]
+if TYPE_CHECKING:
+    import duckdb
+    from pyspark.sql import SparkSession
+
+Engine = EngineName
 
 
 def grade_limit(specs: list[MetricSpec]) -> GradeLimit | None:
@@ -30,13 +43,13 @@ def grade_limit(specs: list[MetricSpec]) -> GradeLimit | None:
 
 
 def evaluate(
-    run: Any,
-    qrels: Any,
-    metrics: list[str] | tuple[str, ...] | str,
+    run: TableInput,
+    qrels: TableInput | None,
+    metrics: MetricNames,
     *,
-    interactions: Any = None,
-    item_features: Any = None,
-    catalog: Any = None,
+    interactions: TableInput | None = None,
+    item_features: TableInput | None = None,
+    catalog: CatalogInput | None = None,
     per_query: bool = False,
     engine: Engine = "polars",
     queries: Queries = "qrels",
@@ -50,7 +63,7 @@ def evaluate(
     max_rank: int | None = None,
     duplicates: Duplicates = "error",
     validate: bool = True,
-    con: Any = None,
+    con: Connection | None = None,
 ) -> pl.DataFrame | pl.LazyFrame:
     """Evaluate a run against judgments.
 
@@ -131,9 +144,9 @@ def evaluate(
 
 
 def _evaluate(
-    run: Any,
-    qrels: Any,
-    metrics: list[str] | tuple[str, ...] | str,
+    run: TableInput,
+    qrels: TableInput | None,
+    metrics: MetricNames,
     *,
     per_query: bool,
     engine: Engine,
@@ -142,12 +155,12 @@ def _evaluate(
     score: str,
     rank: str,
     relevance: str,
-    con: Any,
-    interactions: Any = None,
-    item_features: Any = None,
-    catalog: Any = None,
+    con: Connection | None,
+    interactions: TableInput | None = None,
+    item_features: TableInput | None = None,
+    catalog: CatalogInput | None = None,
     run_name: str | None = None,
-    **settings: Any,
+    **settings: object,
 ) -> pl.DataFrame | pl.LazyFrame:
     """:func:`evaluate`, with the run's name for the warning about left-out queries (which
     points at the user's call, found here, whenever the evaluation runs)."""
@@ -175,7 +188,7 @@ def _evaluate(
             )
         if spec.entry.table == "judged":
             spec.expr()  # checks the parameters (gain tables, lists) the same way for every engine
-    recommender = {
+    recommender: dict[str, CatalogInput | None] = {
         "interactions": interactions,
         "item_features": item_features,
         "catalog": catalog,
@@ -183,7 +196,9 @@ def _evaluate(
     if engine == "spark":
         from polars_rank.engines.spark.ranking import evaluate_spark
 
-        return evaluate_spark(run, qrels, specs, options, per_query=per_query, con=con, warn=warn)
+        # engine="spark" takes the SparkSession as con (evaluate's docstring)
+        spark = cast("SparkSession | None", con)
+        return evaluate_spark(run, qrels, specs, options, per_query=per_query, con=spark, warn=warn)
     if engine == "duckdb":
         from polars_rank.engines.duckdb.ranking import evaluate_duckdb
 
@@ -193,7 +208,7 @@ def _evaluate(
             specs,
             options,
             per_query=per_query,
-            con=con,
+            con=cast("duckdb.DuckDBPyConnection | None", con),  # engine="duckdb": a DuckDB one
             recommender=recommender,
             warn=warn,
         )
@@ -207,13 +222,13 @@ def _evaluate(
 
 
 def evaluate_runs(
-    runs: Mapping[str, Any] | Iterable[tuple[str, Any]],
-    qrels: Any,
-    metrics: list[str] | tuple[str, ...] | str,
+    runs: Mapping[str, TableInput] | Iterable[tuple[str, TableInput]],
+    qrels: TableInput | None,
+    metrics: MetricNames,
     *,
     per_query: bool = False,
     run_column: str = "run",
-    **options: Any,
+    **options: Unpack[EvaluateOptions],
 ) -> pl.DataFrame:
     """Evaluate several runs against the same judgments: one frame, a leading ``run`` column.
 
@@ -267,8 +282,8 @@ _NOT_OPTIONS = ("engine", "con", "interactions", "item_features", "catalog")
 
 
 def evaluate_classification(
-    data: Any,
-    metrics: list[str] | tuple[str, ...] | str,
+    data: FrameLike,
+    metrics: MetricNames,
     *,
     label: str = "label",
     score: str = "score",
@@ -276,7 +291,7 @@ def evaluate_classification(
     group: str | Iterable[str] | None = None,
     threshold: float = 0.5,
     engine: Literal["polars", "duckdb"] = "polars",
-    con: Any = None,
+    con: duckdb.DuckDBPyConnection | None = None,
 ) -> pl.DataFrame:
     """Evaluate a binary classifier's (or click model's) scores against 0/1 labels.
 

@@ -23,6 +23,7 @@ import polars as pl
 
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.frames import to_frame
+from polars_rank.core.types import FrameLike
 
 _FIELD = r"(\S+)"
 _SEP = r"\s+"
@@ -83,8 +84,8 @@ def read_trec_run(path: str | Path) -> pl.DataFrame:
     fields = frame["line"].str.extract_groups(_RUN_PATTERN)
     frame = frame.with_columns(fields.struct.unnest())
     _bad_line(path, frame, frame["1"].is_null(), "expected 6 fields 'query Q0 doc rank score run'")
-    rank = _parse_number(path, frame, "4", pl.Int64, "the rank (4th field) is not an integer")
-    score = _parse_number(path, frame, "5", pl.Float64, "the score (5th field) is not a number")
+    rank = _parse_number(path, frame, "4", pl.Int64(), "the rank (4th field) is not an integer")
+    score = _parse_number(path, frame, "5", pl.Float64(), "the score (5th field) is not a number")
     return pl.DataFrame(
         {
             "query": frame["1"],
@@ -113,14 +114,14 @@ def read_trec_qrels(path: str | Path) -> pl.DataFrame:
     as_int = frame["4"].cast(pl.Int64, strict=False)
     if as_int.is_null().any():
         relevance = _parse_number(
-            path, frame, "4", pl.Float64, "the relevance (4th field) is not a number"
+            path, frame, "4", pl.Float64(), "the relevance (4th field) is not a number"
         )
     else:
         relevance = as_int
     return pl.DataFrame({"query": frame["1"], "doc": frame["3"], "relevance": relevance})
 
 
-def write_trec_run(run: pl.DataFrame, path: str | Path, *, run_id: str = "polars_rank") -> None:
+def write_trec_run(run: FrameLike, path: str | Path, *, run_id: str = "polars_rank") -> None:
     """Write ``query, doc, score`` (and ``rank`` if present) as a TREC run file (``run`` may
     also be a LazyFrame, a pandas DataFrame or a pyarrow Table)."""
     frame = to_frame(run, "run")

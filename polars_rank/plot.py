@@ -13,12 +13,13 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from os import PathLike
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Unpack, cast
 
 import polars as pl
 
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.frames import to_frame
+from polars_rank.core.types import EvaluateOptions, FrameLike, TableInput
 from polars_rank.ranking.metrics import ELEVEN_POINTS
 
 if TYPE_CHECKING:
@@ -47,13 +48,13 @@ def _save(fig: Figure, path: str | PathLike[str]) -> Path:
     return out
 
 
-def _require(frame: Any, columns: Iterable[str], what: str) -> pl.DataFrame:
+def _require(frame: FrameLike, columns: Iterable[str], what: str) -> pl.DataFrame:
     """``frame`` as a Polars DataFrame, after checking it has ``columns``."""
-    frame = to_frame(frame, f"plot.{what}: the frame")
-    missing = [c for c in columns if c not in frame.columns]
+    out = to_frame(frame, f"plot.{what}: the frame")
+    missing = [c for c in columns if c not in out.columns]
     if missing:
-        raise ValueError(f"plot.{what}: column(s) {missing} missing; got {frame.columns}")
-    return frame
+        raise ValueError(f"plot.{what}: column(s) {missing} missing; got {out.columns}")
+    return out
 
 
 def _groups(frame: pl.DataFrame, column: str | None) -> list[tuple[str | None, pl.DataFrame]]:
@@ -66,7 +67,7 @@ def _groups(frame: pl.DataFrame, column: str | None) -> list[tuple[str | None, p
 
 
 def per_query_differences(
-    per_query: pl.DataFrame,
+    per_query: FrameLike,
     metric: str,
     run_a: str,
     run_b: str,
@@ -89,9 +90,9 @@ def per_query_differences(
     >>> per_query_differences(pq, "AP", "bm25", "dense", Path(tempfile.mkdtemp(), "d.png")).name
     'd.png'
     """
-    per_query = _require(per_query, [run, query, metric], "per_query_differences")
-    a = per_query.filter(pl.col(run) == run_a).select(query, pl.col(metric).alias("_a"))
-    b = per_query.filter(pl.col(run) == run_b).select(query, pl.col(metric).alias("_b"))
+    frame = _require(per_query, [run, query, metric], "per_query_differences")
+    a = frame.filter(pl.col(run) == run_a).select(query, pl.col(metric).alias("_a"))
+    b = frame.filter(pl.col(run) == run_b).select(query, pl.col(metric).alias("_b"))
     for name, part in ((run_a, a), (run_b, b)):
         if part.is_empty():
             raise ValueError(f"plot.per_query_differences: no rows for run {name!r}")
@@ -110,11 +111,11 @@ def per_query_differences(
         ax.bar(range(n), values, color=colors, width=0.85)
     else:  # bars thinner than a pixel alias into stripes: one filled outline per sign
         edges = [i - 0.5 for i in range(n + 1)]
-        for color, part in (
+        for color, heights in (
             (_BETTER, [max(v, 0.0) for v in values]),
             (_WORSE, [min(v, 0.0) for v in values]),
         ):
-            ax.stairs(part, edges, baseline=0.0, fill=True, color=color, linewidth=0)
+            ax.stairs(heights, edges, baseline=0.0, fill=True, color=color, linewidth=0)
     ax.axhline(0.0, color="black", linewidth=0.8)
     wins, losses = sum(v > 0 for v in values), sum(v < 0 for v in values)
     ax.set_title(
@@ -134,7 +135,7 @@ def per_query_differences(
     return _save(fig, path)
 
 
-def metric_at_k(curves: pl.DataFrame, path: str | PathLike[str], *, metric_name: str) -> Path:
+def metric_at_k(curves: FrameLike, path: str | PathLike[str], *, metric_name: str) -> Path:
     """Line plot of a metric against the cutoff ``k``, one line per run, integer ticks on k.
 
     ``curves`` has columns ``run, k, value`` (e.g. from :func:`metric_at_k_frame`).
@@ -146,9 +147,9 @@ def metric_at_k(curves: pl.DataFrame, path: str | PathLike[str], *, metric_name:
     """
     from matplotlib.ticker import MaxNLocator
 
-    curves = _require(curves, ["run", "k", "value"], "metric_at_k")
+    frame = _require(curves, ["run", "k", "value"], "metric_at_k")
     fig, ax = _new_figure()
-    for name, part in _groups(curves, "run"):
+    for name, part in _groups(frame, "run"):
         part = part.sort("k")
         ax.plot(part["k"].to_list(), part["value"].to_list(), label=name, linewidth=1.6)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10]))  # k: whole
@@ -161,12 +162,12 @@ def metric_at_k(curves: pl.DataFrame, path: str | PathLike[str], *, metric_name:
 
 
 def _means_by_run(
-    runs: Mapping[str, Any] | Iterable[tuple[str, Any]],
-    qrels: Any,
+    runs: Mapping[str, TableInput] | Iterable[tuple[str, TableInput]],
+    qrels: TableInput | None,
     names: list[str],
-    xs: list[Any],
+    xs: Sequence[float],
     columns: dict[str, pl.DataType],
-    **evaluate_options: Any,
+    **evaluate_options: Unpack[EvaluateOptions],
 ) -> pl.DataFrame:
     """``run, <x>, <value>``: the mean of metric ``names[i]`` of each run at ``xs[i]``, from one
     :func:`polars_rank.evaluate_runs` call."""
@@ -204,11 +205,11 @@ def _without_cutoff(metric: str) -> tuple[str, int | None]:
 
 
 def metric_at_k_frame(
-    runs: Mapping[str, Any] | Iterable[tuple[str, Any]],
-    qrels: Any,
+    runs: Mapping[str, TableInput] | Iterable[tuple[str, TableInput]],
+    qrels: TableInput | None,
     metric: str = "nDCG",
     ks: Iterable[int] | None = None,
-    **evaluate_options: Any,
+    **evaluate_options: Unpack[EvaluateOptions],
 ) -> pl.DataFrame:
     """Frame ``run, k, value`` of the mean ``{metric}@{k}`` of each run for every ``k``
     (``runs`` maps names to frames).
@@ -231,19 +232,21 @@ def metric_at_k_frame(
             f"metric {metric!r} has its own cutoff {cutoff}: pass ks or the metric without it "
             f"({base!r}), not both"
         )
-    ks = list(ks)
-    names = [f"{base}@{k}" for k in ks]
-    columns = {"k": pl.Int64, "value": pl.Float64}
-    return _means_by_run(runs, qrels, names, ks, columns, **evaluate_options)
+    cutoffs = list(ks)
+    names = [f"{base}@{k}" for k in cutoffs]
+    columns: dict[str, pl.DataType] = {"k": pl.Int64(), "value": pl.Float64()}
+    return _means_by_run(runs, qrels, names, cutoffs, columns, **evaluate_options)
 
 
 def precision_recall_11pt_frame(
-    runs: Mapping[str, Any] | Iterable[tuple[str, Any]], qrels: Any, **evaluate_options: Any
+    runs: Mapping[str, TableInput] | Iterable[tuple[str, TableInput]],
+    qrels: TableInput | None,
+    **evaluate_options: Unpack[EvaluateOptions],
 ) -> pl.DataFrame:
     """Frame ``run, recall, precision`` of the 11-point interpolated precision of each run
     (the metrics ``IPrec@0.0``, ``IPrec@0.1``, …, ``IPrec@1.0``)."""
     names = [f"IPrec@{level:.1f}" for level in ELEVEN_POINTS]
-    columns = {"recall": pl.Float64, "precision": pl.Float64}
+    columns: dict[str, pl.DataType] = {"recall": pl.Float64(), "precision": pl.Float64()}
     return _means_by_run(
         runs,
         qrels,
@@ -254,7 +257,7 @@ def precision_recall_11pt_frame(
     )
 
 
-def precision_recall_11pt(curves: pl.DataFrame, path: str | PathLike[str]) -> Path:
+def precision_recall_11pt(curves: FrameLike, path: str | PathLike[str]) -> Path:
     """11-point interpolated precision–recall curves, one per run (``run, recall, precision``).
 
     >>> import tempfile
@@ -262,9 +265,9 @@ def precision_recall_11pt(curves: pl.DataFrame, path: str | PathLike[str]) -> Pa
     >>> precision_recall_11pt(curves, Path(tempfile.mkdtemp(), "pr.png")).name
     'pr.png'
     """
-    curves = _require(curves, ["run", "recall", "precision"], "precision_recall_11pt")
+    frame = _require(curves, ["run", "recall", "precision"], "precision_recall_11pt")
     fig, ax = _new_figure(6.0, 4.8)
-    for name, part in _groups(curves, "run"):
+    for name, part in _groups(frame, "run"):
         part = part.sort("recall")
         ax.plot(
             part["recall"].to_list(),
@@ -284,7 +287,9 @@ def precision_recall_11pt(curves: pl.DataFrame, path: str | PathLike[str]) -> Pa
     return _save(fig, path)
 
 
-def _curve_keys(curve: pl.DataFrame, by: str | Sequence[str] | None, own: tuple[str, ...]):
+def _curve_keys(
+    curve: pl.DataFrame, by: str | Sequence[str] | None, own: tuple[str, ...]
+) -> list[str]:
     """The group key columns of a curve frame: ``by``, else every column that is not one of
     the curve's own (a frame computed ``by="user"`` has ``user``; ``run``/``group`` too)."""
     if by is None:
@@ -296,7 +301,7 @@ def _curve_keys(curve: pl.DataFrame, by: str | Sequence[str] | None, own: tuple[
     return keys
 
 
-def _label(keys: list[str], values: tuple) -> str:
+def _label(keys: list[str], values: tuple[object, ...]) -> str:
     """A group's legend label: the value of a ``run``/``group`` column as is, otherwise
     ``column value`` (``user 17``)."""
     if keys in (["run"], ["group"]):
@@ -329,6 +334,8 @@ def _classification_curve(
     if keys and areas.height > max_lines:
         mean = (_curves.mean_roc if roc else _curves.mean_pr)(curve, keys)
         values = areas[area.lower()]
+        # the areas are floats (AUC, AP): their mean and median are floats
+        mean_area, median_area = cast(float, values.mean()), cast(float, values.median())
         ax.fill_between(
             mean[x].to_list(),
             mean["low"].to_list(),
@@ -343,8 +350,8 @@ def _classification_curve(
             mean["mean"].to_list(),
             color="C0",
             linewidth=1.8,
-            label=f"mean of {areas.height} groups ({area} mean {values.mean():.3f}, "
-            f"median {values.median():.3f})",
+            label=f"mean of {areas.height} groups ({area} mean {mean_area:.3f}, "
+            f"median {median_area:.3f})",
         )
     elif keys:
         order = [*keys, x, y] if roc else keys
@@ -378,7 +385,7 @@ def _classification_curve(
 
 
 def roc_curve(
-    curve: Any,
+    curve: FrameLike,
     path: str | PathLike[str],
     *,
     by: str | Sequence[str] | None = None,
@@ -399,13 +406,13 @@ def roc_curve(
     >>> roc_curve(curve, Path(tempfile.mkdtemp(), "roc.svg")).read_text()[:5]
     '<?xml'
     """
-    curve = _require(curve, ["fpr", "tpr"], "roc_curve")
-    keys = _curve_keys(curve, by, ("threshold", "fpr", "tpr"))
-    return _classification_curve(curve, path, kind="roc", keys=keys, max_lines=max_lines)
+    frame = _require(curve, ["fpr", "tpr"], "roc_curve")
+    keys = _curve_keys(frame, by, ("threshold", "fpr", "tpr"))
+    return _classification_curve(frame, path, kind="roc", keys=keys, max_lines=max_lines)
 
 
 def precision_recall_curve(
-    curve: Any,
+    curve: FrameLike,
     path: str | PathLike[str],
     *,
     by: str | Sequence[str] | None = None,
@@ -424,6 +431,6 @@ def precision_recall_curve(
     >>> precision_recall_curve(curve, Path(tempfile.mkdtemp(), "pr.png")).stat().st_size > 0
     True
     """
-    curve = _require(curve, ["recall", "precision"], "precision_recall_curve")
-    keys = _curve_keys(curve, by, ("threshold", "precision", "recall"))
-    return _classification_curve(curve, path, kind="pr", keys=keys, max_lines=max_lines)
+    frame = _require(curve, ["recall", "precision"], "precision_recall_curve")
+    keys = _curve_keys(frame, by, ("threshold", "precision", "recall"))
+    return _classification_curve(frame, path, kind="pr", keys=keys, max_lines=max_lines)

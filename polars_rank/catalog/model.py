@@ -21,6 +21,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+import polars as pl
+
 from polars_rank.core.expr import Ratio
 from polars_rank.core.sqltext import literal
 from polars_rank.core.summary import Summary
@@ -166,7 +168,9 @@ class Metric:
     """
 
     name: str
-    polars: Callable[..., Any]
+    #: The Polars implementation: an expression over the table's ``columns``, or, for a
+    #: metric of whole ``tables``, a function of LazyFrames returning a LazyFrame.
+    polars: Callable[..., pl.Expr | pl.LazyFrame]
     formula: str
     cutoff: Cutoff = "none"
     params: tuple[Param, ...] = ()

@@ -31,6 +31,7 @@ from polars_rank.catalog.registry import (
 from polars_rank.core.errors import PolarsRankError, wording
 from polars_rank.core.expr import Ratio
 from polars_rank.core.summary import Summary
+from polars_rank.core.types import MetricNames
 
 _GRAMMAR = re.compile(
     r"^(?P<name>[A-Za-z0-9_\-]+?)(?:\((?P<params>[^()]*)\))?(?:@(?P<cut>[^@()]*))?$"
@@ -94,7 +95,9 @@ class MetricSpec:
     ) -> pl.Expr:
         """The Polars aggregation for this metric, aliased to the label (metrics that read
         the judged table or the enriched recommendations)."""
-        return self.entry.polars(**self._kwargs(relevance_level, rank, relevance)).alias(self.label)
+        value = self.entry.polars(**self._kwargs(relevance_level, rank, relevance))
+        assert isinstance(value, pl.Expr), f"{self.label} is computed from whole tables"
+        return value.alias(self.label)
 
     def ratio(
         self, *, relevance_level: float = 1, rank: str = "rank", relevance: str = "relevance"
@@ -159,7 +162,8 @@ def suggestions(name: str, cut: str | None = None, n: int = 3) -> list[str]:
     if cut is not None and scored:  # a metric without cutoffs only as the very closest
         top = min(scored)[0]
         scored = [(r, k) for r, k in scored if r == top or ALIASES[k][0].cutoff != "none"]
-    best: dict[tuple[str, tuple], str] = {}  # one name per metric (and fixed parameters)
+    # one name per metric (and fixed parameters)
+    best: dict[tuple[str, tuple[tuple[str, Any], ...]], str] = {}
     for _, key in sorted(scored):
         entry, fixed = ALIASES[key]
         best.setdefault((entry.name, tuple(sorted(fixed.items()))), spelled[key])
@@ -335,7 +339,7 @@ def parse_metric(label: str, scope: Scope = "evaluate") -> MetricSpec:
 
 
 def parse_metrics(
-    labels: list[str | MetricSpec] | tuple[str | MetricSpec, ...] | str,
+    labels: MetricNames,
     scope: Scope = "evaluate",
 ) -> list[MetricSpec]:
     """Parse a list of metric names (parsed :class:`MetricSpec` objects pass through);

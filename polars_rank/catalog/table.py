@@ -52,18 +52,18 @@ def metric_catalog(family: Family | None = None) -> pl.DataFrame:
         }
         for e in entries(family)
     ]
-    schema = {
-        "family": pl.String,
-        "name": pl.String,
-        "aliases": pl.List(pl.String),
-        "parameters": pl.List(pl.String),
-        "inputs": pl.List(pl.String),
-        "engines": pl.List(pl.String),
-        "higher_is_better": pl.Boolean,
-        "min": pl.Float64,
-        "max": pl.Float64,
-        "summary": pl.String,
-        "reference": pl.String,
-        "definition": pl.String,
+    schema: dict[str, pl.DataType] = {
+        "family": pl.String(),
+        "name": pl.String(),
+        "aliases": pl.List(pl.String()),
+        "parameters": pl.List(pl.String()),
+        "inputs": pl.List(pl.String()),
+        "engines": pl.List(pl.String()),
+        "higher_is_better": pl.Boolean(),
+        "min": pl.Float64(),
+        "max": pl.Float64(),
+        "summary": pl.String(),
+        "reference": pl.String(),
+        "definition": pl.String(),
     }
     return pl.DataFrame(rows, schema=schema)

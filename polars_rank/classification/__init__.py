@@ -102,11 +102,11 @@ __all__ = [
 ]
 
 
-
 def register(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     """Create (or replace) every ``cls_*`` macro of ``sql/classification.sql`` on ``con``."""
     con.execute(sql_path("classification.sql").read_text(encoding="utf-8"))
     return con
+
 
 def _lazy(frame: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
     return to_lazy(frame, "the input")
@@ -168,7 +168,7 @@ def _curve(
 ) -> Frame:
     """A curve from its Polars builder or its DuckDB table macro, after the input checks."""
     _check_engine(engine)
-    groups = _by(by)
+    groups: list[str] = _by(by)  # annotated: mypy#21693 (*x in a constrained generic)
     lf = _lazy(df)
     _check_columns(lf, [label, score, *groups])
     _frames.validate_binary(lf, label, score)
@@ -264,7 +264,7 @@ def group_auc(
     _check_engine(engine)
     if weight not in ("impressions", "uniform"):
         raise bad_choice("weight", weight, ("impressions", "uniform"))
-    groups = _by(group)
+    groups: list[str] = _by(group)  # annotated: mypy#21693 (*x in a constrained generic)
     lf = _lazy(df)
     _check_columns(lf, [label, score, *groups])
     _frames.validate_binary(lf, label, score)
@@ -316,7 +316,7 @@ def confusion_matrix(
     [1, 1, 0, 1]
     """
     _check_engine(engine)
-    groups = _by(by)
+    groups: list[str] = _by(by)  # annotated: mypy#21693 (*x in a constrained generic)
     lf = _lazy(df)
     _check_columns(lf, [actual, predicted, *groups])
     lf, a, p = _labels(lf, actual, predicted, threshold)
@@ -348,12 +348,12 @@ def classification_report(
     [1.0, 0.5]
     """
     _check_engine(engine)
-    groups = _by(by)
+    groups: list[str] = _by(by)  # annotated: mypy#21693 (*x in a constrained generic)
     lf = _lazy(df)
     _check_columns(lf, [actual, predicted, *groups])
     if engine == "polars":
-        out = _frames.classification_report(lf, actual, predicted, groups, zero_division)
-        return _like(out, df)
+        report = _frames.classification_report(lf, actual, predicted, groups, zero_division)
+        return _like(report, df)
     frame = lf.select(*groups, actual, predicted).collect()
     out = run_table_macro(
         frame,

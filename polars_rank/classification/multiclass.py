@@ -23,8 +23,10 @@ from typing import Literal
 
 import polars as pl
 
-from polars_rank.classification.binary import ColumnLike, check_zero_division, col
+from polars_rank.classification.binary import check_zero_division
 from polars_rank.core.errors import PolarsRankError
+from polars_rank.core.expr import ColumnOrExpr as ColumnLike
+from polars_rank.core.expr import col
 
 Average = Literal["macro", "micro", "weighted"]
 

@@ -30,8 +30,8 @@ class _Parser(argparse.ArgumentParser):
         self.exit(self.usage_exit_code, f"{PROG}: error: {message}{hint}\n")
 
 
-def _debug_parent() -> argparse.ArgumentParser:
-    parent = argparse.ArgumentParser(add_help=False)
+def _debug_parent() -> _Parser:
+    parent = _Parser(add_help=False)
     parent.add_argument(
         "--debug",
         action="store_true",
@@ -51,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     from polars_rank.cli.metrics import build_metrics_parser
     from polars_rank.cli.plot import build_plot_parser
     from polars_rank.cli.sql import build_sql_parser
+    from polars_rank.cli.trec_eval import USAGE_EXIT_CODE
     from polars_rank.cli.trec_eval import build_parser as build_trec_eval_parser
 
     parser = _Parser(
@@ -62,7 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show the full traceback of an error")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     debug = [_debug_parent()]
-    specs: list[tuple[str, str, Callable[[argparse.ArgumentParser], None]]] = [
+    # (name, help, how to build its parser; None: the plot command's own, with sub-commands)
+    specs: list[tuple[str, str, Callable[[argparse.ArgumentParser], None] | None]] = [
         ("evaluate", "evaluate runs against judgments", build_evaluate_parser),
         ("trec_eval", "drop-in for trec_eval (same flags and output)", build_trec_eval_parser),
         ("compare", "compare runs with a baseline: significance tests", build_compare_parser),
@@ -83,6 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
             description=help_text[:1].upper() + help_text[1:] + ".",
             parents=debug,
         )
+        if name == "trec_eval":  # usage errors exit with trec_eval's code
+            sub.usage_exit_code = USAGE_EXIT_CODE
         if build is None:
             build_plot_parser(sub, debug)
         else:

@@ -7,6 +7,7 @@ import argparse
 import sys
 import textwrap
 from pathlib import Path
+from typing import cast
 
 import polars as pl
 
@@ -43,7 +44,9 @@ def _sql_check(qrels: pl.DataFrame, run: pl.DataFrame) -> str:
         register_frame(con, "run", run)
         register_frame(con, "qrels", qrels)
         sql = SQL_SNIPPET.split("\n", 1)[1].rstrip().rstrip(";")
-        value = con.execute(f'SELECT avg("nDCG@10") FROM ({sql})').fetchone()[0]
+        row = con.execute(f'SELECT avg("nDCG@10") FROM ({sql})').fetchone()
+        assert row is not None  # an aggregate without GROUP BY returns one row
+        value = row[0]
     finally:
         con.close()
     return f"DuckDB's mean nDCG@10 for rerank: {value:.4f}"
@@ -84,7 +87,7 @@ def run_demo(args: argparse.Namespace) -> int:
     written = write_data(args.write_data) if args.write_data else []
     n_queries = qrels["query"].n_unique()
     n_relevant = int((qrels["relevance"] > 0).sum())
-    depth = runs[names[0]].group_by("query").len()["len"].max()
+    depth = cast(int, runs[names[0]].group_by("query").len()["len"].max())  # a row count
     out = sys.stdout
     out.write(
         f"polars-rank demo: {n_queries} queries, {qrels.height} judgments (grades 0-3, "

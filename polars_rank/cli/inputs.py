@@ -8,6 +8,7 @@ import gzip
 from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -352,7 +353,9 @@ class Inputs:
                     found[name] = read_recommender_input(path, name, self.columns)
         return found
 
-    def evaluate(self, metrics: list[str], options: dict, *, per_query: bool) -> pl.DataFrame:
+    def evaluate(
+        self, metrics: list[str], options: dict[str, Any], *, per_query: bool
+    ) -> pl.DataFrame:
         """Every run evaluated against the judgments (:func:`polars_rank.evaluate_runs`)."""
         from polars_rank.evaluation import evaluate_runs
 

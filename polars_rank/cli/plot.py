@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.evaluation import evaluate_runs
+
+if TYPE_CHECKING:
+    from polars_rank.cli.inputs import Inputs
 
 #: Plot kinds and what they show.
 KINDS = {
@@ -32,7 +37,7 @@ def _add_out(parser: argparse.ArgumentParser, kind: str) -> None:
 
 
 def build_plot_parser(
-    parser: argparse.ArgumentParser, parents: list[argparse.ArgumentParser]
+    parser: argparse.ArgumentParser, parents: Sequence[argparse.ArgumentParser]
 ) -> None:
     """The ``plot`` subcommands."""
     from polars_rank.cli.inputs import FORMATS, add_input_options
@@ -104,7 +109,9 @@ def _metric_at_k(metric: str, max_k: int | None) -> tuple[str, int]:
     return base, max_k or cutoff or 100
 
 
-def _ranking_inputs(args: argparse.Namespace, runs: list[str]):
+def _ranking_inputs(
+    args: argparse.Namespace, runs: list[str]
+) -> tuple[Inputs, pl.DataFrame, dict[str, Any]]:
     from polars_rank.cli.inputs import Inputs
     from polars_rank.cli.options import evaluation_kwargs
 

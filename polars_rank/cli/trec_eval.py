@@ -39,8 +39,9 @@ from polars_rank.cli.trec_eval_measures import (
     select_measures,
     supported_measures,
 )
-from polars_rank.core.conventions import Columns, rank_expr
+from polars_rank.core.conventions import Columns, OrderBy, rank_expr
 from polars_rank.core.summary import summary_expr
+from polars_rank.core.types import EngineName
 
 __all__ = [
     "build_parser",
@@ -67,8 +68,8 @@ def _atol_option(text: str) -> int:
 
 
 def build_parser(parser: argparse.ArgumentParser) -> None:
-    """trec_eval's options (short and long spellings)."""
-    parser.usage_exit_code = USAGE_EXIT_CODE  # read by the CLI's parser on usage errors
+    """trec_eval's options (short and long spellings). (The CLI's parser exits with
+    :data:`USAGE_EXIT_CODE` on a usage error.)"""
     parser.add_argument("qrels", metavar="QRELS", help="judgments, TREC qrels format")
     parser.add_argument("run", metavar="RUN", help="the run, TREC results format ('-': stdin)")
     parser.add_argument(
@@ -164,7 +165,7 @@ def build_parser(parser: argparse.ArgumentParser) -> None:
 def _ranked(run: pl.DataFrame, max_rank: int | None) -> pl.DataFrame:
     """The run with trec_eval's ranks (score descending, ties by doc id descending as bytes),
     cut at ``max_rank``."""
-    ranked = run.with_columns(rank_expr(Columns(), "score", pl.String))
+    ranked = run.with_columns(rank_expr(Columns(), "score", pl.String()))
     return ranked if max_rank is None else ranked.filter(pl.col("rank") <= max_rank)
 
 
@@ -218,7 +219,7 @@ def trec_eval_values(
     relevance_level: int = 1,
     max_rank: int | None = None,
     judged_only: bool = False,
-    engine: str = "polars",
+    engine: EngineName = "polars",
 ) -> tuple[pl.DataFrame, dict[str, Any]]:
     """trec_eval's values for a run ``query, doc, score`` and judgments ``query, doc,
     relevance`` (as :mod:`.trec_eval_input` reads them): one row per judged query (byte order
@@ -240,7 +241,7 @@ def trec_eval_values(
         max_rank=max_rank,
         run_duplicates=run_duplicates,
     )
-    order_by = "score"
+    order_by: OrderBy = "score"
     empty = missing.clear()  # judged queries whose ranking ends up empty (see _empty_rankings)
     can_empty = judged_only or max_rank == 0  # a missing query's one-document ranking too
     if can_empty or run_duplicates:  # rank here (-M first, then -J); duplicates are past -M
@@ -270,6 +271,7 @@ def trec_eval_values(
             order_by=order_by,
             engine=engine,
         )
+    assert isinstance(values, pl.DataFrame)  # a DataFrame run gives a DataFrame
     if complete and missing.len():  # what trec_eval resets after its one-document ranking
         absent = pl.col("query").is_in(missing.implode())
         values = values.with_columns(
@@ -282,9 +284,9 @@ def trec_eval_values(
         )
     if empty.len():
         values = _empty_rankings(values, empty, measures, qrels, relevance_level)
-    summarised = [m for m in measures if m.spec is not None and m.summary]
-    totals = values.select(summary_expr(m.spec.summary, m.name) for m in summarised)
-    summary = {m.name: totals[m.name][0] for m in summarised}
+    summarised = [(m.name, m.spec) for m in measures if m.spec is not None and m.summary]
+    totals = values.select(summary_expr(spec.summary, name) for name, spec in summarised)
+    summary = {name: totals[name][0] for name, _ in summarised}
     if complete and "num_rel" in summary:  # m_num_rel.c: every grade > 0, whatever -l is
         summary["num_rel"] = float(qrels.filter(pl.col("relevance") > 0).height)
     return values, summary
@@ -316,6 +318,7 @@ def _empty_rankings(
     changed: dict[str, pl.Expr] = {}
     for m in measures:
         if m.spec is not None and m.measure == "iprec_at_recall":
+            assert m.spec.recall_level is not None  # iprec_at_recall's cutoff is a level
             zero = cutoff(m.spec.recall_level) <= 0
         elif m.spec is not None and m.measure == "11pt_avg":
             points = m.spec.arguments()["points"]

@@ -11,7 +11,7 @@ significance marks.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Unpack
 
 import numpy as np
 import polars as pl
@@ -20,6 +20,7 @@ from polars_rank.comparison import statistics
 from polars_rank.comparison.render import to_latex, to_markdown
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.frames import to_frame
+from polars_rank.core.types import EvaluateOptions, FrameLike, TableInput
 
 __all__ = ["compare", "compare_per_query", "statistics", "to_latex", "to_markdown"]
 
@@ -103,14 +104,14 @@ def _check_input(
 
 def _matrix(
     per_query: pl.DataFrame, name: str, metrics: list[str], run: str, query: str
-) -> np.ndarray:
+) -> statistics.Floats:
     """Metric values of one run as a (queries × metrics) matrix, rows sorted by query."""
     frame = per_query.filter(pl.col(run) == name).sort(query)
     return frame.select(pl.col(metrics).cast(pl.Float64)).to_numpy()
 
 
 def compare_per_query(
-    per_query: pl.DataFrame,
+    per_query: FrameLike,
     *,
     baseline: str,
     metrics: list[str] | None = None,
@@ -156,17 +157,17 @@ def compare_per_query(
     >>> out.select("run", "metric", "wins", "ties", "losses").row(0), round(out["diff"][0], 6)
     (('b', 'AP', 2, 1, 0), 0.1)
     """
-    per_query = to_frame(per_query, "per_query")
+    frame = to_frame(per_query, "per_query")
     if permutations < 1 or bootstrap < 1:
         raise PolarsRankError("compare: permutations and bootstrap must be positive")
     if not 0.0 < confidence < 1.0:
         raise PolarsRankError("compare: confidence must be between 0 and 1")
-    metrics = list(metrics) if metrics is not None else _metric_columns(per_query, run, query)
-    runs = _check_input(per_query, baseline, metrics, run, query)
+    metrics = list(metrics) if metrics is not None else _metric_columns(frame, run, query)
+    runs = _check_input(frame, baseline, metrics, run, query)
     others = [name for name in runs if name != baseline]
 
-    base = _matrix(per_query, baseline, metrics, run, query)
-    values = np.concatenate([_matrix(per_query, n, metrics, run, query) for n in others], axis=1)
+    base = _matrix(frame, baseline, metrics, run, query)
+    values = np.concatenate([_matrix(frame, n, metrics, run, query) for n in others], axis=1)
     tiled = np.tile(base, (1, len(others)))
     d = values - tiled
     # Differences at rounding-noise level are ties (see the docstring).
@@ -178,7 +179,7 @@ def compare_per_query(
     perm_p = statistics.sign_flip_pvalues(d, permutations, perm_rng)
     ci_low, ci_high = statistics.bootstrap_ci(d, bootstrap, confidence, boot_rng)
     t_holm = statistics.holm(t_p)
-    run_dtype = per_query.schema[run]  # run names keep their type (usually String)
+    run_dtype = frame.schema[run]  # run names keep their type (usually String)
     return pl.DataFrame(
         {
             "run": [name for name in others for _ in metrics],
@@ -203,8 +204,8 @@ def compare_per_query(
 
 
 def compare(
-    runs: Mapping[str, Any],
-    qrels: Any,
+    runs: Mapping[str, TableInput],
+    qrels: TableInput | None,
     metrics: list[str],
     *,
     baseline: str | None = None,
@@ -212,7 +213,7 @@ def compare(
     bootstrap: int = 10_000,
     confidence: float = 0.95,
     seed: int = 0,
-    **evaluate_options: Any,
+    **evaluate_options: Unpack[EvaluateOptions],
 ) -> pl.DataFrame:
     """Evaluate each run per query and compare it with ``baseline`` (default: the first run).
 
@@ -234,7 +235,6 @@ def compare(
     [('same', 0.75, 0.75, 1.0)]
     """
     from polars_rank.evaluation import evaluate_runs
-
 
     if not runs:
         raise PolarsRankError("compare: no runs given")

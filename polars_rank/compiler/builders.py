@@ -280,7 +280,7 @@ def ideal_dcg(q: Parts, *, k: int | None, gain: str, gains: Gains | None) -> str
 
 
 @builds("eleven_pt_avg")
-def eleven_pt_avg(q: Parts, *, points: tuple, relevance_level: float) -> str:
+def eleven_pt_avg(q: Parts, *, points: tuple[float, ...], relevance_level: float) -> str:
     """Mean of the interpolated precisions at the points, added from the last; each point x
     needs c = round(x·R) (halves away from zero) relevant documents. Points out of order follow
     trec_eval's backward walk (see :func:`polars_rank.ranking.metrics.eleven_pt_avg`): trailing
@@ -414,7 +414,9 @@ def r_precision_multiple(q: Parts, *, multiple: float, relevance_level: float) -
 
 
 @builds("utility")
-def utility(q: Parts, *, coefficients: tuple, collection_size: int, relevance_level: float) -> str:
+def utility(
+    q: Parts, *, coefficients: tuple[float, ...], collection_size: int, relevance_level: float
+) -> str:
     """p1·a + p2·b + p3·c + p4·d: a relevant retrieved, b = retrieved − a, c = R − a,
     d = collection_size + a − retrieved − R."""
     trec_metrics.utility(coefficients, collection_size=collection_size)  # checks the arguments

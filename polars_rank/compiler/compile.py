@@ -61,7 +61,7 @@ def _parsed(metrics: Sequence[str | MetricSpec] | str | MetricSpec) -> list[Metr
     if isinstance(metrics, str | MetricSpec):
         metrics = [metrics]
     if all(isinstance(m, str) for m in metrics):
-        return parse_metrics(list(metrics))  # type: ignore[arg-type]
+        return parse_metrics(list(metrics))
     specs = [m if isinstance(m, MetricSpec) else parse_metric(m) for m in metrics]
     labels = [s.label for s in specs]
     repeated = [label for label in labels if labels.count(label) > 1]

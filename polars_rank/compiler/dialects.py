@@ -28,7 +28,10 @@ sqlglot is imported only when a query is rendered.
 from __future__ import annotations
 
 from functools import cache
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from sqlglot import exp
 
 #: The dialects :func:`~polars_rank.to_sql` renders (``databricks`` is Spark SQL).
 Dialect = Literal["spark", "databricks", "postgres", "bigquery", "snowflake", "trino", "duckdb"]
@@ -64,7 +67,7 @@ _ID_NUMBER = {
 }
 
 
-def _id_key(function: str, argument, dialect: str):
+def _id_key(function: str, argument: exp.Expression, dialect: str) -> exp.Expression:
     """The dialect's sort key for placeholder ``function`` of an id column (rewrite 5)."""
     import sqlglot
     from sqlglot import exp
@@ -88,7 +91,7 @@ def _keywords() -> frozenset[str]:
     return frozenset(word.lower() for word in Tokenizer.KEYWORDS if word.isalpha())
 
 
-def _identifier(name: str):
+def _identifier(name: str) -> exp.Identifier:
     """A caller's column name: unquoted when a plain lower-case non-keyword, else quoted."""
     import re
 

@@ -14,9 +14,12 @@ pyarrow, which polars_rank does not need.)
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import polars as pl
+
+if TYPE_CHECKING:
+    import duckdb
 
 
 class _ArrowStream:
@@ -31,16 +34,16 @@ class _ArrowStream:
         nulls = [name for name, dtype in frame.schema.items() if dtype == pl.Null]
         self._frame = frame.with_columns(pl.col(nulls).cast(pl.Boolean)) if nulls else frame
 
-    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
         return self._frame.__arrow_c_stream__(requested_schema)
 
 
-def register_frame(con: Any, name: str, frame: pl.DataFrame) -> None:
+def register_frame(con: duckdb.DuckDBPyConnection, name: str, frame: pl.DataFrame) -> None:
     """Make ``frame`` readable as the view ``name`` on the DuckDB connection ``con``."""
     con.register(name, _ArrowStream(frame))
 
 
-def to_polars(relation: Any) -> pl.DataFrame:
+def to_polars(relation: duckdb.DuckDBPyRelation) -> pl.DataFrame:
     """The result of a DuckDB relation as a Polars DataFrame (what ``relation.pl()`` gives,
     without pyarrow)."""
     return pl.DataFrame(relation)

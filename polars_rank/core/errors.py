@@ -28,7 +28,7 @@ class PolarsRankError(ValueError):
     """Bad input: a message that names the column, query, metric, option or line at fault."""
 
 
-def _keyword(name: str, value: Any) -> str:
+def _keyword(name: str, value: object) -> str:
     return f"{name}={value!r}"
 
 
@@ -42,7 +42,7 @@ class Wording:
         metric_names: where every metric name is listed.
     """
 
-    option: Callable[[str, Any], str] = _keyword
+    option: Callable[[str, object], str] = _keyword
     cast_ids: str = "cast one of them, e.g. pl.col('query').cast(pl.String)"
     metric_names: str = "polars_rank.valid_names() or `polars-rank metrics`"
 
@@ -58,7 +58,7 @@ def wording() -> Wording:
     return _WORDING.get() or PYTHON
 
 
-def option(name: str, value: Any) -> str:
+def option(name: str, value: object) -> str:
     """Option ``name`` set to ``value``, as the user writes it."""
     return wording().option(name, value)
 
@@ -73,14 +73,14 @@ def worded(wording: Wording) -> Iterator[None]:
         _WORDING.reset(token)
 
 
-def bad_choice(option: str, value: Any, choices: Iterable[Any]) -> PolarsRankError:
+def bad_choice(option: str, value: object, choices: Iterable[object]) -> PolarsRankError:
     """``option`` got a value outside its choices."""
     *rest, last = [repr(c) for c in choices]
     listed = f"{', '.join(rest)} or {last}" if rest else last
     return PolarsRankError(f"{option} must be {listed}, got {value!r}")
 
 
-def not_positive_integer(option: str, value: Any) -> PolarsRankError:
+def not_positive_integer(option: str, value: object) -> PolarsRankError:
     """``option`` needs a positive integer."""
     return PolarsRankError(f"{option} must be a positive integer, got {value!r}")
 
@@ -88,7 +88,7 @@ def not_positive_integer(option: str, value: Any) -> PolarsRankError:
 # ------------------------------------------------------------------------------------------
 # warnings
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parents[1]  # polars_rank/
 
 
 @lru_cache(maxsize=256)

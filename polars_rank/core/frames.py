@@ -3,17 +3,21 @@ back the same kind."""
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar, overload
 
 import polars as pl
 
+if TYPE_CHECKING:
+    import pyarrow as pa
+
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
+T = TypeVar("T")
 
 #: What the functions taking frames accept, for messages.
 ACCEPTED = "a polars DataFrame or LazyFrame, a pandas DataFrame or a pyarrow Table"
 
 
-def as_polars(obj: Any) -> Any:
+def as_polars(obj: T) -> T | pl.DataFrame:
     """A pandas DataFrame or a pyarrow Table (or RecordBatch) as a Polars DataFrame; anything
     else unchanged.
 
@@ -29,12 +33,21 @@ def as_polars(obj: Any) -> Any:
     if package == "pandas" and kind.__name__ == "DataFrame":
         return pl.from_pandas(obj)
     if package == "pyarrow" and kind.__name__ in ("Table", "RecordBatch"):
-        return pl.from_arrow(obj)
+        return from_arrow(obj)
     return obj
 
 
-def to_lazy(frame: Any, what: str) -> pl.LazyFrame:
-    """``frame`` as a LazyFrame; a clear error for anything that is not a frame."""
+def from_arrow(table: pa.Table | pa.RecordBatch) -> pl.DataFrame:
+    """``pl.from_arrow`` of a pyarrow Table or RecordBatch, which gives a DataFrame (an Arrow
+    array would give a Series)."""
+    frame = pl.from_arrow(table)
+    assert isinstance(frame, pl.DataFrame), "a Table or RecordBatch gives a DataFrame"
+    return frame
+
+
+def to_lazy(frame: object, what: str) -> pl.LazyFrame:
+    """``frame`` (a :data:`~polars_rank.core.types.FrameLike`) as a LazyFrame; a clear error
+    for anything that is not a frame."""
     frame = as_polars(frame)
     if isinstance(frame, pl.LazyFrame):
         return frame
@@ -43,8 +56,9 @@ def to_lazy(frame: Any, what: str) -> pl.LazyFrame:
     raise TypeError(f"{what} must be {ACCEPTED}, got {type(frame).__name__}")
 
 
-def to_frame(frame: Any, what: str) -> pl.DataFrame:
-    """``frame`` as a DataFrame (a LazyFrame is collected); a clear error otherwise."""
+def to_frame(frame: object, what: str) -> pl.DataFrame:
+    """``frame`` (a :data:`~polars_rank.core.types.FrameLike`) as a DataFrame (a LazyFrame is
+    collected); a clear error otherwise."""
     frame = as_polars(frame)
     if isinstance(frame, pl.LazyFrame):
         return frame.collect()
@@ -53,7 +67,11 @@ def to_frame(frame: Any, what: str) -> pl.DataFrame:
     raise TypeError(f"{what} must be {ACCEPTED}, got {type(frame).__name__}")
 
 
-def like(result: pl.DataFrame | pl.LazyFrame, template: Any) -> pl.DataFrame | pl.LazyFrame:
+@overload
+def like(result: pl.DataFrame | pl.LazyFrame, template: Frame) -> Frame: ...
+@overload
+def like(result: pl.DataFrame | pl.LazyFrame, template: object) -> pl.DataFrame | pl.LazyFrame: ...
+def like(result: pl.DataFrame | pl.LazyFrame, template: object) -> pl.DataFrame | pl.LazyFrame:
     """``result`` as the kind of ``template``: lazy for a LazyFrame, a collected DataFrame for
     anything else (a DataFrame, pandas, pyarrow).
 

@@ -7,11 +7,14 @@ rank. Every metric reads this table (ordering and judging: :mod:`.conventions`).
 
 from __future__ import annotations
 
+from typing import Final
+
 import polars as pl
 
 from polars_rank.core.conventions import Columns, OrderBy, doc_key, order_key, rank_expr
 from polars_rank.core.frames import as_polars, like, to_lazy
 from polars_rank.core.options import Duplicates, Options
+from polars_rank.core.types import FrameLike
 from polars_rank.core.validation import (
     check_counts,
     duplicate_suspects,
@@ -60,7 +63,7 @@ def ranked_run(run: pl.LazyFrame, options: Options, doc_dtype: pl.DataType) -> p
     ranked in trec_eval's order, cut at ``max_rank``. ``options`` must be resolved."""
     cols = options.columns
     run = deduplicated_run(run, options)
-    ranked = run.with_columns(rank_expr(cols, options.order_by, doc_dtype))
+    ranked = run.with_columns(rank_expr(cols, options.ordering, doc_dtype))
     if options.max_rank is not None:
         ranked = ranked.filter(pl.col(cols.rank) <= options.max_rank)
     return ranked.select(cols.query, cols.doc, cols.rank)
@@ -74,7 +77,7 @@ PAIRWISE_MAX_JUDGED = 32
 
 #: The Polars engine of the passes over the whole run (lazy or not): it streams, and it is
 #: the faster one for these joins and grouped counts.
-PASS_ENGINE = "streaming"
+PASS_ENGINE: Final = "streaming"
 
 _KEY, _JKEY, _JDOC, _JID = "__pr_key", "__pr_jkey", "__pr_jdoc", "__pr_jid"
 #: Columns of :func:`run_sizes`' per-query counts.
@@ -86,7 +89,7 @@ def _keyed(run: pl.LazyFrame, options: Options) -> pl.LazyFrame:
     """``query, doc, <sort key>``: the run, one row per (query, doc), higher key first."""
     cols = options.columns
     return deduplicated_run(run, options).select(
-        cols.query, cols.doc, order_key(options.order_column, options.order_by).alias(_KEY)
+        cols.query, cols.doc, order_key(options.order_column, options.ordering).alias(_KEY)
     )
 
 
@@ -235,7 +238,7 @@ def compact_judged_table(
             )
             .join(lots.lazy().select(query, doc, relevance), on=[query, doc], how="inner")
         )
-    schema = {query: hits.schema[query], doc: doc_dtype, rank: pl.UInt32}
+    schema: dict[str, pl.DataType] = {query: hits.schema[query], doc: doc_dtype, rank: pl.UInt32()}
     ranked = (
         pl.concat(found, how="vertical")
         if found
@@ -284,11 +287,13 @@ def compact_table(
     per-query sets)."""
     counted = options.validate and options.duplicates == "error"
     checks = problem_counts(run, qrels, options, run_pairs=False) if options.validate else []
-    sizes = run_sizes(run, options, distinct=counted and in_memory)
+    size_plan = run_sizes(run, options, distinct=counted and in_memory)
     sorted_hashes = counted and not in_memory
     pairs = [repeated_pair_count(run, options.columns)] if sorted_hashes else []
-    wanted = judged_pair_hashes(run, qrels, options)
-    *found, sizes, wanted = pl.collect_all([*checks, *pairs, sizes, wanted], engine=PASS_ENGINE)
+    wanted_plan = judged_pair_hashes(run, qrels, options)
+    *found, sizes, wanted = pl.collect_all(
+        [*checks, *pairs, size_plan, wanted_plan], engine=PASS_ENGINE
+    )
     found, pair_frames = found[: len(checks)], found[len(checks) :]
     if options.validate:
         suspects = None
@@ -297,7 +302,7 @@ def compact_table(
             if duplicates:
                 suspects = duplicate_suspects(run, options.columns)
         elif counted:
-            duplicates = int(sizes[SIZE].sum() - sizes[DISTINCT].sum())
+            duplicates = int(sizes[SIZE].sum()) - int(sizes[DISTINCT].sum())  # integer counts
         else:
             duplicates = 0
         check_counts(
@@ -352,8 +357,8 @@ def judged_table(
 
 
 def judge(
-    run: pl.DataFrame | pl.LazyFrame,
-    qrels: pl.DataFrame | pl.LazyFrame,
+    run: FrameLike,
+    qrels: FrameLike,
     *,
     query: str = "query",
     doc: str = "doc",

@@ -8,8 +8,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from polars_rank.core.errors import (
     CallSite,
     PolarsRankError,
@@ -98,7 +96,7 @@ INPUT_PROBLEMS = {
 }
 
 
-def input_problem(check: str, *, order_column: str, rel: str, **found: Any) -> PolarsRankError:
+def input_problem(check: str, *, order_column: str, rel: str, **found: object) -> PolarsRankError:
     """The error for one failed input check (see :data:`INPUT_PROBLEMS`); ``found`` holds the
     count, the first row, its query and doc, and for the grade check the limit, the metric
     and the largest grade."""

@@ -119,11 +119,16 @@ class Options:
         return self
 
     @property
-    def order_column(self) -> str:
-        """The run column the ordering reads (after :meth:`resolve`)."""
+    def ordering(self) -> OrderBy:
+        """``order_by`` as :meth:`resolve` settles it (never None after it)."""
         if self.order_by is None:
             raise AssertionError("Options.resolve() settles order_by first")
-        return self.columns.order_column(self.order_by)
+        return self.order_by
+
+    @property
+    def order_column(self) -> str:
+        """The run column the ordering reads (after :meth:`resolve`)."""
+        return self.columns.order_column(self.ordering)
 
     def looks_swapped(self, run_schema: pl.Schema, qrels_schema: pl.Schema) -> bool:
         """Whether the judgments look like a run or the run like judgments: judgments without

@@ -21,6 +21,7 @@ polars_rank.core.errors.PolarsRankError: coverage@10 has one value for the whole
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,8 @@ import polars as pl
 from polars_rank.core import messages
 from polars_rank.core.errors import PolarsRankError, option
 from polars_rank.core.frames import to_lazy
+from polars_rank.core.options import Options
+from polars_rank.core.types import CatalogInput, TableInput
 from polars_rank.recsys.features import DOC_A, DOC_B, SIMILARITY, ItemFeatures, item_features
 from polars_rank.recsys.options import ItemOptions
 
@@ -169,7 +172,9 @@ class RecommenderInputs:
     catalog: pl.LazyFrame | None = None
 
 
-def _same_dtype(what: str, schema: pl.Schema, name: str, column: str, run_dtype) -> None:
+def _same_dtype(
+    what: str, schema: pl.Schema, name: str, column: str, run_dtype: pl.DataType
+) -> None:
     if column not in schema:
         raise messages.missing_column(what, column, list(schema.names()))
     if schema[column] != run_dtype:
@@ -180,9 +185,9 @@ def _same_dtype(what: str, schema: pl.Schema, name: str, column: str, run_dtype)
 
 
 def resolve_inputs(
-    interactions: Any,
-    features: Any,
-    catalog: Any,
+    interactions: TableInput | None,
+    features: TableInput | None,
+    catalog: CatalogInput | None,
     run_schema: pl.Schema,
     *,
     query: str = "query",
@@ -211,7 +216,9 @@ def resolve_inputs(
     return RecommenderInputs(inter, feats, cat)
 
 
-def _first_bad(frame: pl.LazyFrame, bad: pl.Expr, show: list[str]) -> tuple[int, int, dict]:
+def _first_bad(
+    frame: pl.LazyFrame, bad: pl.Expr, show: list[str]
+) -> tuple[int, int | None, dict[str, Any]]:
     found = frame.select(
         bad.sum().alias("_count"),
         bad.arg_true().first().alias("_row"),
@@ -311,10 +318,10 @@ def validate_inputs(inputs: RecommenderInputs, *, query: str = "query", doc: str
 
 def prepare(
     specs: list[MetricSpec],
-    run: Any,
-    qrels: Any,
-    given: dict[str, Any],
-    options: Any,
+    run: TableInput,
+    qrels: TableInput | None,
+    given: Mapping[str, CatalogInput | None],
+    options: Options,
     *,
     per_query: bool,
 ) -> RecommenderInputs:

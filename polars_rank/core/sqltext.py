@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 
 def ident(name: str) -> str:
@@ -20,7 +19,7 @@ def table_name(name: str) -> str:
     return ".".join(ident(part) for part in name.split("."))
 
 
-def literal(value: Any) -> str:
+def literal(value: object) -> str:
     """A Python value as a SQL literal: text quoted, booleans, integers as written, floats as
     DOUBLE (never DECIMAL, whose arithmetic would not be IEEE arithmetic; integral floats as
     integers), ``None`` as NULL, lists of strings as ``VARCHAR[]``."""

@@ -5,9 +5,10 @@ pandas, pyarrow and pyspark are optional: they are named here only for type chec
 imports none of them. Use the aliases in annotations (``from __future__ import annotations``
 or quoted), not in ``isinstance`` checks.
 
->>> import sys, polars_rank
->>> [name for name in ("pandas", "pyarrow", "pyspark") if name in sys.modules]
-[]
+>>> import subprocess, sys
+>>> code = "import sys, polars_rank; print({'pandas', 'pyarrow', 'pyspark'} & {*sys.modules})"
+>>> subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip()
+'set()'
 >>> FrameLike
 'pl.DataFrame | pl.LazyFrame | pd.DataFrame | pa.Table | pa.RecordBatch'
 """
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from polars_rank.catalog.names import MetricSpec
     from polars_rank.core.conventions import OrderBy
     from polars_rank.core.options import Duplicates, Queries
+    from polars_rank.recsys.features import ItemFeatures
 
 __all__ = [
     "CatalogInput",
@@ -35,6 +37,7 @@ __all__ = [
     "EngineName",
     "EvaluateOptions",
     "FrameLike",
+    "ItemFeaturesLike",
     "MetricNames",
     "PolarsFrame",
     "TableInput",
@@ -48,6 +51,11 @@ PolarsFrame: TypeAlias = "pl.DataFrame | pl.LazyFrame"
 #: DataFrame or a pyarrow Table (or RecordBatch) is converted with ``pl.from_pandas`` /
 #: ``pl.from_arrow`` (:func:`polars_rank.core.frames.as_polars`).
 FrameLike: TypeAlias = "pl.DataFrame | pl.LazyFrame | pd.DataFrame | pa.Table | pa.RecordBatch"
+
+#: Item features (vectors, categories or a similarity table) for the diversity and
+#: serendipity functions of :mod:`polars_rank.recsys`: a frame, or features already
+#: recognised by :func:`polars_rank.recsys.item_features`.
+ItemFeaturesLike: TypeAlias = "FrameLike | ItemFeatures"
 
 #: A table :func:`polars_rank.evaluate` reads (the run, the qrels, the recommender inputs):
 #: a :data:`FrameLike` for every engine; besides, for ``engine="duckdb"`` a DuckDB relation,
@@ -74,7 +82,12 @@ EngineName = Literal["polars", "duckdb", "spark"]
 class EvaluateOptions(TypedDict, total=False):
     """The keyword options of :func:`polars_rank.evaluate` besides ``per_query``: what
     :func:`polars_rank.evaluate_runs`, :func:`polars_rank.compare` and the plot frames pass on
-    (see :func:`polars_rank.evaluate` for each)."""
+    (see :func:`polars_rank.evaluate` for each).
+
+    >>> from polars_rank.evaluation import _EVALUATE_DEFAULTS
+    >>> sorted(EvaluateOptions.__optional_keys__) == sorted(_EVALUATE_DEFAULTS)
+    True
+    """
 
     interactions: TableInput | None
     item_features: TableInput | None

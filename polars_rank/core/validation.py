@@ -15,6 +15,8 @@ polars_rank.core.errors.PolarsRankError: run has 1 duplicate (query, doc) pair(s
 
 from __future__ import annotations
 
+from typing import Any
+
 import polars as pl
 
 from polars_rank.core import messages
@@ -243,7 +245,7 @@ def check_counts(
             "qrels_bad_rel",
         ),
     ]
-    extra: dict[str, dict] = {}
+    extra: dict[str, dict[str, Any]] = {}  # format() arguments of the message
     if limit is not None:
         checks.append(
             _first_bad(qrels, _above(cols.relevance, limit.value), cols, "qrels_grade_above_max")
@@ -260,8 +262,8 @@ def check_counts(
         if not result.height or (result["count"][0] or 0) == 0:
             continue
         if "query" not in result.columns:  # the hash pre-check saw a possible duplicate
-            frame = suspects if result["check"][0] == "run_duplicate" else qrels
-            result = _duplicate_example(frame, cols, result["check"][0]).collect()
+            source = suspects if result["check"][0] == "run_duplicate" else qrels
+            result = _duplicate_example(source, cols, result["check"][0]).collect()
             if not result["count"][0]:
                 continue  # a hash collision, not a duplicate
         details = extra.get(result["check"][0], {})

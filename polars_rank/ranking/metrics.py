@@ -590,7 +590,9 @@ def set_f(
     return _div((beta + 1.0) * p * r, beta * p + r).alias("set_f")
 
 
-def _iprec_parts(rank: ColumnOrExpr, relevance: ColumnOrExpr, relevance_level: float):
+def _iprec_parts(
+    rank: ColumnOrExpr, relevance: ColumnOrExpr, relevance_level: float
+) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     mask = _is_rel(relevance, relevance_level) & _col(rank).is_not_null()
     ranks = _col(rank).filter(mask).cast(_F64)
     position = ranks.rank("ordinal").cast(_F64)
@@ -741,7 +743,7 @@ def err(
     check_max_grade(max_grade)
     within = _retrieved_within(rank, k)
     grade = _col(relevance).cast(_F64).fill_null(0.0).clip(0.0, float(max_grade))
-    stop = (pl.lit(2.0).pow(grade) - 1.0) / (2.0 ** float(max_grade))
+    stop: pl.Expr = (pl.lit(2.0).pow(grade) - 1.0) / (2.0 ** float(max_grade))
     order = _col(rank).filter(within)
     stop = stop.filter(within).sort_by(order)
     position = order.sort().cast(_F64)

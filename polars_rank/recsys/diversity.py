@@ -33,9 +33,12 @@ user is (Σ_i g_i − (Σ_i g_i u_i)·C_u / |H_u|) / n with the history sum C_u 
 
 from __future__ import annotations
 
+from typing import Literal
+
 import polars as pl
 
 from polars_rank.core.errors import PolarsRankError
+from polars_rank.core.types import ItemFeaturesLike
 from polars_rank.recsys.features import (
     ItemFeatures,
     canonical_pairs,
@@ -66,7 +69,7 @@ def cut(top: pl.LazyFrame, k: int | None, rank: str = "rank") -> pl.LazyFrame:
     return top if k is None else top.filter(pl.col(rank) <= k)
 
 
-def _features(features, doc: str) -> ItemFeatures:
+def _features(features: ItemFeaturesLike, doc: str) -> ItemFeatures:
     found = item_features(features, doc=doc)
     if found.doc != doc:
         raise AssertionError("features and recommendations share the doc column name")
@@ -118,7 +121,7 @@ def _pair_sums_table(
 
 def user_diversity(
     top: pl.LazyFrame,
-    item_features: pl.LazyFrame | pl.DataFrame | ItemFeatures,
+    item_features: ItemFeaturesLike,
     k: int | None = None,
     *,
     similarity: CategorySimilarity = "cosine",
@@ -201,7 +204,12 @@ def _similarity_sums(
 
 
 def _with_history(
-    rows: pl.LazyFrame, past: pl.LazyFrame, features: ItemFeatures, query: str, doc: str, how: str
+    rows: pl.LazyFrame,
+    past: pl.LazyFrame,
+    features: ItemFeatures,
+    query: str,
+    doc: str,
+    how: Literal["inner", "left"],
 ) -> pl.LazyFrame:
     """``rows`` with each item's unit vector and its user's history sum and size."""
     unit = unit_vectors(features, doc=doc)
@@ -212,7 +220,7 @@ def _with_history(
 def unexpectedness(
     top: pl.LazyFrame,
     interactions: pl.LazyFrame,
-    item_features: pl.LazyFrame | pl.DataFrame | ItemFeatures,
+    item_features: ItemFeaturesLike,
     k: int | None = None,
     *,
     query: str = "query",
@@ -248,7 +256,7 @@ def unexpectedness(
 def user_serendipity(
     top: pl.LazyFrame,
     interactions: pl.LazyFrame,
-    item_features: pl.LazyFrame | pl.DataFrame | ItemFeatures,
+    item_features: ItemFeaturesLike,
     k: int | None = None,
     *,
     gain: SerendipityGain = "binary",
@@ -293,7 +301,7 @@ def user_serendipity(
 def serendipity_with_history(
     top: pl.LazyFrame,
     past: pl.LazyFrame,
-    item_features: pl.LazyFrame | pl.DataFrame | ItemFeatures,
+    item_features: ItemFeaturesLike,
     k: int | None = None,
     *,
     gain: SerendipityGain = "binary",

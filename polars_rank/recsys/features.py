@@ -30,6 +30,7 @@ import polars as pl
 
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.frames import ACCEPTED, as_polars
+from polars_rank.core.types import ItemFeaturesLike
 
 FeatureKind = Literal["vectors", "categories", "similarities"]
 
@@ -76,9 +77,7 @@ def _vector_dim(frame: pl.LazyFrame, column: str) -> int:
     return int(lengths[0]) if lengths else 0
 
 
-def item_features(
-    features: pl.DataFrame | pl.LazyFrame | ItemFeatures, *, doc: str = "doc"
-) -> ItemFeatures:
+def item_features(features: ItemFeaturesLike, *, doc: str = "doc") -> ItemFeatures:
     """The kind of a features frame (see the module docstring), or a
     :class:`~polars_rank.PolarsRankError` saying what is expected."""
     if isinstance(features, ItemFeatures):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Literal, TypeGuard, get_args
 
 from polars_rank.core.errors import PolarsRankError, bad_choice
 
@@ -26,17 +26,19 @@ CategorySimilarity = Literal["cosine", "jaccard"]
 SerendipityGain = Literal["binary", "graded", "none"]
 
 
-def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:
+def check_choice(name: str, value: object, choices: tuple[str, ...]) -> None:
     """``value`` must be one of ``choices``."""
     if value not in choices:
         raise bad_choice(name, value, choices)
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: object) -> TypeGuard[int | float]:
     return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
 
 
-def check_number(name: str, value: Any, low: float, high: float, *, open_low: bool = False) -> None:
+def check_number(
+    name: str, value: object, low: float, high: float, *, open_low: bool = False
+) -> None:
     """``value`` must be a finite number in [low, high] (or (low, high] with ``open_low``)."""
     ok = _is_number(value) and (low < value if open_low else low <= value) and value <= high
     if not ok:
@@ -47,13 +49,13 @@ def check_number(name: str, value: Any, low: float, high: float, *, open_low: bo
         )
 
 
-def check_base(base: Any) -> None:
+def check_base(base: object) -> None:
     """A logarithm base: positive and not 1."""
     if not _is_number(base) or base <= 0 or base == 1:
         raise PolarsRankError(f"base must be a positive number other than 1, got {base!r}")
 
 
-def check_k(k: Any, name: str) -> None:
+def check_k(k: object, name: str) -> None:
     """A cutoff: None (the whole list) or a positive integer."""
     if k is None:
         return

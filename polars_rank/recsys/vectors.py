@@ -43,6 +43,7 @@ from polars_rank.core.conventions import relevant
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.expr import ColumnOrExpr
 from polars_rank.core.expr import col as _col
+from polars_rank.core.types import ItemFeaturesLike
 from polars_rank.recsys.expressions import _within, masked
 from polars_rank.recsys.features import ItemFeatures
 from polars_rank.recsys.features import item_features as _item_features
@@ -78,9 +79,7 @@ def _category_unit_vectors(features: ItemFeatures) -> pl.LazyFrame:
     return pairs.group_by(doc).agg(pl.struct(fields).alias(UNIT_VECTOR))
 
 
-def unit_vectors(
-    item_features: pl.LazyFrame | pl.DataFrame | ItemFeatures, *, doc: str = "doc"
-) -> pl.LazyFrame:
+def unit_vectors(item_features: ItemFeaturesLike, *, doc: str = "doc") -> pl.LazyFrame:
     """``doc, unit_vector``: each item's vector divided by its Euclidean norm, a struct of
     Float64 fields ``u0 … u{d-1}``; null for a null or zero vector (similar to nothing).
 
@@ -143,7 +142,7 @@ def history_sums(
 
 def history_vectors(
     interactions: pl.LazyFrame | pl.DataFrame,
-    item_features: pl.LazyFrame | pl.DataFrame | ItemFeatures,
+    item_features: ItemFeaturesLike,
     *,
     query: str = "query",
     doc: str = "doc",

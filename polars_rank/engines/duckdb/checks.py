@@ -20,6 +20,9 @@ message built, the same way and in the same order as the Polars engine builds it
 
 from __future__ import annotations
 
+from typing import Any
+
+import duckdb
 import polars as pl
 
 from polars_rank.core import messages
@@ -28,10 +31,17 @@ from polars_rank.core.sqltext import ident, literal
 from polars_rank.engines.duckdb.query import BAD_VALUES, DUPLICATE_QUERIES, NULL_IDS, RUN_ROWS
 
 
-def _one(con, sql: str) -> tuple | None:
+def _one(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[Any, ...] | None:
     """The first row of a query's result, or None when it has none."""
     rows = con.sql(sql).fetchall()
     return rows[0] if rows else None
+
+
+def _row(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[Any, ...]:
+    """The row of an aggregate query without ``GROUP BY`` (it always has one)."""
+    row = _one(con, sql)
+    assert row is not None, "an aggregate without GROUP BY returns one row"
+    return row
 
 
 def _bad_value_sql(name: str, dtype: pl.DataType) -> str:
@@ -47,10 +57,12 @@ def _bad_value_sql(name: str, dtype: pl.DataType) -> str:
     return bad
 
 
-def _first_bad(con, source: str, bad: str, query: str, doc: str) -> dict:
+def _first_bad(
+    con: duckdb.DuckDBPyConnection, source: str, bad: str, query: str, doc: str
+) -> dict[str, Any]:
     """count, first row (0-based, scan order), and its query and doc as text."""
     q, d = ident(query), ident(doc)
-    count, row, first_query, first_doc = _one(
+    count, row, first_query, first_doc = _row(
         con,
         f"""SELECT count(*), min(__row),
                    first(CAST({q} AS VARCHAR) ORDER BY __row),
@@ -69,16 +81,19 @@ def _pairs(query: str, doc: str, dtypes: tuple[pl.DataType, pl.DataType]) -> tup
     )
 
 
-def _duplicate_count_fast(con, source: str, q: str, d: str) -> int:
+def _duplicate_count_fast(con: duckdb.DuckDBPyConnection, source: str, q: str, d: str) -> int:
     """Number of (query, doc) hashes seen more than once: 0 proves there is no duplicate."""
-    return _one(
+    count = _row(
         con,
         f"SELECT count(*) FROM (SELECT hash({q}, {d}) AS h FROM {source} "
         "GROUP BY h HAVING count(*) > 1)",
     )[0]
+    return int(count)
 
 
-def _duplicate_example(con, source: str, q: str, d: str) -> dict | None:
+def _duplicate_example(
+    con: duckdb.DuckDBPyConnection, source: str, q: str, d: str
+) -> dict[str, Any] | None:
     found = _one(
         con,
         f"""SELECT count(*) OVER (), CAST({q} AS VARCHAR), CAST({d} AS VARCHAR)
@@ -102,11 +117,13 @@ def _qrels_bad(qrels_schema: pl.Schema, options: Options) -> tuple[str, str]:
     return bad_rel, above
 
 
-def _qrels_counts(con, qrels: str, qrels_schema: pl.Schema, options: Options) -> tuple:
+def _qrels_counts(
+    con: duckdb.DuckDBPyConnection, qrels: str, qrels_schema: pl.Schema, options: Options
+) -> tuple[Any, ...]:
     """Rows with a null id, with a bad grade, with a grade above the limit; all rows."""
     q, d = ident(options.columns.query), ident(options.columns.doc)
     bad_rel, above = _qrels_bad(qrels_schema, options)
-    return _one(
+    return _row(
         con,
         f"SELECT count(*) FILTER (WHERE {q} IS NULL OR {d} IS NULL), "
         f"count(*) FILTER (WHERE {bad_rel}), count(*) FILTER (WHERE {above}), count(*) "
@@ -115,7 +132,12 @@ def _qrels_counts(con, qrels: str, qrels_schema: pl.Schema, options: Options) ->
 
 
 def qrels_look_wrong(
-    con, qrels: str, qrels_schema: pl.Schema, options: Options, *, judgments_given: bool = True
+    con: duckdb.DuckDBPyConnection,
+    qrels: str,
+    qrels_schema: pl.Schema,
+    options: Options,
+    *,
+    judgments_given: bool = True,
 ) -> bool:
     """The checks of :func:`check_sql` on the judgments alone, as counts: True when one may
     fail (no rows, a null id or grade, a grade above the limit, a repeated ``(query, doc)``
@@ -129,7 +151,7 @@ def qrels_look_wrong(
     return bool(_duplicate_count_fast(con, qrels, *keys))
 
 
-def run_looks_wrong(counts: dict) -> bool:
+def run_looks_wrong(counts: dict[str, Any]) -> bool:
     """Whether the run's check totals returned by the evaluation (``run_checks``) show a
     problem that :func:`check_sql` must name: no rows, null ids or scores, a query with fewer
     distinct ``(query, doc)`` hashes than rows."""
@@ -139,7 +161,7 @@ def run_looks_wrong(counts: dict) -> bool:
 
 
 def check_sql(
-    con,
+    con: duckdb.DuckDBPyConnection,
     run: str,
     run_schema: pl.Schema,
     qrels: str,
@@ -155,7 +177,7 @@ def check_sql(
     q, d = ident(cols.query), ident(cols.doc)
     null_id = f"{q} IS NULL OR {d} IS NULL"
     bad_order_value = _bad_value_sql(order_column, run_schema[order_column])
-    run_null, run_bad, run_rows = _one(
+    run_null, run_bad, run_rows = _row(
         con,
         f"SELECT count(*) FILTER (WHERE {null_id}), "
         f"count(*) FILTER (WHERE {bad_order_value}), count(*) FROM {run}",
@@ -180,7 +202,7 @@ def check_sql(
         if count:
             found = _first_bad(con, source, bad, cols.query, cols.doc)
             if check == "qrels_grade_above_max" and limit is not None:
-                largest = _one(con, f"SELECT max({rel}) FROM {qrels}")[0]
+                largest = _row(con, f"SELECT max({rel}) FROM {qrels}")[0]
                 found |= {"limit": limit.value, "metric": limit.metric, "largest": largest}
             raise messages.input_problem(
                 check, order_column=order_column, rel=cols.relevance, **found
@@ -190,8 +212,8 @@ def check_sql(
     keys = _pairs(cols.query, cols.doc, (run_schema[cols.query], run_schema[cols.doc]))
     for check, source in (("run_duplicate", run), ("qrels_duplicate", qrels)):
         if _duplicate_count_fast(con, source, *keys):
-            found = _duplicate_example(con, source, *keys)
-            if found is not None:
+            example = _duplicate_example(con, source, *keys)
+            if example is not None:
                 raise messages.input_problem(
-                    check, order_column=order_column, rel=cols.relevance, **found
+                    check, order_column=order_column, rel=cols.relevance, **example
                 )

@@ -106,7 +106,7 @@ def _per_segment(
 ) -> pl.DataFrame:
     """``__cls_segment, <label>``: the table macro of ``spec``'s entry on each segment's rows
     (its value is the column named as the entry)."""
-    schema = {_SEGMENT: pl.UInt32, spec.label: pl.Float64}
+    schema = pl.Schema({_SEGMENT: pl.UInt32(), spec.label: pl.Float64()})
     if not parts:
         return pl.DataFrame(schema=schema)
     entry = spec.entry

@@ -27,7 +27,6 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import duckdb
 import polars as pl
@@ -41,6 +40,7 @@ from polars_rank.core.frames import ACCEPTED, as_polars
 from polars_rank.core.judged import empty_qrels
 from polars_rank.core.options import Options
 from polars_rank.core.sqltext import ident, literal, table_name
+from polars_rank.core.types import CatalogInput, TableInput
 from polars_rank.core.validation import validate
 from polars_rank.duckdb import session
 from polars_rank.engines.duckdb.checks import check_sql, qrels_look_wrong, run_looks_wrong
@@ -57,11 +57,13 @@ class _Source:
     views: list[str] = field(default_factory=list)  # names registered on the connection
 
 
-def _is_parquet(obj: Any) -> bool:
+def _is_parquet(obj: object) -> bool:
     return isinstance(obj, str) and obj.lower().endswith(".parquet")
 
 
-def _source(con: duckdb.DuckDBPyConnection, obj: Any, what: str, *, row_index: bool) -> _Source:
+def _source(
+    con: duckdb.DuckDBPyConnection, obj: TableInput, what: str, *, row_index: bool
+) -> _Source:
     """Make ``obj`` readable by ``con``; register Polars data under a unique name."""
     if isinstance(obj, duckdb.DuckDBPyRelation):
         obj = to_polars(obj)
@@ -86,16 +88,20 @@ def _source(con: duckdb.DuckDBPyConnection, obj: Any, what: str, *, row_index: b
     )
 
 
-def _left_out_fallback(con, run: _Source, qrels: _Source, query: str) -> int:
+def _left_out_fallback(
+    con: duckdb.DuckDBPyConnection, run: _Source, qrels: _Source, query: str
+) -> int:
     """Run queries without judgments, counted apart (only needed when no row came back)."""
     q = id_sql(query, run.schema[query])
     rows = con.sql(
         f"SELECT count(DISTINCT {q}) FROM {run.sql} WHERE {q} NOT IN (SELECT {q} FROM {qrels.sql})"
     ).fetchall()
-    return rows[0][0]
+    return int(rows[0][0])
 
 
-def _frame(con: duckdb.DuckDBPyConnection, obj: Any, what: str) -> pl.DataFrame | None:
+def _frame(
+    con: duckdb.DuckDBPyConnection, obj: CatalogInput | None, what: str
+) -> pl.DataFrame | pl.Series | None:
     """A recommender input as a Polars DataFrame (tables and Parquet files are read once)."""
     obj = as_polars(obj)
     if obj is None or isinstance(obj, pl.DataFrame | pl.Series):
@@ -117,7 +123,14 @@ def _frame(con: duckdb.DuckDBPyConnection, obj: Any, what: str) -> pl.DataFrame 
 
 
 def _recommender_sql(
-    con, specs, run_src: _Source, qrels: Any, recommender: dict, options: Options, *, per_query
+    con: duckdb.DuckDBPyConnection,
+    specs: list[MetricSpec],
+    run_src: _Source,
+    qrels: TableInput | None,
+    recommender: dict[str, CatalogInput | None],
+    options: Options,
+    *,
+    per_query: bool,
 ) -> tuple[str, list[_Source]]:
     """The recommender CTEs and the sources registered for them (after the checks)."""
     from polars_rank.core.recommender_inputs import prepare, recommender_specs
@@ -164,15 +177,15 @@ def _recommender_sql(
 
 
 def evaluate_duckdb(
-    run: Any,
-    qrels: Any,
+    run: TableInput,
+    qrels: TableInput | None,
     specs: list[MetricSpec],
     options: Options,
     *,
     per_query: bool,
     con: duckdb.DuckDBPyConnection | None = None,
     warn: Callable[[int], None] = messages.warn_left_out_here,
-    recommender: dict[str, Any] | None = None,
+    recommender: dict[str, CatalogInput | None] | None = None,
 ) -> pl.DataFrame | pl.LazyFrame:
     """Evaluate in DuckDB; the same result as the Polars engine (see :func:`evaluate`).
 

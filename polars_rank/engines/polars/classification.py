@@ -35,9 +35,12 @@ def evaluate_classification(
         if entry.tables:
             kwargs |= {t: lf for t in entry.tables}
             frame = entry.polars(**kwargs, by=by)
+            assert isinstance(frame, pl.LazyFrame)  # a metric of whole tables gives a frame
             frames.append(frame.select(*by, pl.col(entry.name).alias(spec.label)))
         else:
-            exprs.append(entry.polars(**kwargs).alias(spec.label))
+            expr = entry.polars(**kwargs)
+            assert isinstance(expr, pl.Expr)  # a metric of columns gives an expression
+            exprs.append(expr.alias(spec.label))
     out = lf.group_by(by).agg(exprs) if by else lf.select(exprs)
     for frame in frames:
         if by:

@@ -33,6 +33,7 @@ from polars_rank.core.judged import (
 from polars_rank.core.options import Options
 from polars_rank.core.recommender_inputs import RecommenderInputs, recommender_specs
 from polars_rank.core.summary import summary_expr
+from polars_rank.core.types import TableInput
 from polars_rank.core.validation import validate
 from polars_rank.engines.polars.recsys import recommender_values, top_rows
 
@@ -57,16 +58,13 @@ def per_query_values(
     left out (it may run on a Polars thread: it must not depend on the calling stack).
     """
     cols = options.columns
-    columns = {
-        "relevance_level": options.relevance_level,
-        "rank": cols.rank,
-        "relevance": cols.relevance,
-    }
-    exprs, divided = [], []
+    level, rank, relevance = options.relevance_level, cols.rank, cols.relevance
+    exprs: list[pl.Expr] = []
+    divided: list[pl.Expr] = []
     for i, spec in enumerate(specs):
-        ratio = spec.ratio(**columns)
+        ratio = spec.ratio(relevance_level=level, rank=rank, relevance=relevance)
         if ratio is None:
-            exprs.append(spec.expr(**columns))
+            exprs.append(spec.expr(relevance_level=level, rank=rank, relevance=relevance))
             continue
         # the parts aggregated apart, divided after the group_by (see Metric.ratio)
         parts = f"__pr_numerator_{i}", f"__pr_denominator_{i}"
@@ -117,8 +115,8 @@ def judged_users(
 
 
 def evaluate_polars(
-    run: pl.DataFrame | pl.LazyFrame,
-    qrels: pl.DataFrame | pl.LazyFrame | None,
+    run: TableInput,
+    qrels: TableInput | None,
     specs: list[MetricSpec],
     options: Options,
     *,
@@ -126,7 +124,9 @@ def evaluate_polars(
     inputs: RecommenderInputs | None = None,
     warn: Callable[[int], None] = messages.warn_left_out_here,
 ) -> pl.DataFrame | pl.LazyFrame:
-    """Evaluate with Polars: LazyFrame in, LazyFrame out; DataFrame in, DataFrame out. With
+    """Evaluate with Polars: LazyFrame in, LazyFrame out; DataFrame in, DataFrame out (a
+    table input that is no frame, :data:`~polars_rank.core.types.FrameLike`, is a
+    ``TypeError``). With
     ranking metrics the heavy part runs now (the compact judged table, streamed; the
     LazyFrame returned reads it); ``warn`` reports the run queries left out (see
     :func:`per_query_values`).

@@ -26,6 +26,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import polars as pl
 
@@ -77,7 +78,7 @@ def top_rows(
         return unranked
     size = pl.len().over(query)
     short = deduped.filter(size <= bound).select(query, cols.doc, pl.lit(0, pl.UInt32).alias(rank))
-    long = deduped.filter(size > bound).with_columns(rank_expr(cols, options.order_by, doc_dtype))
+    long = deduped.filter(size > bound).with_columns(rank_expr(cols, options.ordering, doc_dtype))
     cut = [b for b in (largest, options.max_rank) if b is not None]
     if cut:
         long = long.filter(pl.col(rank) <= min(cut))
@@ -156,16 +157,18 @@ def _per_user(
             args["k"] = None if _mask(spec.k, top_cut, rank) is None else spec.k
             entry_columns = {c: column for c in spec.entry.columns if c != "rank"}
             expr = spec.entry.polars(rank=rank, **entry_columns, **args)
+            assert isinstance(expr, pl.Expr)  # a popularity metric is an expression
             aggs.append(expr.alias(spec.label))
     similar = [s for s in fused if s.entry.pairwise]
     # per-user sums shared by the metrics at one k: n, m, Σ u (ILD, serendipity without
     # gain) and, per (gain, level), G and Σ g u (serendipity with a gain)
-    sums: dict[tuple, str] = {}  # key -> column name (2 and 2.0 are one key)
+    # key (k, what, gain, level) -> column name (2 and 2.0 are one key)
+    sums: dict[tuple[int | None, str, Any, Any], str] = {}
 
-    def tag(*key) -> str:
+    def tag(k: int | None, what: str, gain: Any = None, level: Any = None) -> str:
+        key = (k, what, gain, level)
         if key not in sums:
             sums[key] = name = f"_v{len(sums)}"
-            k, what = key[0], key[1]
             if what == "n":
                 aggs.append(vectors.count(rank, k).cast(pl.Float64).alias(name))
             elif what == "m":
@@ -173,7 +176,7 @@ def _per_user(
             elif what == "s":
                 aggs.append(vectors.vector_sum(k, rank=rank).alias(name))
             else:  # gain total and gain-weighted sum
-                weight = vectors.gain_expr(key[2], cols.relevance, key[3])
+                weight = vectors.gain_expr(gain, cols.relevance, level)
                 if what == "g":
                     aggs.append(masked(weight, rank, k).sum().alias(name))
                 else:
@@ -214,22 +217,30 @@ def _per_user(
         if with_history:
             # the history joins the per-user sums (one row per user), not the recommendations
             assert distinct is not None
-            history = vectors.history_sums(distinct, unit, query=query, doc=doc)
-            grouped = grouped.join(history, on=query, how="left")
+            history_sums = vectors.history_sums(distinct, unit, query=query, doc=doc)
+            grouped = grouped.join(history_sums, on=query, how="left")
         labels = [s.label for s in fused if s.entry.item_value]
         frames.append(grouped.select(query, *labels, *finals))
-    names = {"query": query, "doc": doc, "rank": rank}
     for spec in (s for s in specs if s not in fused):
-        args = spec.call_arguments(options.relevance_level, features.kind if features else None)
+        assert features is not None  # check_request: a pairwise metric has its features
+        args = spec.call_arguments(options.relevance_level, features.kind)
         if not spec.entry.history:  # intra-list diversity
-            frame = diversity.user_diversity(top, features, **args, **names)
-            value = diversity.ILD
+            frame = diversity.user_diversity(top, features, **args, query=query, doc=doc, rank=rank)
+            out_column = vectors.ILD
         else:
+            assert distinct is not None  # check_request: serendipity has its interactions
             frame = diversity.serendipity_with_history(
-                top, distinct, features, **args, **names, relevance=cols.relevance
+                top,
+                distinct,
+                features,
+                **args,
+                query=query,
+                doc=doc,
+                rank=rank,
+                relevance=cols.relevance,
             )
-            value = diversity.SERENDIPITY
-        frames.append(frame.select(query, pl.col(value).alias(spec.label)))
+            out_column = vectors.SERENDIPITY
+        frames.append(frame.select(query, pl.col(out_column).alias(spec.label)))
     return frames
 
 

@@ -11,10 +11,13 @@ ids, or an example of a repeated pair.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from polars_rank.core import messages
 from polars_rank.core.options import Options
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 
 def quoted(name: str) -> str:
@@ -26,7 +29,7 @@ def _bad_value(name: str) -> str:
     return f"{quoted(name)} IS NULL OR isnan(CAST({quoted(name)} AS DOUBLE))"
 
 
-def _first_bad(spark: Any, view: str, bad: str, query: str, doc: str) -> dict:
+def _first_bad(spark: SparkSession, view: str, bad: str, query: str, doc: str) -> dict[str, Any]:
     """count, first row (0-based, partition order) and its query and doc as text."""
     q, d = quoted(query), quoted(doc)
     row = spark.sql(
@@ -41,7 +44,7 @@ def _first_bad(spark: Any, view: str, bad: str, query: str, doc: str) -> dict:
     return row.asDict()
 
 
-def check_spark(spark: Any, run_view: str, qrels_view: str, options: Options) -> None:
+def check_spark(spark: SparkSession, run_view: str, qrels_view: str, options: Options) -> None:
     """The checks of :func:`polars_rank.core.validation.validate` on two temporary views,
     with the same messages, raised in the same order. ``options`` must be resolved."""
     cols, order_column = options.columns, options.order_column

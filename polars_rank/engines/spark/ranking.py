@@ -20,7 +20,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 import polars as pl
 
@@ -28,9 +28,16 @@ from polars_rank.catalog.names import MetricSpec
 from polars_rank.compiler import column_names, to_sql
 from polars_rank.core import messages
 from polars_rank.core.errors import PolarsRankError
+from polars_rank.core.frames import from_arrow
 from polars_rank.core.options import Options
+from polars_rank.core.recommender_inputs import check_request
+from polars_rank.core.types import TableInput
 from polars_rank.core.validation import validate
 from polars_rank.engines.spark.checks import check_spark, quoted
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame as SparkDataFrame
+    from pyspark.sql import SparkSession
 
 #: The result column that counts run queries without judgments.
 LEFT_OUT = "pr_left_out"
@@ -41,23 +48,26 @@ MISSING_PYSPARK = (
 )
 
 
-def _pyspark() -> Any:
+def _pyspark() -> None:
+    """Import pyspark, or say what to install."""
     try:
-        import pyspark.sql
+        import pyspark.sql  # noqa: F401 (the import is the check)
     except ImportError as err:
         raise ModuleNotFoundError(MISSING_PYSPARK, name="pyspark") from err
-    return pyspark.sql
 
 
-def _session(con: Any, *inputs: Any) -> Any:
+def _session(con: SparkSession | None, *inputs: object) -> SparkSession:
     """The SparkSession: ``con``, else the one of a DataFrame input, else the active one."""
     if con is not None:
         return con
     for frame in inputs:
         session = getattr(frame, "sparkSession", None)
         if session is not None:
-            return session
-    session = _pyspark().SparkSession.getActiveSession()
+            return cast("SparkSession", session)  # a Spark DataFrame's session
+    _pyspark()
+    from pyspark.sql import SparkSession
+
+    session = SparkSession.getActiveSession()
     if session is None:
         raise PolarsRankError(
             "engine='spark' needs a SparkSession: pass con=spark, or Spark DataFrames"
@@ -65,10 +75,14 @@ def _session(con: Any, *inputs: Any) -> Any:
     return session
 
 
-def _spark_frame(spark: Any, obj: Any, what: str) -> tuple[Any, pl.Schema, pl.DataFrame | None]:
+def _spark_frame(
+    spark: SparkSession, obj: TableInput | None, what: str
+) -> tuple[SparkDataFrame, pl.Schema, pl.DataFrame | None]:
     """``obj`` as a Spark DataFrame, with its schema as Polars dtypes and, for a Polars input,
     the Polars frame itself."""
-    sql = _pyspark()
+    _pyspark()
+    from pyspark.sql import DataFrame as SparkDataFrame
+
     if isinstance(obj, pl.LazyFrame):
         obj = obj.collect()
     if isinstance(obj, pl.DataFrame):
@@ -83,19 +97,19 @@ def _spark_frame(spark: Any, obj: Any, what: str) -> tuple[Any, pl.Schema, pl.Da
             raise PolarsRankError(
                 f"{what} table {obj!r} cannot be read by Spark: {first}"
             ) from None
-    if not isinstance(obj, sql.DataFrame):
+    if not isinstance(obj, SparkDataFrame):
         raise TypeError(
             f"{what} must be a Spark DataFrame, a table name or a polars DataFrame or "
             f"LazyFrame, got {type(obj).__name__}"
         )
     from pyspark.sql.pandas.types import to_arrow_schema
 
-    schema = pl.from_arrow(to_arrow_schema(obj.schema).empty_table()).schema
+    schema = from_arrow(to_arrow_schema(obj.schema).empty_table()).schema
     return obj, schema, None
 
 
 @contextmanager
-def _temp_views(spark: Any, **frames: Any) -> Iterator[dict[str, str]]:
+def _temp_views(spark: SparkSession, **frames: SparkDataFrame) -> Iterator[dict[str, str]]:
     """Each frame as a uniquely named temporary view, dropped afterwards."""
     names = {key: f"pr_{key}_{uuid.uuid4().hex}" for key in frames}
     try:
@@ -108,13 +122,13 @@ def _temp_views(spark: Any, **frames: Any) -> Iterator[dict[str, str]]:
 
 
 def evaluate_spark(
-    run: Any,
-    qrels: Any,
+    run: TableInput,
+    qrels: TableInput | None,
     specs: list[MetricSpec],
     options: Options,
     *,
     per_query: bool,
-    con: Any = None,
+    con: SparkSession | None = None,
     warn: Callable[[int], None] = messages.warn_left_out_here,
 ) -> pl.DataFrame | pl.LazyFrame:
     """Evaluate in Spark; the same result as the Polars engine (see :func:`evaluate`).
@@ -134,6 +148,8 @@ def evaluate_spark(
     for why, labels in refused.items():  # the catalog's reason, with the metrics it stops
         head, _, tail = why.partition(":")
         raise PolarsRankError(f"engine='spark' {head} ({', '.join(labels)}):{tail}")
+    if qrels is None:  # every metric Spark runs reads the judgments: the other engines' error
+        check_request(specs, per_query=per_query, has_qrels=False, given=set())
     options = options.unordered("engine='spark'")
     lazy_out = isinstance(run, pl.LazyFrame)
     spark = _session(con, run, qrels)
@@ -142,7 +158,7 @@ def evaluate_spark(
     options = options.resolve(run_schema, qrels_schema)
     cols = options.columns
     polars_inputs = run_frame is not None and qrels_frame is not None
-    if options.validate and polars_inputs:
+    if options.validate and run_frame is not None and qrels_frame is not None:
         validate(run_frame.lazy(), qrels_frame.lazy(), options, in_memory=True)
     with _temp_views(spark, run=run_df, qrels=qrels_df) as views:
         if options.validate and not polars_inputs:
@@ -161,11 +177,11 @@ def evaluate_spark(
             score=cols.score,
             rank=cols.rank,
             relevance=cols.relevance,
-            order_by=options.order_by,
+            order_by=options.ordering,
             duplicates=options.duplicates,
             left_out_column=LEFT_OUT,
         )
-        result = pl.from_arrow(spark.sql(sql).toArrow())
+        result = from_arrow(spark.sql(sql).toArrow())
         if result.height:
             left_out = int(result[LEFT_OUT][0] or 0)
         else:  # no query to evaluate: count the run's queries apart
