@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import warnings
+from typing import Literal
 
 import polars as pl
 
@@ -112,7 +113,7 @@ def classify_metrics(
     group: str | None = None,
     threshold: float = 0.5,
     per_group: bool = False,
-    engine: str = "polars",
+    engine: Literal["polars", "duckdb"] = "polars",
 ) -> pl.DataFrame:
     """The metrics of ``specs`` (``-m``) by :func:`polars_rank.evaluate_classification`: one
     row, or one row per group with ``per_group``; ``group`` is also GAUC's group.
@@ -141,7 +142,7 @@ def classify_metrics(
         by=group if per_group else None,
         group=group,
         threshold=threshold,
-        engine=engine,  # type: ignore[arg-type]
+        engine=engine,
     )
     _warn_skipped(data, label, score)
     return result

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 import polars as pl
 
@@ -109,7 +109,8 @@ class Options:
     ) -> Options:
         """Options from the keyword arguments of :func:`polars_rank.evaluate` and friends."""
         columns = Columns(query=query, doc=doc, score=score, rank=rank, relevance=relevance)
-        return cls(columns=columns, **options)  # type: ignore[arg-type]
+        checked: dict[str, Any] = dict(options)  # values checked by __post_init__
+        return cls(columns=columns, **checked)
 
     def unordered(self, where: str) -> Options:
         """These options for inputs without a row order (``where``: SQL tables, Spark), which

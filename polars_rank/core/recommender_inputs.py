@@ -78,8 +78,8 @@ def recommender_specs(specs: list[MetricSpec]) -> list[MetricSpec]:
 
 def largest_cutoff(specs: list[MetricSpec]) -> int | None:
     """The largest k of the metrics (None when one of them has no cutoff)."""
-    ks = [s.k for s in specs]
-    return None if any(k is None for k in ks) else max(ks)  # type: ignore[type-var]
+    ks = [s.k for s in specs if s.k is not None]
+    return None if len(ks) < len(specs) else max(ks)
 
 
 def outside_catalog_message(count: int, labels: list[str]) -> str:

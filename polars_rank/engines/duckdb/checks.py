@@ -75,10 +75,11 @@ def _first_bad(
 
 def _pairs(query: str, doc: str, dtypes: tuple[pl.DataType, pl.DataType]) -> tuple[str, str]:
     """The id columns as compared: text as bytes, whatever the connection's collation."""
-    return tuple(  # type: ignore[return-value]
-        f"_pr_id_bytes({ident(c)})" if t == pl.String else ident(c)
-        for c, t in zip((query, doc), dtypes, strict=True)
-    )
+
+    def compared(column: str, dtype: pl.DataType) -> str:
+        return f"_pr_id_bytes({ident(column)})" if dtype == pl.String else ident(column)
+
+    return compared(query, dtypes[0]), compared(doc, dtypes[1])
 
 
 def _duplicate_count_fast(con: duckdb.DuckDBPyConnection, source: str, q: str, d: str) -> int:
