@@ -4,8 +4,9 @@
 :mod:`polars_rank.catalog`; :func:`polars_rank.evaluate` runs them.
 """
 
-from polars_rank.ranking import gains, metrics, trec_metrics
+from polars_rank.ranking import gains as gains
+from polars_rank.ranking import metrics, trec_metrics
 from polars_rank.ranking.metrics import *  # noqa: F403
 from polars_rank.ranking.trec_metrics import *  # noqa: F403
 
-__all__ = [*metrics.__all__, *trec_metrics.__all__, "gains", "metrics", "trec_metrics"]
+__all__ = [*metrics.__all__, *trec_metrics.__all__]
