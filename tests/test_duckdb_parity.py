@@ -228,6 +228,7 @@ def test_tie_break_is_bytewise_under_any_default_collation(collation) -> None:
     assert judged == [("a", 1), ("B", 2)]
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     data=runs_and_qrels(queries=CASED_QUERIES, docs=CASED_DOCS, recommender=True),

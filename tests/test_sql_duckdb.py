@@ -69,6 +69,7 @@ def test_random_stacked(int_ids, options):
     assert_both_engines(run, qrels, **options)
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     data=runs_and_qrels(),
@@ -210,6 +211,7 @@ def test_recommender_metrics(int_ids, options):
     assert_recommender_sql(lambda sql: con.sql(sql).pl(), "duckdb", frames, **options)
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     data=runs_and_qrels(recommender=True),

@@ -47,6 +47,7 @@ def test_trec_eval_files(postgres, trec_dir, case):
     assert_parity(postgres, run, qrels, accepted(qrels), **options)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("int_ids", [False, True], ids=["text ids", "integer ids"])
 @pytest.mark.parametrize("options", OPTION_SETS, ids=str)
 def test_random_stacked(postgres, int_ids, options):
@@ -54,6 +55,7 @@ def test_random_stacked(postgres, int_ids, options):
     assert_parity(postgres, run, qrels, **options)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=examples(20),
     deadline=None,
@@ -96,6 +98,7 @@ def test_duplicates_max_and_rank_order(postgres):
     assert_parity(postgres, ranked, qrels, order_by="rank")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("int_ids", [False, True], ids=["text ids", "integer ids"])
 @pytest.mark.parametrize("options", RECOMMENDER_OPTIONS, ids=str)
 def test_recommender_metrics(postgres, int_ids, options):

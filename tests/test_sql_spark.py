@@ -56,7 +56,10 @@ def assert_like_polars(run, qrels, metrics=METRICS, *, spark_run=None, spark_qre
     assert got_warnings == expected_warnings
 
 
-@pytest.mark.parametrize("case", sorted(TREC_CASES))
+@pytest.mark.parametrize(
+    "case",  # one case in the fast loop (the Spark smoke set), all with -m slow
+    [c if c == "test" else pytest.param(c, marks=pytest.mark.slow) for c in sorted(TREC_CASES)],
+)
 def test_trec_eval_files(spark, trec_dir, case):
     run, qrels, options = trec_case(trec_dir, case)
     metrics = accepted(qrels)
@@ -64,6 +67,7 @@ def test_trec_eval_files(spark, trec_dir, case):
     assert_like_polars(run, qrels, metrics, **options)
 
 
+@pytest.mark.slow
 def test_spark_dataframes_and_table_names(spark, trec_dir):
     """Spark inputs are checked in Spark; table names are read with the session ``con``."""
     run, qrels, options = trec_case(trec_dir, "trunc_c_M100")
@@ -81,6 +85,7 @@ def test_spark_dataframes_and_table_names(spark, trec_dir):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["test_c", "trunc_c_M100"])
 def test_to_sql_on_temporary_views(spark, trec_dir, case):
     """The SQL text itself, as a user would paste it into a notebook (``engine="spark"`` runs
@@ -92,6 +97,7 @@ def test_to_sql_on_temporary_views(spark, trec_dir, case):
     assert_sql_result(pl.from_arrow(spark.sql(sql).toArrow()), run, qrels, METRICS, **options)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("options", OPTION_SETS, ids=str)
 def test_to_sql_random_stacked(spark, options):
     int_ids = OPTION_SETS.index(options) % 2 == 1
@@ -102,6 +108,7 @@ def test_to_sql_random_stacked(spark, options):
     assert_sql_result(pl.from_arrow(spark.sql(sql).toArrow()), run, qrels, METRICS, **options)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=examples(5),
     deadline=None,
@@ -120,6 +127,7 @@ def test_generated(spark, data, queries, relevance_level, max_rank):
     assert_like_polars(run.drop("rank"), qrels, per_query=True, **options)
 
 
+@pytest.mark.slow
 def test_duplicates_max_and_rank_order(spark):
     """``duplicates="max"`` (checked in Spark: no duplicate error) and ranking by the run's
     ``rank`` column, on Spark DataFrames."""
@@ -223,6 +231,7 @@ def test_without_pyspark_or_a_session(monkeypatch):
             pr.evaluate(run, qrels, ["AP"], engine="spark")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("int_ids", [False, True], ids=["text ids", "integer ids"])
 def test_to_sql_recommender_metrics(spark, int_ids):
     """Every portable recommender metric with every option (vectors exploded by POSEXPLODE), run
