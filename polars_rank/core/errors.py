@@ -88,7 +88,7 @@ def not_positive_integer(option: str, value: Any) -> PolarsRankError:
 # ------------------------------------------------------------------------------------------
 # warnings
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parent.parent  # polars_rank/, not polars_rank/core/
 
 
 @lru_cache(maxsize=256)
