@@ -164,3 +164,145 @@ def test_written_run_reads_back(tmp_path):
     ]
     with pytest.raises(pr.PolarsRankError, match="the rank of row 0 .query 'q1'. is not a whole"):
         write_trec_run(run.with_columns(rank=pl.lit(1.5)), tmp_path / "run.txt")
+
+
+# ------------------------------------------------------------------------------------------
+# 2. the command line's --out, --digits, --threshold
+
+
+CLS = "label,score\n1,0.9\n0,0.1\n1,0.4\n0,0.6\n"
+
+
+def _commands(files: dict[str, Path], out: Path | str, target: str) -> list[list[object]]:
+    """Every command with ``--out``, writing to ``out``; ``target`` names the input file
+    (qrels, run or data) whose path the test uses."""
+    qrels, run, run2, data = files["qrels"], files["run"], files["run2"], files["data"]
+    ranking = {
+        "evaluate": ["evaluate", "-m", "AP", "--out", out, qrels, run],
+        "compare": ["compare", "-m", "AP", "--permutations", "10", "--bootstrap", "10",
+                    "--out", out, qrels, run, run2],
+        "plot pr": ["plot", "pr", "--out", out, qrels, run],
+        "plot differences": ["plot", "differences", "--out", out, qrels, run, run2],
+        "plot at-k": ["plot", "at-k", "--max-k", "2", "--out", out, qrels, run],
+    }  # fmt: skip
+    tables = {
+        "classify": ["classify", "--label", "label", "--score", "score", "--out", out, data],
+        "plot roc": ["plot", "roc", "--label", "label", "--score", "score", "--out", out, data],
+    }
+    if target == "data":
+        return list(tables.values())
+    return list(ranking.values())
+
+
+@pytest.fixture
+def files(tmp_path, plain) -> dict[str, Path]:
+    return {
+        **plain,
+        "run2": _write(tmp_path / "run2.txt", RUN.replace("3 r", "0 r")),
+        "data": _write(tmp_path / "data.csv", CLS),
+    }
+
+
+@pytest.mark.parametrize("target", ["qrels", "run", "data"])
+@pytest.mark.parametrize("how", ["same", "relative", "symlink", "hardlink"])
+def test_out_never_overwrites_an_input(files, tmp_path, capsys, monkeypatch, target, how):
+    """``--out`` naming an input (by another spelling, a symbolic or a hard link) is refused
+    before anything is read, and the input is intact."""
+    monkeypatch.chdir(tmp_path)
+    given = files[target]
+    out: Path | str = given
+    if how == "relative":
+        out = f"./sub/../{given.name}"
+        (tmp_path / "sub").mkdir()
+    elif how == "symlink":
+        out = tmp_path / "link"
+        out.symlink_to(given)
+    elif how == "hardlink":
+        out = tmp_path / "hard"
+        out.hardlink_to(given)
+    before = given.read_bytes()
+    for argv in _commands(files, out, target):
+        code, _, err = _run(capsys, *argv)
+        assert code == 2, argv
+        assert f"--out {out} is the input file {given}" in err, err
+        assert "would overwrite it" in err
+        assert given.read_bytes() == before
+
+
+def test_sql_out_and_compare_plot(files, tmp_path, capsys):
+    code, _, err = _run(capsys, "sql", "--dialect", "duckdb", "--run", "r", "--out", tmp_path)
+    assert code == 2 and f"--out {tmp_path} is a directory" in err
+    base = ["compare", "-m", "AP", files["qrels"], files["run"], files["run2"]]
+    code, _, err = _run(capsys, *base, "--plot", files["run2"])
+    assert code == 2 and f"--plot {files['run2']} is the input file" in err
+    same = tmp_path / "same.txt"
+    code, _, err = _run(capsys, *base, "--out", same, "--plot", same)
+    assert code == 2 and "name the same file" in err
+
+
+def test_out_in_a_missing_directory_or_unwritable(files, tmp_path, capsys):
+    missing = tmp_path / "no" / "such" / "out.csv"
+    under_a_file = files["run"] / "out.csv"
+    commands = [
+        ["evaluate", "-m", "AP", files["qrels"], files["run"]],
+        ["evaluate", "-m", "AP", "-o", "parquet", files["qrels"], files["run"]],
+        ["compare", "-m", "AP", files["qrels"], files["run"], files["run2"]],
+        ["classify", "--label", "label", "--score", "score", files["data"]],
+        ["plot", "pr", files["qrels"], files["run"]],
+        ["sql", "--dialect", "duckdb", "--run", "r"],
+    ]
+    for argv in commands:
+        code, _, err = _run(capsys, *argv, "--out", missing)
+        assert code == 2, argv
+        assert f"--out {missing}: the directory {missing.parent} does not exist" in err, err
+        code, _, err = _run(capsys, *argv, "--out", under_a_file)
+        assert code == 2 and f"{files['run']} is not a directory" in err, err
+    if Path("/dev/full").exists():  # writes fail there (ENOSPC), even for root
+        for argv in commands[:2]:
+            code, _, err = _run(capsys, *argv, "--out", "/dev/full")
+            assert code == 2 and "--out /dev/full: cannot write the output (" in err, err
+            assert "Traceback" not in err
+
+
+def test_out_into_a_read_only_directory(files, tmp_path, capsys):
+    import os
+
+    if os.geteuid() == 0:
+        pytest.skip("root writes anywhere")
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o500)
+    try:
+        code, _, err = _run(
+            capsys, "evaluate", "-m", "AP", "--out", folder / "x", files["qrels"], files["run"]
+        )
+    finally:
+        folder.chmod(0o700)
+    assert code == 2 and "cannot write there" in err and str(folder) in err
+
+
+@pytest.mark.parametrize("command", ["evaluate", "compare", "classify"])
+def test_negative_digits_is_a_usage_error(files, capsys, command):
+    inputs = {
+        "evaluate": [files["qrels"], files["run"]],
+        "compare": [files["qrels"], files["run"], files["run2"]],
+        "classify": ["--label", "label", "--score", "score", files["data"]],
+    }[command]
+    code, _, err = _run(capsys, command, "--digits", "-1", *inputs)
+    assert code == 2
+    assert "argument --digits: must be a non-negative integer, got '-1'" in err
+    assert "ValueError" not in err
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+def test_threshold_and_relevance_level_must_be_finite(files, capsys, value):
+    for argv in (
+        ["classify", "--label", "label", "--score", "score", f"--threshold={value}", files["data"]],
+        ["classify", "-m", "F1", "--label", "label", "--score", "score", f"--threshold={value}",
+         files["data"]],
+        ["evaluate", f"--relevance-level={value}", files["qrels"], files["run"]],
+        ["sql", "--dialect", "duckdb", "--run", "r", f"--relevance-level={value}"],
+    ):  # fmt: skip
+        code, out, err = _run(capsys, *argv)
+        assert code == 2 and out == "", argv
+        assert f"must be a finite number, got '{value}'" in err
