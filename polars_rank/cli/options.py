@@ -11,7 +11,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from polars_rank.core.errors import not_positive_integer
+from polars_rank.core.conventions import LARGEST_RANK
+from polars_rank.core.errors import PolarsRankError, not_positive_integer
 
 
 def non_negative_int(text: str) -> int:
@@ -127,6 +128,11 @@ def evaluation_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     """Keyword arguments of :func:`polars_rank.evaluate` from the command line options."""
     if args.max_rank is not None and args.max_rank < 1:
         raise not_positive_integer("--max-rank", args.max_rank)
+    if args.max_rank is not None and args.max_rank > LARGEST_RANK:
+        raise PolarsRankError(
+            f"--max-rank must be at most {LARGEST_RANK}, got {args.max_rank} (leave it out to "
+            "keep every document)"
+        )
     return {
         "queries": args.queries,
         "relevance_level": args.relevance_level,
