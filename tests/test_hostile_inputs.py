@@ -306,3 +306,203 @@ def test_threshold_and_relevance_level_must_be_finite(files, capsys, value):
         code, out, err = _run(capsys, *argv)
         assert code == 2 and out == "", argv
         assert f"must be a finite number, got '{value}'" in err
+
+
+# ------------------------------------------------------------------------------------------
+# 3. raw exceptions and silent parameters: a PolarsRankError naming the argument
+
+
+@pytest.fixture
+def frames() -> tuple[pl.DataFrame, pl.DataFrame]:
+    run = pl.DataFrame(
+        {"query": ["q1", "q1", "q2"], "doc": ["d1", "d2", "d3"], "score": [3.0, 2.0, 1.0]}
+    )
+    qrels = pl.DataFrame(
+        {"query": ["q1", "q1", "q2"], "doc": ["d1", "d2", "d3"], "relevance": [1, 2, 1]}
+    )
+    return run, qrels
+
+
+ENGINES = ["polars", "duckdb"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_err_max_grade_too_large(frames, engine):
+    run, qrels = frames
+    with pytest.raises(pr.PolarsRankError, match=r"max_grade must be a positive number up to 1023"):
+        pr.evaluate(run, qrels, ["ERR(max_grade=2000)"], engine=engine)
+    with pytest.raises(pr.PolarsRankError, match="max_grade"):
+        pr.err(5, max_grade=2000)
+    assert pr.evaluate(run, qrels, ["ERR(max_grade=1023)"], engine=engine).item() >= 0
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_max_rank_and_cutoffs_too_large(frames, engine):
+    run, qrels = frames
+    for value in (2**32, 2**70):
+        with pytest.raises(
+            pr.PolarsRankError, match=f"max_rank must be at most 2147483647, got {value}"
+        ):
+            pr.evaluate(run, qrels, ["AP"], max_rank=value, engine=engine)
+        with pytest.raises(pr.PolarsRankError, match=f"cutoff {value} is above the largest"):
+            pr.evaluate(run, qrels, [f"P@{value}"], engine=engine)
+    largest = 2**31 - 1
+    ok = pr.evaluate(run, qrels, ["AP", f"RR@{largest}"], max_rank=largest, engine=engine)
+    assert ok.row(0) == (1.0, 1.0)
+
+
+def test_max_rank_too_large_on_the_command_line(tmp_path, plain, capsys):
+    code, _, err = _run(capsys, "evaluate", "--max-rank", 2**40, plain["qrels"], plain["run"])
+    assert code == 2 and "--max-rank must be at most 2147483647" in err
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_numpy_numbers_are_numbers(frames, engine):
+    np = pytest.importorskip("numpy")
+    run, qrels = frames
+    expected = pr.evaluate(run, qrels, ["AP", "P@2"], relevance_level=2, max_rank=2, engine=engine)
+    for level, depth in [(np.int64(2), np.int64(2)), (np.float64(2.0), np.int32(2))]:
+        got = pr.evaluate(
+            run, qrels, ["AP", "P@2"], relevance_level=level, max_rank=depth, engine=engine
+        )
+        assert got.equals(expected)
+    assert "2" in pr.to_sql(["AP"], "duckdb", "r", "q", relevance_level=np.int64(2))
+    with pytest.raises(pr.PolarsRankError, match="relevance_level must be a finite number"):
+        pr.evaluate(run, qrels, ["AP"], relevance_level=np.float64("nan"), engine=engine)
+
+
+@pytest.mark.parametrize("metrics", [None, 5])
+def test_metrics_must_be_names(frames, metrics):
+    run, qrels = frames
+    with pytest.raises(pr.PolarsRankError, match="metrics must be a metric name or a list"):
+        pr.evaluate(run, qrels, metrics)
+    with pytest.raises(pr.PolarsRankError, match="metrics must be a metric name or a list"):
+        pr.evaluate_runs({"a": run}, qrels, metrics)
+
+
+def test_evaluate_runs_needs_names(frames):
+    run, qrels = frames
+    for runs, why in [
+        ([run, run], "item 0 is a DataFrame, not a .name, run. pair"),
+        (run, "got a DataFrame"),
+        ([("a", run), (run, run)], "item 1 is a pair of tables"),
+        ([("a", run, "x")], "item 0 is a tuple, not a .name, run. pair"),
+        ("bm25", "got a str"),
+    ]:
+        with pytest.raises(pr.PolarsRankError, match="runs must map run names to runs.*" + why):
+            pr.evaluate_runs(runs, qrels, ["AP"])
+    pairs = pr.evaluate_runs([("a", run), ("b", run)], qrels, ["AP"])
+    assert pairs["run"].to_list() == ["a", "b"]
+
+
+def test_reading_a_directory(tmp_path):
+    for read in (read_trec_run, read_trec_qrels):
+        with pytest.raises(pr.PolarsRankError, match=f"{tmp_path}: is a directory, not a file"):
+            read(tmp_path)
+
+
+@pytest.mark.parametrize("which", ["run", "qrels"])
+def test_pandas_object_column_with_mixed_types(frames, which):
+    pytest.importorskip("pandas")
+    run, qrels = frames
+    inputs = {"run": run.to_pandas(), "qrels": qrels.to_pandas()}
+    mixed = inputs[which].astype({"doc": object})
+    mixed.loc[1, "doc"] = 7
+    inputs[which] = mixed
+    with pytest.raises(
+        pr.PolarsRankError,
+        match=rf"{which}: the pandas column 'doc' \(dtype object\) mixes types \(int, str\)",
+    ):
+        pr.evaluate(inputs["run"], inputs["qrels"], ["AP"])
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_text_labels_in_classification(engine, tmp_path, capsys):
+    data = pl.DataFrame({"label": ["yes", "no", "yes"], "score": [0.9, 0.1, 0.4]})
+    label_error = r"label column 'label' must hold 0/1 \(or booleans\), got String values"
+    with pytest.raises(pr.PolarsRankError, match=label_error):
+        pr.evaluate_classification(data, ["AUC"], label="label", score="score", engine=engine)
+    scores = data.with_columns(label=pl.Series([1, 0, 1]), score=pl.lit("high"))
+    with pytest.raises(pr.PolarsRankError, match="score column 'score' must hold numbers"):
+        pr.evaluate_classification(scores, ["AUC"], label="label", score="score", engine=engine)
+    path = tmp_path / "data.csv"
+    data.write_csv(path)
+    for metrics in ([], ["-m", "AUC"]):
+        code, _, err = _run(
+            capsys, "classify", *metrics, "--label", "label", "--score", "score", path
+        )
+        assert code == 2 and "must hold 0/1 (or booleans)" in err
+        assert "InvalidOperationError" not in err
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("P(rel=nan)@2", "parameter rel needs a finite number"),
+        ("P(rel=inf)@2", "parameter rel needs a finite number"),
+        ("SetF(beta=nan)", "nan is not a finite number"),
+        ("SetF(beta=-inf)", "-inf is not a finite number"),
+        ("RBP(p=nan)", "nan is not a finite number"),
+        ("ERR(max_grade=inf)@5", "inf is not a finite number"),
+        ("utility(coefficients=[1,nan,0,0])", "nan is not a finite number"),
+        ("nDCG(gains={1:inf})@5", "inf is not a finite number"),
+        ("P(k=5)@10", r"two cutoffs, @10 and k=5: give one"),
+        ("P(cutoff=3,k=4)", "parameter 'k' is given twice"),
+        ("P(rel=1,rel=2)@5", "parameter 'rel' is given twice"),
+        ("IPrec(recall=0.3)@0.5", r"two cutoffs, @0.5 and recall=0.3"),
+        ("11pt_avg(points=[5])", r"points must be recall levels in \[0, 1\]"),
+        ("11pt_avg(points=[0.5,-0.1])", r"points must be recall levels in \[0, 1\]"),
+    ],
+)
+def test_nan_inf_and_conflicting_parameters_are_refused(frames, name, why):
+    run, qrels = frames
+    with pytest.raises(pr.PolarsRankError, match=why):
+        pr.parse_metric(name)
+    with pytest.raises(pr.PolarsRankError, match=why):
+        pr.evaluate(run, qrels, [name])
+
+
+def test_equal_cutoffs_are_one(frames):
+    run, qrels = frames
+    assert pr.parse_metric("P(k=10)@10").k == 10
+    assert pr.evaluate(run, qrels, ["P(k=2)"]).item() == pr.evaluate(run, qrels, ["P@2"]).item()
+
+
+def test_eleven_point_function_refuses_points_outside():
+    with pytest.raises(pr.PolarsRankError, match=r"recall levels in \[0, 1\], got 5"):
+        pr.eleven_pt_avg((5,))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("grade", [float("inf"), -float("inf")])
+def test_infinite_grades_are_refused(frames, engine, grade):
+    run, qrels = frames
+    qrels = qrels.with_columns(
+        pl.when(pl.col("doc") == "d2")
+        .then(grade)
+        .otherwise(pl.col("relevance").cast(pl.Float64))
+        .alias("relevance")
+    )
+    with pytest.raises(
+        pr.PolarsRankError,
+        match=r"qrels column 'relevance' has 1 infinite grade\(s\); first at row 1 "
+        r"\(query 'q1', doc 'd2'\)",
+    ):
+        pr.evaluate(run, qrels, ["nDCG"], engine=engine)
+
+
+def test_infinite_grades_in_a_qrels_file(tmp_path, plain, capsys):
+    qrels = _write(tmp_path / "qrels.txt", QRELS.replace("q1 0 d2 1", "q1 0 d2 inf"))
+    code, _, err = _run(capsys, "evaluate", "-m", "nDCG", qrels, plain["run"])
+    assert code == 2 and "has 1 infinite grade(s)" in err
+
+
+def test_classification_threshold_nan():
+    """(A guard: the library refused these already; the command line's --threshold is
+    tested above.)"""
+    data = pl.DataFrame({"label": [1, 0, 1], "score": [0.9, 0.1, 0.4]})
+    for threshold in (float("nan"), float("inf")):
+        with pytest.raises(pr.PolarsRankError, match="threshold must be a finite number"):
+            pr.evaluate_classification(data, ["F1"], threshold=threshold)
+    with pytest.raises(pr.PolarsRankError, match="bad value 'nan' for threshold"):
+        pr.evaluate_classification(data, ["F1(threshold=nan)"])
