@@ -468,9 +468,11 @@ def test_equal_cutoffs_are_one(frames):
     assert pr.evaluate(run, qrels, ["P(k=2)"]).item() == pr.evaluate(run, qrels, ["P@2"]).item()
 
 
-def test_eleven_point_function_refuses_points_outside():
-    with pytest.raises(pr.PolarsRankError, match=r"recall levels in \[0, 1\], got 5"):
-        pr.eleven_pt_avg((5,))
+def test_trec_eval_keeps_any_eleven_points(plain, capsys):
+    """The trec_eval drop-in takes 11pt_avg points outside [0, 1] as trec_eval does (a point
+    above 1 counts 0); only metric names refuse them."""
+    code, out, _ = _run(capsys, "trec_eval", "-m", "11pt_avg.0.5,5", plain["qrels"], plain["run"])
+    assert code == 0 and out.startswith("11pt_avg_0.5,5")
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -506,3 +508,10 @@ def test_classification_threshold_nan():
             pr.evaluate_classification(data, ["F1"], threshold=threshold)
     with pytest.raises(pr.PolarsRankError, match="bad value 'nan' for threshold"):
         pr.evaluate_classification(data, ["F1(threshold=nan)"])
+
+
+def test_trec_eval_takes_any_depth(plain, capsys):
+    """trec_eval's -M takes any depth: one beyond evaluate's largest keeps every document."""
+    argv = ["trec_eval", "-m", "map", "-m", "num_ret", plain["qrels"], plain["run"]]
+    code, out, err = _run(capsys, *argv[:1], "-M", "99999999999", *argv[1:])
+    assert (code, out) == (0, _run(capsys, *argv)[1]), err

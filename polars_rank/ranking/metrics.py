@@ -25,6 +25,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Sequence
 from typing import Literal
@@ -688,10 +689,10 @@ def _check_points(points: Sequence[float]) -> tuple[float, ...]:
         raise PolarsRankError(f"eleven_pt_avg: points must be a non-empty list, got {points!r}")
     out = []
     for x in points:
-        if isinstance(x, bool) or not isinstance(x, numbers.Real) or not 0.0 <= x <= 1.0:
-            raise PolarsRankError(
-                f"eleven_pt_avg: points must be recall levels in [0, 1], got {x!r}"
-            )
+        # not checked against [0, 1] here: the trec_eval drop-in takes any point, as trec_eval
+        # (a point above 1 counts 0); metric names refuse them (the catalog's Param.valid)
+        if isinstance(x, bool) or not isinstance(x, numbers.Real) or not math.isfinite(x):
+            raise PolarsRankError(f"eleven_pt_avg: points must be finite numbers, got {x!r}")
         out.append(float(x))
     return tuple(out)
 
