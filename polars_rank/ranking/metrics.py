@@ -687,7 +687,7 @@ def eleven_pt_avg(
 def _check_points(points: Sequence[float]) -> tuple[float, ...]:
     if isinstance(points, str) or not isinstance(points, Sequence) or not points:
         raise PolarsRankError(f"eleven_pt_avg: points must be a non-empty list, got {points!r}")
-    out = []
+    out: list[float] = []
     for x in points:
         # not checked against [0, 1] here: the trec_eval drop-in takes any point, as trec_eval
         # (a point above 1 counts 0); metric names refuse them (the catalog's Param.valid)
