@@ -4,7 +4,7 @@ several runs into one frame with a ``run`` column."""
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, Unpack, cast, get_args
 
@@ -165,7 +165,7 @@ def _evaluate(
     """:func:`evaluate`, with the run's name for the warning about left-out queries (which
     points at the user's call, found here, whenever the evaluation runs)."""
     warn = partial(messages.warn_left_out, where=CallSite.here(), run=run_name)
-    run, qrels = as_polars(run), as_polars(qrels)
+    run, qrels = as_polars(run, "run"), as_polars(qrels, "qrels")
     specs = parse_metrics(metrics)
     options = Options.from_arguments(
         query=query,
@@ -244,7 +244,7 @@ def evaluate_runs(
     >>> pr.evaluate_runs(runs, qrels, ["RR"]).rows()
     [('good', 1.0), ('bad', 0.5)]
     """
-    pairs = runs.items() if isinstance(runs, Mapping) else runs
+    pairs = _run_pairs(runs)
     arguments = dict(_EVALUATE_DEFAULTS, **options)
     unknown = set(arguments) - set(_EVALUATE_DEFAULTS)
     if unknown:
@@ -266,6 +266,37 @@ def evaluate_runs(
     if not frames:
         raise PolarsRankError("no runs given")
     return pl.concat(frames, how="vertical_relaxed")
+
+
+def _is_frame(obj: Any) -> bool:
+    """Whether ``obj`` is a table (Polars, pandas, pyarrow, ...) rather than a name."""
+    return isinstance(obj, pl.DataFrame | pl.LazyFrame | pl.Series) or any(
+        hasattr(obj, attribute) for attribute in ("__arrow_c_stream__", "__dataframe__")
+    )
+
+
+def _run_pairs(runs: Any) -> Iterator[tuple[Any, Any]]:
+    """``(name, run)`` of each run of :func:`evaluate_runs`, checked as they come (runs may be
+    read one at a time): a mapping's items, or the pairs of an iterable."""
+    expected = "runs must map run names to runs ({'bm25': run}) or be (name, run) pairs"
+    if isinstance(runs, Mapping):
+        yield from runs.items()
+        return
+    if _is_frame(runs) or isinstance(runs, str) or not isinstance(runs, Iterable):
+        raise PolarsRankError(
+            f"{expected}, got a {type(runs).__name__} (one run: pr.evaluate, or {{'name': run}})"
+        )
+    for position, item in enumerate(runs):
+        if _is_frame(item) or not isinstance(item, tuple | list) or len(item) != 2:
+            raise PolarsRankError(
+                f"{expected}; item {position} is a {type(item).__name__}, not a (name, run) "
+                "pair (give runs names: {'bm25': run, ...} or [('bm25', run), ...])"
+            )
+        if _is_frame(item[0]):
+            raise PolarsRankError(
+                f"{expected}; item {position} is a pair of tables, not (name, run)"
+            )
+        yield item[0], item[1]
 
 
 #: The options of :func:`evaluate` besides its inputs, metrics and ``per_query``, with their

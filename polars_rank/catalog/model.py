@@ -58,6 +58,14 @@ Input = Literal["qrels", "interactions", "item_features", "predictions"]
 REQUIRED = object()
 
 
+def _finite(text: str) -> float:
+    """A written number, refusing NaN and infinities (``ValueError``)."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text.strip()} is not a finite number")
+    return value
+
+
 @dataclass(frozen=True)
 class Param:
     """A parameter of a metric besides its cutoff, the relevance level and the columns.
@@ -67,7 +75,8 @@ class Param:
     ``{1:3,2:9}`` (pairs in Python, a ``MAP(INTEGER, DOUBLE)`` in SQL); or ``"choice"``, one of
     ``spellings`` (lower case), each mapped to the value it stands for. ``examples`` are
     written values the tests evaluate (numbers default to 0.5 and 2).
-    A number may be checked by ``valid`` (``valid_doc`` says what it accepts).
+    Numbers must be finite; a number (each one of a list) may be checked by ``valid``
+    (``valid_doc`` says what it accepts).
     ``scope="table"`` marks a parameter that shapes the table the metric reads (e.g. how item
     popularity is counted) rather than the metric's own function or macro, which therefore do
     not take it. ``variants`` limits a parameter to some of the metric's input variants (e.g.
@@ -88,7 +97,8 @@ class Param:
     def parse(self, text: str) -> Any:
         """The value of a written parameter: a spelling (``"exp"`` → ``"exponential"``), a
         number, a list of numbers (``"[0.25,0.5]"`` → ``(0.25, 0.5)``) or a gain table
-        (``"{1:3,2:9}"`` → ``((1, 3.0), (2, 9.0))``); raises ``ValueError`` otherwise.
+        (``"{1:3,2:9}"`` → ``((1, 3.0), (2, 9.0))``); raises ``ValueError`` otherwise, and for
+        NaN or an infinity.
 
         >>> Param("gains", None, kind="gains").parse("{1:3, -2:0.5}")
         ((1, 3.0), (-2, 0.5))
@@ -100,7 +110,7 @@ class Param:
             return self.spellings[raw.lower()]
         if self.kind == "numbers":
             inner = raw[1:-1] if raw[:1] + raw[-1:] in ("[]", "()") else raw
-            values = tuple(float(x) for x in inner.split(",") if x.strip())
+            values = tuple(self._number(x) for x in inner.split(",") if x.strip())
             if not values:
                 raise ValueError("give at least one number, e.g. [0.25,0.5]")
             return values
@@ -113,9 +123,14 @@ class Param:
                     level, sep, gain = item.replace("=", ":").partition(":")
                     if not sep:
                         raise ValueError(f"{item.strip()!r} is not grade:gain")
-                    pairs.append((int(level), float(gain)))
+                    pairs.append((int(level), _finite(gain)))
             return tuple(pairs)
-        value = float(raw)
+        return self._number(raw)
+
+    def _number(self, text: str) -> float:
+        """A written number: finite (NaN and infinities are refused) and, with ``valid``,
+        one it accepts."""
+        value = _finite(text)
         if self.valid is not None and not self.valid(value):
             raise ValueError(f"{self.name} must be {self.valid_doc}")
         return value

@@ -10,7 +10,9 @@ parameters come from :mod:`.registry`).
 from __future__ import annotations
 
 import difflib
+import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +30,7 @@ from polars_rank.catalog.registry import (
     names,
     scope_of,
 )
+from polars_rank.core.conventions import LARGEST_RANK
 from polars_rank.core.errors import PolarsRankError, wording
 from polars_rank.core.expr import Ratio
 from polars_rank.core.summary import Summary
@@ -200,9 +203,19 @@ def _unknown_name(label: str, name: str, cut: str | None) -> PolarsRankError:
 
 def _number(raw: str, key: str, label: str) -> float:
     try:
-        return float(raw.strip("'\""))
+        value = float(raw.strip("'\""))
     except ValueError:
         raise _unknown(label, f"parameter {key} needs a number, got {raw!r}") from None
+    if not math.isfinite(value):
+        raise _unknown(label, f"parameter {key} needs a finite number, got {raw!r}")
+    return value
+
+
+def _one_cutoff(label: str, cut: str | None, key: str, raw: str) -> str:
+    """The cutoff ``key=raw`` sets, refused when ``@`` set another (``P(k=5)@10``)."""
+    if cut is not None and cut.strip() != raw.strip():
+        raise _unknown(label, f"two cutoffs, @{cut.strip()} and {key}={raw.strip()}: give one")
+    return raw
 
 
 def _split(text: str) -> tuple[str, str | None, str | None]:
@@ -279,6 +292,7 @@ def parse_metric(label: str, scope: Scope = "evaluate") -> MetricSpec:
     entry, fixed = found
     params: dict[str, Any] = dict(fixed)
     relevance_level: float | None = None
+    given: set[str] = set()
     for item in _split_params(params_text or ""):
         if not item.strip():
             continue
@@ -286,13 +300,17 @@ def parse_metric(label: str, scope: Scope = "evaluate") -> MetricSpec:
             raise _unknown(label, f"parameter {item.strip()!r} is not key=value")
         key, raw = (s.strip() for s in item.split("=", 1))
         key = key.lower()
+        same = "cutoff" if key in ("cutoff", "k", "recall") else key
+        if same in given:
+            raise _unknown(label, f"parameter {key!r} is given twice")
+        given.add(same)
         try:
             if key == "rel" and entry.relevance_level:
                 relevance_level = _number(raw, key, label)
             elif key in ("cutoff", "k") and entry.cutoff in ("required", "optional"):
-                cut = raw
+                cut = _one_cutoff(label, cut, key, raw)
             elif key == "recall" and entry.cutoff == "recall":
-                cut = raw
+                cut = _one_cutoff(label, cut, key, raw)
             elif key in entry.param:
                 params[key] = entry.param[key].parse(raw)
             else:
@@ -325,6 +343,8 @@ def parse_metric(label: str, scope: Scope = "evaluate") -> MetricSpec:
                 label, f"cutoff {cut!r} is not a positive integer (k counts ranks from 1)"
             )
         k = int(cut)
+        if k > LARGEST_RANK:
+            raise _unknown(label, f"cutoff {cut.strip()} is above the largest, {LARGEST_RANK}")
     elif entry.cutoff == "required":
         raise _unknown(label, f"{name} needs a cutoff, e.g. {name}@10")
     return MetricSpec(
@@ -344,8 +364,13 @@ def parse_metrics(
 ) -> list[MetricSpec]:
     """Parse a list of metric names (parsed :class:`MetricSpec` objects pass through);
     duplicate labels are an error (output columns must be unique)."""
-    if isinstance(labels, str):
+    if isinstance(labels, str | MetricSpec):
         labels = [labels]
+    if not isinstance(labels, Iterable):
+        raise PolarsRankError(
+            "metrics must be a metric name or a list of names, e.g. ['nDCG@10', 'AP'], got "
+            f"{labels!r}"
+        )
     labels = list(labels)
     if not labels:
         raise PolarsRankError(f"no metrics given, e.g. ['nDCG@10', 'AP'] ({_every_name()})")

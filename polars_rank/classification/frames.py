@@ -44,6 +44,17 @@ def validate_binary(
     for name in (label, score):
         if name is not None and name not in schema:
             raise PolarsRankError(f"column {name!r} not found; columns are {schema.names()}")
+    for name, what in ((label, "label"), (score, "score")):
+        if name is None:
+            continue
+        dtype = schema[name]
+        if not (dtype.is_numeric() or dtype in (pl.Boolean, pl.Null)):
+            shown = lf.select(pl.col(name).drop_nulls().head(3)).collect().to_series().to_list()
+            needs = "0/1 (or booleans)" if what == "label" else "numbers"
+            raise PolarsRankError(
+                f"{what} column {name!r} must hold {needs}, got {dtype} values, e.g. {shown}"
+                + (" (map them to 0/1 first)" if what == "label" else "")
+            )
     y = pl.col(label).cast(pl.Float64)
     checks = [(~y.is_in([0.0, 1.0])).sum().alias("bad_label")]
     if score is not None:

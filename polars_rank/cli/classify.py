@@ -12,8 +12,13 @@ from typing import Literal
 import polars as pl
 
 from polars_rank.catalog.names import MetricSpec, parse_metrics
-from polars_rank.cli.options import reported_warnings, split_metrics
-from polars_rank.cli.output import OUTPUT_FORMATS, render, trec_line, write_output
+from polars_rank.cli.options import (
+    add_digits_option,
+    finite_float,
+    reported_warnings,
+    split_metrics,
+)
+from polars_rank.cli.output import OUTPUT_FORMATS, check_out, render, trec_line, write_output
 from polars_rank.core.errors import PolarsRankError
 
 #: Columns of the result that are counts (printed as integers).
@@ -168,6 +173,7 @@ def run_classify(args: argparse.Namespace) -> int:
     specs = parse_metrics(names, scope="classification") if names else []
     if args.output_format == "parquet" and not args.out:
         raise PolarsRankError("-o parquet needs --out FILE")
+    check_out(args.out, [args.data])
     fmt = detect_format(args.data, args.format)
     if fmt == "trec":
         raise PolarsRankError(
@@ -234,7 +240,7 @@ def build_classify_parser(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--threshold",
-        type=float,
+        type=finite_float,
         default=0.5,
         help="precision, recall and F1 (every thresholded metric of -m unless its name sets "
         "one) predict positive when score >= threshold (default 0.5)",
@@ -253,7 +259,5 @@ def build_classify_parser(parser: argparse.ArgumentParser) -> None:
         help="table (default), csv, json, markdown, parquet (needs --out) or trec",
     )
     parser.add_argument("--out", metavar="FILE", help="write the output to FILE")
-    parser.add_argument(
-        "--digits", type=int, default=4, help="decimals in table/markdown (default 4)"
-    )
+    add_digits_option(parser)
     parser.add_argument("--format", choices=[f for f in FORMATS if f != "trec"])

@@ -5,19 +5,21 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import polars as pl
 
 from polars_rank.catalog.names import parse_metrics
 from polars_rank.cli.inputs import Inputs, add_input_options
 from polars_rank.cli.options import (
+    add_digits_option,
     add_evaluation_options,
     add_metric_option,
     evaluation_kwargs,
     reported_warnings,
     split_metrics,
 )
-from polars_rank.cli.output import render, terminal_table, write_output
+from polars_rank.cli.output import check_out, render, same_file, terminal_table, write_output
 from polars_rank.core.errors import PolarsRankError
 
 #: Metrics of ``compare`` when no ``-m`` is given (no counts: they are not compared).
@@ -74,6 +76,11 @@ def run_compare(args: argparse.Namespace) -> int:
 
     metrics = split_metrics(args.metrics) or list(DEFAULT_COMPARE_METRICS)
     parse_metrics(metrics)
+    given = [args.qrels, args.baseline, *args.runs]
+    check_out(args.out, given)
+    check_out(args.plot, given, "--plot")
+    if args.plot and args.out and same_file(Path(args.plot), Path(args.out)):
+        raise PolarsRankError(f"--plot {args.plot} and --out {args.out} name the same file")
     options = evaluation_kwargs(args)
     inputs = Inputs(args, args.qrels, [args.baseline, *args.runs])
     if len(set(inputs.names)) != len(inputs.names):
@@ -122,7 +129,7 @@ def build_compare_parser(parser: argparse.ArgumentParser) -> None:
         help="table (default), markdown or latex (means with significance marks), csv, json",
     )
     parser.add_argument("--out", metavar="FILE", help="write the output to FILE")
-    parser.add_argument("--digits", type=int, default=4, help="decimals shown (default 4)")
+    add_digits_option(parser, "shown")
     parser.add_argument(
         "--permutations",
         type=int,

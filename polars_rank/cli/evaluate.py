@@ -7,15 +7,21 @@ import argparse
 import polars as pl
 
 from polars_rank.catalog.names import parse_metrics
-from polars_rank.cli.inputs import Inputs, add_input_options, add_recommender_options
+from polars_rank.cli.inputs import (
+    RECOMMENDER_INPUTS,
+    Inputs,
+    add_input_options,
+    add_recommender_options,
+)
 from polars_rank.cli.options import (
+    add_digits_option,
     add_evaluation_options,
     add_metric_option,
     evaluation_kwargs,
     reported_warnings,
     split_metrics,
 )
-from polars_rank.cli.output import OUTPUT_FORMATS, render, trec_line, write_output
+from polars_rank.cli.output import OUTPUT_FORMATS, check_out, render, trec_line, write_output
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.summary import summary_expr
 
@@ -75,6 +81,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
     parse_metrics(metrics)  # unknown names fail before any file is read
     if args.output_format == "parquet" and not args.out:
         raise PolarsRankError("-o parquet needs --out FILE")
+    recommender = [getattr(args, name, None) for name in RECOMMENDER_INPUTS]
+    check_out(args.out, [args.qrels, *args.runs, *recommender])
     options = evaluation_kwargs(args)
     inputs = Inputs(args, args.qrels, args.runs)
     options |= inputs.recommender(args)
@@ -106,9 +114,7 @@ def build_evaluate_parser(parser: argparse.ArgumentParser) -> None:
         "(trec_eval's measure/query/value lines)",
     )
     parser.add_argument("--out", metavar="FILE", help="write the output to FILE")
-    parser.add_argument(
-        "--digits", type=int, default=4, help="decimals in table/markdown (default 4)"
-    )
+    add_digits_option(parser)
     add_evaluation_options(parser)
     add_input_options(parser)
     add_recommender_options(parser)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import io
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -100,9 +102,42 @@ def _check_exists(path: Path) -> None:
         raise PolarsRankError(f"{path}: is a directory, not a file")
 
 
+#: How much of a text table :func:`_text_source` looks at for a byte order mark and line ends.
+_HEAD = 1 << 16
+
+
+def _text_source(path: Path) -> Path | io.BytesIO:
+    """A CSV, TSV or NDJSON file as Polars should read it: the path itself, or, for a file
+    that starts with a UTF-8 byte order mark or whose lines end in a lone ``\\r`` (the
+    classic Mac line end, which Polars reads as no line end at all), its text (decompressed)
+    without the mark and with ``\\n`` line ends."""
+    try:
+        with path.open("rb") as raw:
+            head = raw.read(_HEAD)
+        compressed = head[:2] == b"\x1f\x8b"
+        if compressed:
+            with gzip.open(path, "rb") as unpacked:
+                head = unpacked.read(_HEAD)
+    except (OSError, EOFError, zlib.error):
+        return path  # Polars names the problem
+    bom = head.startswith(b"\xef\xbb\xbf")
+    cr_only = b"\r" in head and b"\n" not in head
+    if not (bom or cr_only):
+        return path
+    data = path.read_bytes()
+    if compressed:
+        data = gzip.decompress(data)
+    if bom:
+        data = data[3:]
+    if cr_only:
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return io.BytesIO(data)
+
+
 def read_table(path: str | Path, fmt: str, *, text_ids: tuple[str, ...] = ()) -> pl.DataFrame:
     """Read a tabular file (Parquet, CSV, TSV or NDJSON); ``text_ids`` columns of text formats
-    are read as strings so that ids such as ``007`` keep their leading zeros."""
+    are read as strings so that ids such as ``007`` keep their leading zeros. A byte order
+    mark and lone ``\\r`` line ends of text formats are handled (:func:`_text_source`)."""
     p = Path(path)
     _check_exists(p)
     overrides = dict.fromkeys(text_ids, pl.String)
@@ -111,10 +146,12 @@ def read_table(path: str | Path, fmt: str, *, text_ids: tuple[str, ...] = ()) ->
             return pl.read_parquet(p)
         if fmt in ("csv", "tsv"):
             return pl.read_csv(
-                p, separator="," if fmt == "csv" else "\t", schema_overrides=overrides
+                _text_source(p),
+                separator="," if fmt == "csv" else "\t",
+                schema_overrides=overrides,
             )
         if fmt == "ndjson":
-            return pl.read_ndjson(p)
+            return pl.read_ndjson(_text_source(p))
     except (pl.exceptions.PolarsError, OSError, UnicodeDecodeError) as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise PolarsRankError(f"{p}: cannot be read as {fmt} ({first})") from None
@@ -132,7 +169,7 @@ def _first_line(path: Path) -> str | None:
         compressed = raw.read(2) == b"\x1f\x8b"
     opener = gzip.open if compressed else open
     try:
-        with opener(path, "rt", encoding="utf-8", errors="replace") as lines:
+        with opener(path, "rt", encoding="utf-8-sig", errors="replace") as lines:
             for line in lines:
                 if line.strip() and not line.lstrip().startswith("#"):
                     return line

@@ -4,13 +4,58 @@ options, and warnings shown as one line each."""
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from polars_rank.core.errors import not_positive_integer
+from polars_rank.core.conventions import LARGEST_RANK
+from polars_rank.core.errors import PolarsRankError, not_positive_integer
+
+
+def non_negative_int(text: str) -> int:
+    """An option's value that must be an integer >= 0 (``--digits``); argparse reports a
+    bad one as ``argument --digits: ...``.
+
+    >>> non_negative_int("3")
+    3
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}")
+    return value
+
+
+def finite_float(text: str) -> float:
+    """An option's value that must be a finite number (``--threshold``, ``--relevance-level``):
+    ``nan`` and ``inf`` are refused.
+
+    >>> finite_float("0.5")
+    0.5
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+    return value
+
+
+def add_digits_option(parser: argparse.ArgumentParser, what: str = "in table/markdown") -> None:
+    """``--digits N``: decimals shown (default 4)."""
+    parser.add_argument(
+        "--digits",
+        type=non_negative_int,
+        default=4,
+        metavar="N",
+        help=f"decimals {what} (default 4)",
+    )
 
 
 def split_metrics(values: list[str] | None) -> list[str]:
@@ -46,7 +91,7 @@ def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--relevance-level",
-        type=float,
+        type=finite_float,
         default=1,
         metavar="N",
         help="grades >= N are relevant (trec_eval -l; default 1)",
@@ -83,6 +128,11 @@ def evaluation_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     """Keyword arguments of :func:`polars_rank.evaluate` from the command line options."""
     if args.max_rank is not None and args.max_rank < 1:
         raise not_positive_integer("--max-rank", args.max_rank)
+    if args.max_rank is not None and args.max_rank > LARGEST_RANK:
+        raise PolarsRankError(
+            f"--max-rank must be at most {LARGEST_RANK}, got {args.max_rank} (leave it out to "
+            "keep every document)"
+        )
     return {
         "queries": args.queries,
         "relevance_level": args.relevance_level,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -133,18 +134,69 @@ def trec_line(measure: str, query: str, value: Any, *, integer: bool = False) ->
     return f"{measure:<22s}\t{query}\t{text}"
 
 
-def write_output(text: str | None, out: str | None, frame: pl.DataFrame | None = None) -> None:
-    """Write ``text`` to ``out`` (a file) or stdout; a ``frame`` with no text is Parquet."""
+def same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name the same file: equal once resolved (symbolic links followed), or
+    the same file by device and inode (a hard link, another mount of it)."""
+    if a.resolve() == b.resolve():
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet)
+        return False
+
+
+def check_out(
+    out: str | os.PathLike[str] | None,
+    inputs: Iterable[str | os.PathLike[str] | None],
+    option: str = "--out",
+) -> None:
+    """Refuse an output file before anything is read or computed: one that is an input
+    (``inputs``; also through a symbolic or hard link), a directory, or one in a directory
+    that does not exist or cannot be written."""
+    if out is None:
+        return
+    path = Path(out)
+    for given in inputs:
+        if given is None or str(given) == "-":
+            continue
+        if same_file(path, Path(given)):
+            raise PolarsRankError(
+                f"{option} {out} is the input file {given}: writing the output there would "
+                "overwrite it; choose another file"
+            )
+    if path.is_dir():
+        raise PolarsRankError(f"{option} {out} is a directory; give a file name")
+    folder = path.parent
+    if not folder.exists():
+        raise PolarsRankError(f"{option} {out}: the directory {folder} does not exist")
+    if not folder.is_dir():
+        raise PolarsRankError(f"{option} {out}: {folder} is not a directory")
+    if not os.access(path if path.exists() else folder, os.W_OK):
+        where = f"the file {out}" if path.exists() else f"the directory {folder}"
+        raise PolarsRankError(f"{option} {out}: cannot write there ({where} is not writable)")
+
+
+def write_output(
+    text: str | None, out: str | None, frame: pl.DataFrame | None = None, option: str = "--out"
+) -> None:
+    """Write ``text`` to ``out`` (a file) or stdout; a ``frame`` with no text is Parquet. A
+    file that cannot be written is an error naming it (``option``: the flag that named it)."""
     if text is None:
         if out is None or frame is None:
             raise PolarsRankError("the parquet output format needs --out FILE")
-        frame.write_parquet(out)
-        return
-    if out is None:
+    elif out is None:
         sys.stdout.write(text)
         sys.stdout.flush()
-    else:
-        Path(out).write_text(text, encoding="utf-8")
+        return
+    try:
+        if text is None:
+            assert frame is not None
+            frame.write_parquet(out)
+        else:
+            Path(out).write_text(text, encoding="utf-8")
+    except (OSError, pl.exceptions.PolarsError) as err:
+        why = getattr(err, "strerror", None) or " ".join(str(err).split()) or type(err).__name__
+        raise PolarsRankError(f"{option} {out}: cannot write the output ({why})") from None
 
 
 def render(

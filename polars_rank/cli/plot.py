@@ -142,7 +142,10 @@ def run_plot(args: argparse.Namespace) -> int:
     """``polars-rank plot KIND ...``: write the image, report its path on stderr."""
     from polars_rank import plot
     from polars_rank.cli.options import reported_warnings
+    from polars_rank.cli.output import check_out
 
+    given = [getattr(args, name, None) for name in ("qrels", "baseline", "run", "data")]
+    check_out(args.out, [*given, *getattr(args, "runs", [])])
     out = Path(args.out)
     if args.kind == "differences":
         inputs, qrels, options = _ranking_inputs(args, [args.baseline, args.run])

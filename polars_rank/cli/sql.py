@@ -6,8 +6,8 @@ from __future__ import annotations
 import argparse
 
 from polars_rank.cli.evaluate import DEFAULT_METRICS
-from polars_rank.cli.options import add_metric_option, split_metrics
-from polars_rank.cli.output import write_output
+from polars_rank.cli.options import add_metric_option, finite_float, split_metrics
+from polars_rank.cli.output import check_out, write_output
 from polars_rank.compiler import DIALECTS, to_sql
 from polars_rank.compiler.compile import LAYOUTS
 
@@ -25,6 +25,7 @@ _COLUMNS = {
 def run_sql(args: argparse.Namespace) -> int:
     """``polars-rank sql``."""
     metrics = split_metrics(args.metrics) or list(DEFAULT_METRICS)
+    check_out(args.out, [])
     columns = {
         parameter: getattr(args, f"{name}_col")
         for name, parameter in _COLUMNS.items()
@@ -104,7 +105,11 @@ def build_sql_parser(parser: argparse.ArgumentParser) -> None:
         "(default); both: only queries in both tables",
     )
     group.add_argument(
-        "--relevance-level", type=float, default=1, metavar="N", help="grades >= N are relevant"
+        "--relevance-level",
+        type=finite_float,
+        default=1,
+        metavar="N",
+        help="grades >= N are relevant",
     )
     group.add_argument(
         "--order-by",

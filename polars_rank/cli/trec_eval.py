@@ -39,7 +39,7 @@ from polars_rank.cli.trec_eval_measures import (
     select_measures,
     supported_measures,
 )
-from polars_rank.core.conventions import Columns, OrderBy, rank_expr
+from polars_rank.core.conventions import LARGEST_RANK, Columns, OrderBy, rank_expr
 from polars_rank.core.summary import summary_expr
 from polars_rank.core.types import EngineName
 
@@ -267,7 +267,8 @@ def trec_eval_values(
             per_query=True,
             queries="qrels",
             relevance_level=relevance_level,
-            max_rank=max_rank,
+            # trec_eval takes any depth; one beyond evaluate's largest keeps every document
+            max_rank=max_rank if max_rank is None or max_rank <= LARGEST_RANK else None,
             order_by=order_by,
             engine=engine,
         )

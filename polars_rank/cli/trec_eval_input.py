@@ -3,7 +3,10 @@ get_trec_results.c), for ``polars-rank trec_eval``; :func:`polars_rank.read_trec
 :func:`polars_rank.read_trec_run` are the lenient readers of the rest of the package.
 
 * Fields are separated by runs of the C locale's white space (space, tab, ``\\v``, ``\\f``,
-  ``\\r``; so CRLF files read as LF ones). Nothing is decompressed.
+  ``\\r``; so CRLF files read as LF ones). Nothing is decompressed. Unlike trec_eval, a
+  UTF-8 byte order mark is dropped (trec_eval reads it into the first query id), and a
+  ``\\r`` followed by more text on the line ends the line (a classic Mac file, where
+  trec_eval would read the whole file as one line).
 * Judgments: every line holds exactly 4 fields ``query iteration doc grade``; fewer or more,
   and a blank line, are a malformed line. The grade is read as C's ``atol`` reads it: the
   leading integer, the rest ignored (``1.5`` → 1, ``2e3`` → 2, ``abc`` → 0). A line starting
@@ -42,6 +45,9 @@ _BLANK = "[ \\t\\x0b\\x0c\\r]"
 _FIELD = "([^ \\t\\x0b\\x0c\\r]+)"
 _QRELS_LINE = f"^{_BLANK}*" + f"{_BLANK}+".join([_FIELD] * 4) + f"{_BLANK}*$"
 _RUN_LINE = f"^{_BLANK}*" + f"{_BLANK}+".join([_FIELD] * 6) + f"(?:{_BLANK}.*)?$"
+#: A ``\\r`` that ends a line: one followed, after blanks, by more text on the same line
+#: (a ``\\r`` before ``\\n`` or at the end of a line is trailing white space).
+_CR_LINE_END = re.compile("\r(?=[ \t\x0b\x0c\r]*[^ \t\x0b\x0c\r\n])")
 _ATOL = r"^[+-]?[0-9]+"
 _ATOF = (
     r"(?i)^[+-]?(?:0x(?:[0-9a-f]+\.?[0-9a-f]*|\.[0-9a-f]+)(?:p[+-]?[0-9]+)?"
@@ -73,6 +79,10 @@ def _lines(path: str | Path) -> pl.DataFrame:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
         raise TrecEvalError(f"{p}: not UTF-8 text ({err})") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\r" in text:
+        text = _CR_LINE_END.sub("\n", text)
     if text.endswith("\n"):
         text = text[:-1]
     lines = pl.Series("line", [text]).str.split("\n").explode()

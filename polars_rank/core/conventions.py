@@ -27,6 +27,10 @@ import polars as pl
 
 OrderBy = Literal["score", "rank"]
 
+#: The largest cutoff ``k`` and ``max_rank``: the largest SQL ``INTEGER`` (every engine and
+#: dialect holds it), far beyond any ranking's length.
+LARGEST_RANK = 2**31 - 1
+
 
 @dataclass(frozen=True)
 class Columns:

@@ -120,7 +120,17 @@ class CallSite:
 
     def warn(self, message: str, category: type[Warning] = UserWarning) -> None:
         """Warn at this call site, every time: a fresh registry each call, so Python's
-        once-per-location rule (the ``"default"`` action) does not hide a repeat."""
+        once-per-location rule (the ``"default"`` action) does not hide a repeat. Code whose
+        source its loader cannot give (``python -c``: the built-in loader of ``__main__``
+        raises ``ImportError``) warns without the source line."""
+        try:
+            self._warn(message, category, self.module_globals)
+        except ImportError:
+            self._warn(message, category, None)
+
+    def _warn(
+        self, message: str, category: type[Warning], module_globals: dict[str, Any] | None
+    ) -> None:
         warnings.warn_explicit(
             message,
             category,
@@ -128,5 +138,5 @@ class CallSite:
             self.lineno,
             module=self.module,
             registry={},
-            module_globals=self.module_globals,
+            module_globals=module_globals,
         )

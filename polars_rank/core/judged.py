@@ -406,7 +406,7 @@ def judge(
         duplicates=duplicates,
         validate=validate,
     )
-    run, qrels = as_polars(run), as_polars(qrels)
+    run, qrels = as_polars(run, "run"), as_polars(qrels, "qrels")
     table = judged_table(
         to_lazy(run, "run"),
         to_lazy(qrels, "qrels"),

@@ -85,6 +85,8 @@ INPUT_PROBLEMS = {
     "first at row {row} (query {query!r}, doc {doc!r})",
     "qrels_bad_rel": "qrels column {rel!r} has {count} null or NaN value(s); first at row {row} "
     "(query {query!r}, doc {doc!r})",
+    "qrels_infinite_rel": "qrels column {rel!r} has {count} infinite grade(s); first at row "
+    "{row} (query {query!r}, doc {doc!r}): grades must be finite numbers",
     "qrels_grade_above_max": "qrels column {rel!r} has {count} grade(s) above {limit:g}, the "
     "max_grade of metric {metric!r} (largest grade {largest:g}; first at row {row}: query "
     "{query!r}, doc {doc!r}); give the metric max_grade={largest:g} or more, e.g. "

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 import polars as pl
 
 from polars_rank.core import messages
-from polars_rank.core.conventions import Columns, OrderBy
+from polars_rank.core.conventions import LARGEST_RANK, Columns, OrderBy
 from polars_rank.core.errors import PolarsRankError
 
 Queries = Literal["qrels", "both"]
@@ -77,19 +78,29 @@ class Options:
                 f"{messages.option('order_by', 'rank')}; use "
                 f"{messages.option('duplicates', 'first')}"
             )
-        if self.max_rank is not None and (
-            isinstance(self.max_rank, bool)
-            or not isinstance(self.max_rank, int)
-            or self.max_rank < 1
-        ):
-            raise messages.not_positive_integer("max_rank", self.max_rank)
+        if self.max_rank is not None:
+            if (
+                isinstance(self.max_rank, bool)
+                or not isinstance(self.max_rank, numbers.Integral)
+                or self.max_rank < 1
+            ):
+                raise messages.not_positive_integer("max_rank", self.max_rank)
+            if self.max_rank > LARGEST_RANK:
+                raise PolarsRankError(
+                    f"max_rank must be at most {LARGEST_RANK}, got {self.max_rank!r} (leave it "
+                    "out to keep every document)"
+                )
+            object.__setattr__(self, "max_rank", int(self.max_rank))  # numpy integers too
         level = self.relevance_level
         if (
             isinstance(level, bool)
-            or not isinstance(level, int | float)
+            or not isinstance(level, numbers.Real)
             or not math.isfinite(level)
         ):
             raise PolarsRankError(f"relevance_level must be a finite number, got {level!r}")
+        # numpy numbers as Python's (SQL literals, messages)
+        level = int(level) if isinstance(level, numbers.Integral) else float(level)
+        object.__setattr__(self, "relevance_level", level)
         if not isinstance(self.validate, bool):
             raise PolarsRankError(f"validate must be True or False, got {self.validate!r}")
         for name, value in dataclasses.asdict(self.columns).items():

@@ -1,4 +1,5 @@
-"""Input checks on Polars frames: null ids, null or NaN scores and grades, duplicate pairs.
+"""Input checks on Polars frames: null ids, null or NaN scores and grades, infinite grades,
+duplicate pairs.
 
 Clean input costs one pass per table that counts problems; only when it finds any do the exact
 checks run to name the first one (messages in :mod:`polars_rank.core.messages`, shared with
@@ -29,6 +30,11 @@ def _is_bad_number(name: str, dtype: pl.DataType) -> pl.Expr:
     if dtype.is_float():
         bad = bad | pl.col(name).is_nan()
     return bad
+
+
+def _is_infinite(name: str, dtype: pl.DataType) -> pl.Expr:
+    """True for an infinite value (a grade: no gain or relevance level makes sense of it)."""
+    return pl.col(name).is_infinite() if dtype.is_float() else pl.lit(False)
 
 
 def _null_id(cols: Columns) -> pl.Expr:
@@ -99,9 +105,11 @@ def _problem_count(
     dtype: pl.DataType,
     pairs: bool,
     limit: float | None = None,
+    finite: bool = False,
 ) -> pl.LazyFrame:
-    """The fast pre-check, one pass: null ids + null/NaN values (+ rows − distinct pair hashes
-    with ``pairs``) (+ grades above ``limit``), and the number of rows.
+    """The fast pre-check, one pass: null ids + null/NaN values (+ infinite ones with
+    ``finite``) (+ rows − distinct pair hashes with ``pairs``) (+ grades above ``limit``), and
+    the number of rows.
 
     0 problems proves the table is clean; anything else sends it to the exact checks, which
     find the first problem and tell a real duplicate from a hash collision.
@@ -110,6 +118,8 @@ def _problem_count(
         _null_id(cols).sum().cast(pl.Int64),
         _is_bad_number(value, dtype).sum().cast(pl.Int64),
     ]
+    if finite:
+        counts.append(_is_infinite(value, dtype).sum().cast(pl.Int64))
     if limit is not None:
         counts.append(_above(value, limit).sum().cast(pl.Int64))
     if pairs:
@@ -179,6 +189,7 @@ def problem_counts(
             qrels_schema[cols.relevance],
             duplicates == "error",
             None if limit is None else limit.value,
+            finite=True,
         ),
     ]
 
@@ -194,7 +205,8 @@ def validate(
     """Raise :class:`~polars_rank.PolarsRankError` naming the first problem in the inputs.
 
     Checks that neither input is empty, null ids, null/NaN scores (or ranks) and relevance,
-    and duplicate ``(query, doc)`` pairs (only when ``options.duplicates == "error"``).
+    infinite relevance, and duplicate ``(query, doc)`` pairs (only when
+    ``options.duplicates == "error"``).
     ``options`` must be resolved.
     ``judgments_given=False`` (recommender metrics without qrels: ``qrels`` is an empty
     stand-in) skips the check that the judgments are not empty.
@@ -243,6 +255,12 @@ def check_counts(
             _is_bad_number(cols.relevance, qrels_schema[cols.relevance]),
             cols,
             "qrels_bad_rel",
+        ),
+        _first_bad(
+            qrels,
+            _is_infinite(cols.relevance, qrels_schema[cols.relevance]),
+            cols,
+            "qrels_infinite_rel",
         ),
     ]
     extra: dict[str, dict[str, Any]] = {}  # format() arguments of the message

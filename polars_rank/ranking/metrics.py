@@ -26,6 +26,7 @@ Example:
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
 from typing import Literal
 
@@ -79,6 +80,8 @@ ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 #: gdeval.pl's ``$MAX_JUDGMENT``: the default largest grade of ERR (ir_measures ``ERR@k``).
 ERR_MAX_GRADE = 4
+#: The largest ``max_grade`` of ERR: 2^max_grade must be a finite double.
+ERR_LARGEST_MAX_GRADE = 1023
 
 #: ir_measures' default persistence of RBP.
 RBP_P = 0.8
@@ -686,9 +689,11 @@ def eleven_pt_avg(
 def _check_points(points: Sequence[float]) -> tuple[float, ...]:
     if isinstance(points, str) or not isinstance(points, Sequence) or not points:
         raise PolarsRankError(f"eleven_pt_avg: points must be a non-empty list, got {points!r}")
-    out = []
+    out: list[float] = []
     for x in points:
-        if isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(x):
+        # not checked against [0, 1] here: the trec_eval drop-in takes any point, as trec_eval
+        # (a point above 1 counts 0); metric names refuse them (the catalog's Param.valid)
+        if isinstance(x, bool) or not isinstance(x, numbers.Real) or not math.isfinite(x):
             raise PolarsRankError(f"eleven_pt_avg: points must be finite numbers, got {x!r}")
         out.append(float(x))
     return tuple(out)
@@ -699,13 +704,17 @@ def _check_points(points: Sequence[float]) -> tuple[float, ...]:
 
 
 def check_max_grade(max_grade: float, name: str = "err") -> None:
-    """``max_grade`` must be a positive finite number."""
+    """``max_grade`` must be a positive number up to :data:`ERR_LARGEST_MAX_GRADE` (2^1023 is
+    the largest power of two a double holds)."""
     if (
         isinstance(max_grade, bool)
-        or not isinstance(max_grade, int | float)
-        or not (0 < max_grade < float("inf"))
+        or not isinstance(max_grade, numbers.Real)
+        or not (0 < max_grade <= ERR_LARGEST_MAX_GRADE)
     ):
-        raise PolarsRankError(f"{name}: max_grade must be a positive number, got {max_grade!r}")
+        raise PolarsRankError(
+            f"{name}: max_grade must be a positive number up to {ERR_LARGEST_MAX_GRADE}, "
+            f"got {max_grade!r}"
+        )
 
 
 def check_persistence(p: float, name: str = "rbp") -> None:

@@ -109,26 +109,33 @@ def _relevance(options: Options) -> str:
     return f"CAST({ident(options.columns.relevance)} AS DOUBLE)"
 
 
-def _qrels_bad(qrels_schema: pl.Schema, options: Options) -> tuple[str, str]:
-    """SQL true for a null (or NaN) grade, and for a grade above a metric's limit."""
+def _qrels_bad(qrels_schema: pl.Schema, options: Options) -> tuple[str, str, str]:
+    """SQL true for a null (or NaN) grade, for an infinite grade, and for a grade above a
+    metric's limit."""
     limit, rel = options.grade_limit, _relevance(options)
     bad_rel = _bad_value_sql(options.columns.relevance, qrels_schema[options.columns.relevance])
+    infinite = (
+        f"coalesce(isinf({rel}), false)"
+        if qrels_schema[options.columns.relevance].is_float()
+        else "false"
+    )
     above = "false" if limit is None else f"coalesce({rel} > {literal(limit.value)}, false)"
     above += f" AND NOT coalesce(isnan({rel}), false)"
-    return bad_rel, above
+    return bad_rel, infinite, above
 
 
 def _qrels_counts(
     con: duckdb.DuckDBPyConnection, qrels: str, qrels_schema: pl.Schema, options: Options
 ) -> tuple[Any, ...]:
-    """Rows with a null id, with a bad grade, with a grade above the limit; all rows."""
+    """Rows with a null id, with a bad grade, with an infinite grade, with a grade above the
+    limit; all rows."""
     q, d = ident(options.columns.query), ident(options.columns.doc)
-    bad_rel, above = _qrels_bad(qrels_schema, options)
+    bad_rel, infinite, above = _qrels_bad(qrels_schema, options)
     return _row(
         con,
         f"SELECT count(*) FILTER (WHERE {q} IS NULL OR {d} IS NULL), "
-        f"count(*) FILTER (WHERE {bad_rel}), count(*) FILTER (WHERE {above}), count(*) "
-        f"FROM {qrels}",
+        f"count(*) FILTER (WHERE {bad_rel}), count(*) FILTER (WHERE {infinite}), "
+        f"count(*) FILTER (WHERE {above}), count(*) FROM {qrels}",
     )
 
 
@@ -144,8 +151,8 @@ def qrels_look_wrong(
     fail (no rows, a null id or grade, a grade above the limit, a repeated ``(query, doc)``
     hash), and :func:`check_sql` must name the problem. For ``duplicates="error"``; the run's
     checks go with the evaluation (:func:`.duckdb_sql.run_checks`)."""
-    null, bad, above, rows = _qrels_counts(con, qrels, qrels_schema, options)
-    if null or bad or above or (rows == 0 and judgments_given):
+    null, bad, infinite, above, rows = _qrels_counts(con, qrels, qrels_schema, options)
+    if null or bad or infinite or above or (rows == 0 and judgments_given):
         return True
     cols = options.columns
     keys = _pairs(cols.query, cols.doc, (qrels_schema[cols.query], qrels_schema[cols.doc]))
@@ -185,8 +192,8 @@ def check_sql(
     )
     limit = options.grade_limit
     rel = _relevance(options)
-    bad_rel, above = _qrels_bad(qrels_schema, options)
-    qrels_null, qrels_bad, qrels_above, qrels_rows = _qrels_counts(
+    bad_rel, infinite, above = _qrels_bad(qrels_schema, options)
+    qrels_null, qrels_bad, qrels_infinite, qrels_above, qrels_rows = _qrels_counts(
         con, qrels, qrels_schema, options
     )
     for what, rows in (("run", run_rows), ("qrels", qrels_rows)):
@@ -197,6 +204,7 @@ def check_sql(
         ("qrels_null_id", qrels_null, qrels, null_id),
         ("run_bad_order_value", run_bad, run, bad_order_value),
         ("qrels_bad_rel", qrels_bad, qrels, bad_rel),
+        ("qrels_infinite_rel", qrels_infinite, qrels, infinite),
         ("qrels_grade_above_max", qrels_above, qrels, above),
     ]
     for check, count, source, bad in checks:

@@ -1,12 +1,12 @@
 """Input checks for the Spark engine on Spark data, raising exactly the Polars engine's errors.
 
 The checks are those of :func:`polars_rank.core.validation.validate`: empty inputs, null
-ids, null or NaN scores (or ranks) and grades, and duplicate ``(query, doc)`` pairs when
-``duplicates="error"``. One Spark job counts rows, nulls and NaNs in both tables; with
-``duplicates="error"`` a second groups the rows by a 64-bit hash of the pair (a shuffle of
-8-byte keys, cheaper than grouping by the two ids). Only when one of them finds something is
-the message built: the first bad row (0-based, in the DataFrame's partition order) and its
-ids, or an example of a repeated pair.
+ids, null or NaN scores (or ranks) and grades, infinite grades, and duplicate
+``(query, doc)`` pairs when ``duplicates="error"``. One Spark job counts rows, nulls, NaNs
+and infinite grades in both tables; with ``duplicates="error"`` a second groups the rows by
+a 64-bit hash of the pair (a shuffle of 8-byte keys, cheaper than grouping by the two ids).
+Only when one of them finds something is the message built: the first bad row (0-based, in
+the DataFrame's partition order) and its ids, or an example of a repeated pair.
 """
 
 from __future__ import annotations
@@ -27,6 +27,11 @@ def quoted(name: str) -> str:
 
 def _bad_value(name: str) -> str:
     return f"{quoted(name)} IS NULL OR isnan(CAST({quoted(name)} AS DOUBLE))"
+
+
+def _infinite(name: str) -> str:
+    value = f"CAST({quoted(name)} AS DOUBLE)"
+    return f"{value} IN (CAST('Infinity' AS DOUBLE), CAST('-Infinity' AS DOUBLE))"
 
 
 def _first_bad(spark: SparkSession, view: str, bad: str, query: str, doc: str) -> dict[str, Any]:
@@ -54,6 +59,7 @@ def check_spark(spark: SparkSession, run_view: str, qrels_view: str, options: Op
     counts = " UNION ALL ".join(
         f"SELECT {n} AS i, SUM(CASE WHEN {null_id} THEN 1 ELSE 0 END) AS null_ids, "
         f"SUM(CASE WHEN {_bad_value(value)} THEN 1 ELSE 0 END) AS bad_values, "
+        f"SUM(CASE WHEN {_infinite(value)} THEN 1 ELSE 0 END) AS infinite_values, "
         f"COUNT(*) AS row_count FROM {quoted(view)}"
         for n, (_, view, value) in enumerate(tables)
     )
@@ -67,6 +73,12 @@ def check_spark(spark: SparkSession, run_view: str, qrels_view: str, options: Op
         ("qrels_null_id", qrels_counts["null_ids"], qrels_view, null_id),
         ("run_bad_order_value", run_counts["bad_values"], run_view, _bad_value(order_column)),
         ("qrels_bad_rel", qrels_counts["bad_values"], qrels_view, _bad_value(cols.relevance)),
+        (
+            "qrels_infinite_rel",
+            qrels_counts["infinite_values"],
+            qrels_view,
+            _infinite(cols.relevance),
+        ),
     ]
     for check, count, view, bad in checks:
         if count:
