@@ -12,7 +12,7 @@ from polars_rank import classification, comparison, duckdb, ranking, recsys
 from polars_rank.catalog import metric_catalog
 from polars_rank.catalog.names import MetricSpec, parse_metric, valid_names
 from polars_rank.comparison import compare, compare_per_query
-from polars_rank.compiler import to_sql
+from polars_rank.compiler import check_sql, to_sql
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.judged import judge
 from polars_rank.evaluation import evaluate, evaluate_classification, evaluate_runs
@@ -23,6 +23,7 @@ from polars_rank.recsys.vectors import intra_list_diversity, serendipity
 __version__ = "0.1.0"
 
 __all__ = [
+    "check_sql",
     "MetricSpec",
     "PolarsRankError",
     "classification",

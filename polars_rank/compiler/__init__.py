@@ -7,14 +7,16 @@ PostgreSQL, BigQuery, Snowflake, Trino or DuckDB, with trec_eval's numbers.
 * :mod:`.parts` — the building blocks the builders ask for (aggregates, windows, SQL helpers);
 * :mod:`.plan` — the query plan (CTEs) around the parts;
 * :mod:`.dialects` — rendering for each dialect with sqlglot (imported only when rendering);
-* :mod:`.columns` — the output column of each metric (:func:`column_names`).
+* :mod:`.columns` — the output column of each metric (:func:`column_names`);
+* :mod:`.checks` — :func:`check_sql`, the engines' input checks as one portable query.
 
 ``evaluate(..., engine="spark")`` (:mod:`polars_rank.engines.spark.ranking`) runs this SQL.
 """
 
 from polars_rank.compiler.builders import BUILDERS
+from polars_rank.compiler.checks import check_sql
 from polars_rank.compiler.columns import column_names
 from polars_rank.compiler.compile import to_sql
 from polars_rank.compiler.dialects import DIALECTS
 
-__all__ = ["BUILDERS", "DIALECTS", "column_names", "to_sql"]
+__all__ = ["BUILDERS", "DIALECTS", "check_sql", "column_names", "to_sql"]

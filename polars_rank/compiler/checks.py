@@ -1,0 +1,227 @@
+""":func:`check_sql`: the engines' input checks as one portable ``SELECT``.
+
+The compiled evaluation (:func:`~polars_rank.compiler.compile.to_sql`) assumes what the
+engines check before they evaluate: non-null ids, scores (or ranks) and grades that are
+numbers, and one row per ``(query, doc)`` in each table. In a warehouse nothing checks that
+for you, so :func:`check_sql` compiles the checks themselves: one query, one row per failed
+check, no row when the tables are clean. Run it before the evaluation (a dbt test, a
+scheduled assertion, ``engine="spark"`` runs it first).
+
+>>> sql = check_sql("postgres", run="db.run", qrels="db.qrels")
+>>> sql.splitlines()[0]
+'SELECT'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from polars_rank.catalog.names import MetricSpec
+from polars_rank.compiler import placeholders as ph
+from polars_rank.compiler.compile import _parsed, _table
+from polars_rank.compiler.dialects import DIALECTS, Dialect, render
+from polars_rank.compiler.recsys import CATALOG, FEATURES, INTERACTIONS
+from polars_rank.core.conventions import OrderBy
+from polars_rank.core.errors import PolarsRankError, bad_choice
+from polars_rank.core.options import Duplicates, Options
+
+#: The columns of :func:`check_sql`'s result.
+CHECK_COLUMNS = ("input", "problem", "rows_affected", "example_query", "example_doc")
+
+#: Placeholders of the result's columns (renamed to :data:`CHECK_COLUMNS` when rendering).
+_OUT = {f"pr_out_{name}": name for name in CHECK_COLUMNS}
+_INPUT, _PROBLEM, _ROWS, _QUERY, _DOC = _OUT
+
+#: The largest finite DOUBLE: a grade beyond it is infinite (no dialect-specific literal).
+_DOUBLE_MAX = "1.7976931348623157E308"
+
+
+def _double(column: str) -> str:
+    return f"CAST({column} AS DOUBLE)"
+
+
+def _is_nan(column: str, dialect: str) -> str:
+    """True for NaN. PostgreSQL and Snowflake have no ``isnan`` and compare NaN equal to
+    itself; BigQuery, Trino, Spark and DuckDB have one."""
+    if dialect in ("postgres", "snowflake"):
+        return f"{_double(column)} = CAST('NaN' AS DOUBLE)"
+    return f"ISNAN({_double(column)})"
+
+
+def _bad_number(column: str, dialect: str) -> str:
+    return f"({column} IS NULL OR {_is_nan(column, dialect)})"
+
+
+def _infinite(column: str, dialect: str) -> str:
+    value = _double(column)
+    finite_nan = f"NOT {_is_nan(column, dialect)}"  # PostgreSQL sorts NaN above every number
+    return f"({column} IS NOT NULL AND {finite_nan} AND ABS({value}) > {_DOUBLE_MAX})"
+
+
+def _text(column: str) -> str:
+    return f"CAST({column} AS VARCHAR)"
+
+
+def _rows_where(table: str, label: str, problem: str, bad: str, doc: str | None) -> str:
+    """The rows of ``table`` where ``bad`` holds: how many, and the smallest example."""
+    example_doc = f"MIN({_text(doc)})" if doc else "CAST(NULL AS VARCHAR)"
+    return (
+        f"SELECT '{label}' AS {_INPUT}, '{problem}' AS {_PROBLEM}, COUNT(*) AS {_ROWS}, "
+        f"MIN({_text(ph.QUERY)}) AS {_QUERY}, {example_doc} AS {_DOC} "
+        f"FROM {table} WHERE {bad} HAVING COUNT(*) > 0"
+    )
+
+
+def _empty(table: str, label: str) -> str:
+    return (
+        f"SELECT '{label}' AS {_INPUT}, 'empty' AS {_PROBLEM}, 0 AS {_ROWS}, "
+        f"CAST(NULL AS VARCHAR) AS {_QUERY}, CAST(NULL AS VARCHAR) AS {_DOC} "
+        f"FROM {table} HAVING COUNT(*) = 0"
+    )
+
+
+def _duplicates(table: str, label: str, keys: tuple[str, str]) -> str:
+    """The ``(query, doc)`` pairs that occur more than once: how many rows they have, and the
+    smallest pair."""
+    query, doc = keys
+    return (
+        f"SELECT '{label}' AS {_INPUT}, 'duplicate_pair' AS {_PROBLEM}, "
+        f"CAST(SUM(n) AS BIGINT) AS {_ROWS}, MIN(q) AS {_QUERY}, MIN(d) AS {_DOC} "
+        f"FROM (SELECT {_text(query)} AS q, {_text(doc)} AS d, COUNT(*) AS n FROM {table} "
+        f"GROUP BY {query}, {doc} HAVING COUNT(*) > 1) AS pr_repeated HAVING COUNT(*) > 0"
+    )
+
+
+def check_sql(
+    dialect: Dialect,
+    run: str,
+    qrels: str | None = None,
+    *,
+    metrics: Sequence[str | MetricSpec] | str | None = None,
+    interactions: str | None = None,
+    catalog: str | None = None,
+    item_features: str | None = None,
+    query: str = "query",
+    doc: str = "doc",
+    score: str = "score",
+    rank: str = "rank",
+    relevance: str = "relevance",
+    order_by: OrderBy = "score",
+    duplicates: Duplicates = "error",
+    pretty: bool = True,
+) -> str:
+    """One ``SELECT`` in ``dialect`` returning one row per failed input check, and no row
+    when the inputs are clean: the checks the engines run before evaluating.
+
+    Columns: ``input`` (``run``, ``qrels``, ``interactions``, ``catalog``,
+    ``item_features``), ``problem``, ``rows_affected``, ``example_query`` and
+    ``example_doc`` (the smallest offending ids as text). The problems:
+
+    * ``empty``: the table has no row;
+    * ``null_id``: a null query or doc id (the catalog and item features: a null doc);
+    * ``bad_score`` / ``bad_rank``: a null or NaN score (``order_by="rank"``: rank);
+    * ``bad_grade``: a null or NaN grade; ``infinite_grade``: a grade of ±infinity;
+    * ``grade_above_max``: a grade above what a metric takes (ERR's ``max_grade``), with
+      ``metrics``;
+    * ``duplicate_pair``: ``(query, doc)`` pairs that occur more than once (rows affected:
+      the rows of those pairs), with ``duplicates="error"`` (``"max"`` keeps the highest).
+
+    Arguments as :func:`~polars_rank.compiler.compile.to_sql`'s; table arguments are table
+    references, quoted per dialect as there.
+
+    >>> import duckdb
+    >>> con = duckdb.connect()
+    >>> _ = con.sql("CREATE TABLE run AS SELECT * FROM (VALUES ('q1', 'a', 1.0), "
+    ...             "('q1', 'a', 2.0), ('q2', NULL, 0.5)) t(query, doc, score)")
+    >>> con.sql(check_sql("duckdb", "run")).fetchall()
+    [('run', 'null_id', 1, 'q2', None), ('run', 'duplicate_pair', 2, 'q1', 'a')]
+    """
+    if dialect not in DIALECTS:
+        raise bad_choice("dialect", dialect, DIALECTS)
+    options = Options.from_arguments(
+        query=query,
+        doc=doc,
+        score=score,
+        rank=rank,
+        relevance=relevance,
+        order_by=order_by,
+        duplicates=duplicates,
+    )
+    if options.duplicates == "first":
+        raise PolarsRankError(
+            "duplicates='first' is refused: a table has no row order (use 'error' or 'max')"
+        )
+    specs = _parsed(metrics) if metrics is not None else []
+    parts: list[str] = []
+    tables = {ph.RUN: _table(run, "run")}
+    order_problem = "bad_score" if order_by == "score" else "bad_rank"
+    null_id = f"({ph.QUERY} IS NULL OR {ph.DOC} IS NULL)"
+    parts += [
+        _empty(ph.RUN, "run"),
+        _rows_where(ph.RUN, "run", "null_id", null_id, ph.DOC),
+        _rows_where(ph.RUN, "run", order_problem, _bad_number(ph.ORDER, dialect), ph.DOC),
+    ]
+    if options.duplicates == "error":
+        parts.append(_duplicates(ph.RUN, "run", (ph.QUERY, ph.DOC)))
+    if qrels is not None:
+        tables[ph.QRELS] = _table(qrels, "qrels")
+        grade = ph.RELEVANCE
+        parts += [
+            _empty(ph.QRELS, "qrels"),
+            _rows_where(ph.QRELS, "qrels", "null_id", null_id, ph.DOC),
+            _rows_where(ph.QRELS, "qrels", "bad_grade", _bad_number(grade, dialect), ph.DOC),
+            _rows_where(ph.QRELS, "qrels", "infinite_grade", _infinite(grade, dialect), ph.DOC),
+        ]
+        limit = _grade_limit(specs)
+        if limit is not None:
+            above = (
+                f"({grade} IS NOT NULL AND {_double(grade)} > {limit!r} "
+                f"AND {_double(grade)} <= {_DOUBLE_MAX})"  # infinite grades: their own check
+            )
+            if dialect in ("postgres", "snowflake"):  # NaN compares above every number there
+                above = f"({above} AND NOT {_is_nan(grade, dialect)})"
+            parts.append(_rows_where(ph.QRELS, "qrels", "grade_above_max", above, ph.DOC))
+        if options.duplicates == "error":
+            parts.append(_duplicates(ph.QRELS, "qrels", (ph.QUERY, ph.DOC)))
+    if interactions is not None:
+        tables[INTERACTIONS] = _table(interactions, "interactions")
+        parts.append(_rows_where(INTERACTIONS, "interactions", "null_id", null_id, ph.DOC))
+    for table, placeholder, label in (
+        (catalog, CATALOG, "catalog"),
+        (item_features, FEATURES, "item_features"),
+    ):
+        if table is not None:
+            tables[placeholder] = _table(table, label)
+            bad = f"{ph.DOC} IS NULL"
+            parts.append(
+                f"SELECT '{label}' AS {_INPUT}, 'null_id' AS {_PROBLEM}, COUNT(*) AS {_ROWS}, "
+                f"CAST(NULL AS VARCHAR) AS {_QUERY}, CAST(NULL AS VARCHAR) AS {_DOC} "
+                f"FROM {placeholder} WHERE {bad} HAVING COUNT(*) > 0"
+            )
+    numbered = [
+        f"SELECT {n} AS pr_order, c.* FROM ({part}) AS c" for n, part in enumerate(parts)
+    ]
+    text = (
+        f"SELECT {', '.join(_OUT)} FROM ({' UNION ALL '.join(numbered)}) AS pr_checks "
+        "ORDER BY pr_order"
+    )
+    cols = options.columns
+    names = {
+        ph.QUERY: cols.query,
+        ph.DOC: cols.doc,
+        ph.ORDER: options.order_column,
+        ph.RELEVANCE: cols.relevance,
+        **_OUT,
+    }
+    return render(text, dialect, tables, names, doc_key="", pretty=pretty)
+
+
+def _grade_limit(specs: list[MetricSpec]) -> float | None:
+    """The largest grade the requested metrics take (ERR: its ``max_grade``), or None."""
+    limits = [
+        float(value)
+        for spec in specs
+        for key, value in spec.arguments().items()
+        if key == "max_grade" and value is not None
+    ]
+    return min(limits) if limits else None
