@@ -226,8 +226,11 @@ def _shared_database() -> duckdb.DuckDBPyConnection:
 
 
 @contextmanager
-def session(con: duckdb.DuckDBPyConnection | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
-    """The connection polars_rank's DuckDB engines work on, with every macro defined.
+def session(
+    con: duckdb.DuckDBPyConnection | None = None, files: Iterable[str] | None = None
+) -> Iterator[duckdb.DuckDBPyConnection]:
+    """The connection polars_rank's DuckDB engines work on, with the macros of ``files``
+    (names of :func:`sql_paths` files; by default every one) defined.
 
     With ``con``: a new cursor of it, closed afterwards. The cursor reads the same databases
     (``con``'s tables, views and attached databases, with its global settings such as
@@ -250,7 +253,7 @@ def session(con: duckdb.DuckDBPyConnection | None = None) -> Iterator[duckdb.Duc
     else:
         cursor = con.cursor()
         try:
-            define(cursor, temporary=True)
+            define(cursor, files, temporary=True)
         except BaseException:
             cursor.close()
             raise
@@ -287,11 +290,13 @@ def table_macro(
     args: list[object],
     named: dict[str, object],
     con: duckdb.DuckDBPyConnection | None,
+    files: Iterable[str] | None = None,
 ) -> pl.DataFrame:
     """``SELECT * FROM macro('<frame>', args..., name := value...)`` as a Polars frame, on
-    ``con`` or the package's in-memory database (see :func:`polars_rank.duckdb.session`)."""
+    ``con`` or the package's in-memory database (see :func:`polars_rank.duckdb.session`;
+    ``files``: the macro files it needs)."""
     name = f"__pr_input_{uuid.uuid4().hex}"
-    with session(con) as connection:
+    with session(con, files) as connection:
         register_frame(connection, name, frame)
         try:
             parts = [literal(name), *(literal(a) for a in args)]

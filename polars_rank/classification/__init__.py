@@ -65,8 +65,7 @@ from polars_rank.classification.multiclass import (
 from polars_rank.core.errors import PolarsRankError, bad_choice
 from polars_rank.core.frames import like as _like
 from polars_rank.core.frames import to_lazy
-from polars_rank.duckdb import define
-from polars_rank.duckdb import table_macro as run_table_macro
+from polars_rank.duckdb import define, table_macro
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 Engine = Literal["polars", "duckdb"]
@@ -113,6 +112,17 @@ def register(
     does not need this: it leaves ``con`` as it was.
     """
     return define(con, ["classification.sql"], schema=schema, prefix=prefix)
+
+
+def run_table_macro(
+    frame: pl.DataFrame,
+    macro: str,
+    args: list[object],
+    named: dict[str, object],
+    con: duckdb.DuckDBPyConnection | None,
+) -> pl.DataFrame:
+    """:func:`polars_rank.duckdb.table_macro` with the macros of ``classification.sql``."""
+    return table_macro(frame, macro, args, named, con, ["classification.sql"])
 
 
 def _lazy(frame: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
