@@ -14,6 +14,7 @@ that used it exits quietly, and the SQL macros refuse bad parameters instead of 
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -335,3 +336,196 @@ def test_register_refuses_a_bad_prefix_or_schema() -> None:
         with pytest.raises(pr.PolarsRankError, match="prefix|schema"):
             pr.duckdb.register(con, **options)
     assert _catalog(con) == before
+
+
+# ------------------------------------------------------------------------------------------
+# the macros refuse bad parameters, naming them
+
+
+@pytest.fixture(scope="module")
+def macros() -> duckdb.DuckDBPyConnection:
+    """Every macro, over the run and judgments (``run``, ``qrels``), the recommendations
+    ``top`` (with their grades), the interactions ``seen``, the popularity and item tables
+    ``pop`` and ``items``, and item categories ``cats``."""
+    import polars_rank as pr
+
+    con = _with_frames(pr.duckdb.register(duckdb.connect()))
+    register_frame(con, "seen", pl.DataFrame({"query": ["q1", "q2", "q2"], "doc": ["b", "a", "c"]}))
+    register_frame(con, "cats", pl.DataFrame({"doc": ["a", "b", "c"], "category": ["x", "y", "x"]}))
+    con.execute(
+        "CREATE TABLE top AS SELECT t.*, q.relevance FROM top_k('run') AS t "
+        "LEFT JOIN qrels AS q ON t.query = q.query AND t.doc = q.doc"
+    )
+    con.execute("CREATE TABLE pop AS FROM item_popularity('seen')")
+    con.execute("CREATE TABLE items AS FROM item_table('pop')")
+    return con
+
+
+JUDGED = "FROM judge('run', 'qrels') GROUP BY query"
+
+#: (SQL, the error's message): each bad parameter through a macro, as a user writes it.
+BAD_PARAMETERS = {
+    "k 0": (
+        f"SELECT ndcg(rank, relevance, k := 0) {JUDGED}",
+        "k must be a positive integer, got 0",
+    ),
+    "k negative": (
+        f"SELECT recall(rank, relevance, k := -1) {JUDGED}",
+        "k must be a positive integer, got -1",
+    ),
+    "k fraction": (
+        f'SELECT "precision"(rank, relevance, 2.5) {JUDGED}',
+        "k must be a positive integer, got 2.5",
+    ),
+    "k NaN": (
+        f"SELECT average_precision(rank, relevance, k := 'nan'::DOUBLE) {JUDGED}",
+        "k must be a positive integer, got nan",
+    ),
+    "k of idcg": (
+        f"SELECT ideal_dcg(relevance, k := 0) {JUDGED}",
+        "k must be a positive integer, got 0",
+    ),
+    "k of rr": (
+        f"SELECT reciprocal_rank(rank, relevance, k := 0) {JUDGED}",
+        "k must be a positive integer, got 0",
+    ),
+    "k of err": (
+        f"SELECT err(rank, relevance, k := 0) {JUDGED}",
+        "k must be a positive integer, got 0",
+    ),
+    "k of rbp": (
+        f"SELECT rbp(rank, relevance, k := -3) {JUDGED}",
+        "k must be a positive integer, got -3",
+    ),
+    "k of recall_cap missing": (
+        f"SELECT recall_cap(rank, relevance, NULL) {JUDGED}",
+        "k must be a positive integer, got NULL",
+    ),
+    "k of unjudged": (
+        f"SELECT unjudged(rank, relevance, 0) {JUDGED}",
+        "k must be a positive integer, got 0",
+    ),
+    "max_rank": (
+        "SELECT count(*) FROM judge('run', 'qrels', max_rank := -1)",
+        "max_rank must be a positive integer, got -1",
+    ),
+    "max_rank 0 without rows": (
+        "SELECT count(*) FROM judge('run', 'qrels', max_rank := 0) WHERE false",
+        "max_rank must be a positive integer, got 0",
+    ),
+    "max_grade 0": (
+        f"SELECT err(rank, relevance, max_grade := 0) {JUDGED}",
+        "max_grade must be a positive number, got 0",
+    ),
+    "max_grade infinite": (
+        f"SELECT err(rank, relevance, max_grade := 'inf'::DOUBLE) {JUDGED}",
+        "max_grade must be a positive number, got inf",
+    ),
+    "denominator without k": (
+        f"SELECT average_precision(rank, relevance, denominator := 'bogus') {JUDGED}",
+        "denominator must be 'R' or 'min(k,R)', got 'bogus'",
+    ),
+    "denominator with k": (
+        f"SELECT average_precision(rank, relevance, k := 5, denominator := 'bogus') {JUDGED}",
+        "denominator must be 'R' or 'min(k,R)', got 'bogus'",
+    ),
+    "gain": (
+        f"SELECT ndcg(rank, relevance, gain := 'log') {JUDGED}",
+        "gain must be 'linear' or 'exponential', got 'log'",
+    ),
+    "gain with a gain table": (
+        f"SELECT dcg(rank, relevance, gain := 'log', gains := MAP {{1: 2.0}}) {JUDGED}",
+        "gain must be 'linear' or 'exponential', got 'log'",
+    ),
+    "k of top_k": ("SELECT * FROM top_k('run', k := 0)", "k must be a positive integer, got 0"),
+    "k of top_k without rows": (
+        "SELECT * FROM top_k('run', k := 0) WHERE false",
+        "k must be a positive integer, got 0",
+    ),
+    "k of novelty": (
+        "SELECT novelty(rank, self_information, k := 0) FROM enrich('top', 'items') GROUP BY query",
+        "k must be a positive integer, got 0",
+    ),
+    "unknown": (
+        "SELECT novelty(rank, self_information, unknown := 'drop') "
+        "FROM enrich('top', 'items') GROUP BY query",
+        "unknown must be 'skip' or 'zero', got 'drop'",
+    ),
+    "k of coverage": (
+        "SELECT * FROM catalog_coverage('top', 'seen', k := 0)",
+        "k must be a positive integer, got 0",
+    ),
+    "k of entropy": (
+        "SELECT * FROM shannon_entropy('top', k := -1)",
+        "k must be a positive integer, got -1",
+    ),
+    "k of gini": (
+        "SELECT * FROM gini_index('top', 'seen', k := 0)",
+        "k must be a positive integer, got 0",
+    ),
+    "k of user coverage": (
+        "SELECT * FROM user_coverage('top', 'seen', k := 0)",
+        "k must be a positive integer, got 0",
+    ),
+    "count": (
+        "SELECT * FROM item_popularity('seen', count := 'rows')",
+        "count must be 'users' or 'interactions', got 'rows'",
+    ),
+    "model": (
+        "SELECT * FROM item_table('pop', model := 'popularity')",
+        "model must be 'choice' or 'discovery', got 'popularity'",
+    ),
+    "similarity": (
+        "SELECT * FROM intra_list_diversity_categories('top', 'cats', similarity := 'dice')",
+        "similarity must be 'cosine' or 'jaccard', got 'dice'",
+    ),
+    "k of ild": (
+        "SELECT * FROM intra_list_diversity_categories('top', 'cats', k := 0)",
+        "k must be a positive integer, got 0",
+    ),
+    "k of unexpectedness": (
+        "SELECT * FROM unexpectedness_categories('top', 'seen', 'cats', k := 0.5)",
+        "k must be a positive integer, got 0.5",
+    ),
+    "serendipity gain": (
+        "SELECT * FROM serendipity_categories('top', 'seen', 'cats', gain := 'ndcg')",
+        "gain must be 'binary', 'graded' or 'none', got 'ndcg'",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_PARAMETERS))
+def test_macros_refuse_bad_parameters(macros: duckdb.DuckDBPyConnection, case: str) -> None:
+    sql, message = BAD_PARAMETERS[case]
+    with pytest.raises(duckdb.InvalidInputException, match=re.escape(message)):
+        macros.sql(sql).fetchall()
+
+
+def test_macros_take_good_parameters(macros: duckdb.DuckDBPyConnection) -> None:
+    """The edges that stay valid: k NULL (no cutoff), 1, an integral DOUBLE, max_rank 1, a
+    small max_grade, the alias 'min' of 'min(k,R)'."""
+    rows = macros.sql(
+        "SELECT query, ndcg(rank, relevance, k := NULL), recall(rank, relevance, k := 1), "
+        "recall(rank, relevance, k := 2.0), recall(rank, relevance, k := 2), "
+        "err(rank, relevance, max_grade := 0.5), "
+        "average_precision(rank, relevance, k := 2, denominator := 'min'), "
+        "average_precision(rank, relevance, k := 2, denominator := 'min(k,R)') "
+        f"{JUDGED} ORDER BY query"
+    ).fetchall()
+    assert [r[0] for r in rows] == ["q1", "q2"]
+    for row in rows:
+        assert row[3] == row[4] and row[6] == row[7]
+    assert macros.sql("SELECT count(*) FROM judge('run', 'qrels', max_rank := 1)").fetchall() == [
+        (3,)
+    ]
+
+
+def test_macro_files_still_load_one_by_one() -> None:
+    """As the DuckDB CLI's ``.read`` executes them: each file's text, in order, on a new
+    connection; and classification.sql alone."""
+    from polars_rank.duckdb import sql_path, sql_paths
+
+    con = duckdb.connect()
+    for path in sql_paths():
+        con.execute(path.read_text(encoding="utf-8"))
+    duckdb.connect().execute(sql_path("classification.sql").read_text(encoding="utf-8"))
