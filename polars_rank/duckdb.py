@@ -33,7 +33,7 @@ import polars as pl
 
 from polars_rank.core.arrow import register_frame, to_polars
 from polars_rank.core.errors import PolarsRankError
-from polars_rank.core.sqltext import literal, table_name
+from polars_rank.core.sqltext import ident, literal, table_name
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -269,7 +269,7 @@ def follow(cursor: duckdb.DuckDBPyConnection, con: duckdb.DuckDBPyConnection) ->
     database, schema, search_path = con.sql(
         "SELECT current_database(), current_schema(), current_setting('search_path')"
     ).fetchall()[0]
-    cursor.execute(f"USE {table_name(database)}.{table_name(schema)}")
+    cursor.execute(f"USE {ident(database)}.{ident(schema)}")
     if search_path:
         cursor.execute(f"SET search_path = {literal(search_path)}")
 

@@ -274,6 +274,21 @@ def test_tables_only_the_users_session_sees() -> None:
         pr.evaluate("run_frame", "nowhere", METRICS, engine="duckdb", con=con)
 
 
+def test_tables_of_the_schema_in_use(tmp_path: Path) -> None:
+    """``USE`` on the user's connection (another attached database, another schema) is
+    followed by the engine's cursor, and left as it was."""
+    import polars_rank as pr
+
+    con = duckdb.connect()
+    con.execute(f"ATTACH '{_file_database(tmp_path)}' AS \"my.db\"")
+    con.execute('CREATE SCHEMA "my.db".s; CREATE TABLE "my.db".s.run AS FROM "my.db".main.run')
+    con.execute('CREATE TABLE "my.db".s.qrels AS FROM "my.db".main.qrels; USE "my.db".s')
+    before = _catalog(con)
+    got = pr.evaluate("run", "qrels", METRICS, engine="duckdb", con=con)
+    assert_frame_equal(got, _expected(METRICS))
+    assert _catalog(con) == before
+
+
 # ------------------------------------------------------------------------------------------
 # register(con, schema=..., prefix=...): the macros in the user's database, kept apart
 
