@@ -3,8 +3,12 @@
 The macros are plain SQL text in ``sql/*.sql`` (``ranking.sql``: ``ndcg``, ``average_precision``,
 ``judge``, ``standard_metrics``, ...; ``trec_eval.sql``: trec_eval's other measures, which use
 ``ranking.sql``'s macros; ``classification.sql``: the ``cls_*`` macros).
-:func:`register` defines them on a connection; from the DuckDB CLI, ``.read`` the files listed
-by :func:`sql_paths`.
+:func:`register` defines them on a connection (in a schema of your choice, or with a prefix);
+from the DuckDB CLI, ``.read`` the files listed by :func:`sql_paths`.
+
+``evaluate(..., engine="duckdb", con=con)`` and the other DuckDB paths never change ``con``:
+they work on a cursor of it (:func:`session`), whose temporary macros the connection does not
+see.
 
 Example:
     >>> import duckdb, polars_rank as pr
@@ -16,17 +20,20 @@ Example:
 from __future__ import annotations
 
 import atexit
+import re
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
 
 import duckdb
 import polars as pl
 
 from polars_rank.core.arrow import register_frame, to_polars
-from polars_rank.core.sqltext import literal
+from polars_rank.core.errors import PolarsRankError
+from polars_rank.core.sqltext import ident, literal, table_name
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -63,15 +70,146 @@ def sql_path(name: str = "ranking.sql") -> Path:
     return path
 
 
-def register(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+# ------------------------------------------------------------------------------------------
+# the macro files' text, rewritten for a schema, a prefix, or as temporary macros
+
+#: ``CREATE OR REPLACE MACRO``, as every macro file defines its macros.
+_CREATE = re.compile(r"\bCREATE\s+OR\s+REPLACE\s+MACRO\b", re.IGNORECASE)
+
+#: What the rewriting tells apart: comments and string literals (left as they are), quoted and
+#: bare identifiers.
+_TOKEN = re.compile(
+    r"""(?P<skip>--[^\n]*|/\*.*?\*/|'(?:[^']|'')*')
+      | "(?P<quoted>(?:[^"]|"")*)"
+      | (?P<word>[A-Za-z_][A-Za-z0-9_$]*)""",
+    re.VERBOSE | re.DOTALL,
+)
+
+_PREFIX = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_OPEN = re.compile(r"\s*\(")
+_AFTER_DOT = re.compile(r"\.\s*\Z")
+
+
+def _text(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+@cache
+def macro_names() -> frozenset[str]:
+    """The name of every macro the files of :func:`sql_paths` define, in lower case.
+
+    >>> {"recall", "judge", "precision", "cls_roc_auc"} <= macro_names()
+    True
+    """
+    names: set[str] = set()
+    for path in sql_paths():
+        text = _text(path)
+        for create in _CREATE.finditer(text):
+            token = _TOKEN.search(text, create.end())
+            if token is not None and token.group("skip") is None:
+                name = token.group("word") or token.group("quoted").replace('""', '"')
+                names.add(name.lower())
+    return frozenset(names)
+
+
+def _calls(text: str) -> Iterator[tuple[int, int, str, bool]]:
+    """Each name of a polars_rank macro in ``text`` followed by ``(`` (a call, or the name of
+    a definition), outside comments and strings and not after a dot: its span, the name as
+    written (unquoted) and whether it was quoted."""
+    names = macro_names()
+    for token in _TOKEN.finditer(text):
+        if token.group("skip") is not None:
+            continue
+        quoted = token.group("word") is None
+        name = token.group("quoted").replace('""', '"') if quoted else token.group("word")
+        if name.lower() not in names or not _OPEN.match(text, token.end()):
+            continue
+        if _AFTER_DOT.search(text, max(0, token.start() - 64), token.start()):
+            continue
+        yield token.start(), token.end(), name, quoted
+
+
+def macro_sql(
+    text: str, *, schema: str | None = None, prefix: str = "", temporary: bool = False
+) -> str:
+    """The text of a macro file with every polars_rank macro (each definition and each call)
+    renamed ``prefix + name`` and qualified with ``schema``; ``temporary``: the macros are
+    ``CREATE OR REPLACE TEMPORARY MACRO`` (visible to the one connection that defines them).
+
+    >>> macro_sql("CREATE OR REPLACE MACRO hit_rate(r) AS hits(r) > 0 -- hits(r)", prefix="pr_")
+    'CREATE OR REPLACE MACRO pr_hit_rate(r) AS pr_hits(r) > 0 -- hits(r)'
+    >>> macro_sql('SELECT "precision"(r, g), my_hits(r)', schema="pr")
+    'SELECT "pr"."precision"(r, g), my_hits(r)'
+    """
+    if prefix and not _PREFIX.fullmatch(prefix):
+        raise PolarsRankError(
+            f"prefix must start with a letter or _ and hold only letters, digits and _, "
+            f"got {prefix!r}"
+        )
+    if schema is not None and not schema.strip():
+        raise PolarsRankError(f"schema must name a schema, got {schema!r}")
+    if schema is not None or prefix:
+        qualifier = "" if schema is None else table_name(schema) + "."
+        parts, last = [], 0
+        for start, end, name, quoted in _calls(text):
+            renamed = prefix + name
+            renamed = '"' + renamed.replace('"', '""') + '"' if quoted else renamed
+            parts += [text[last:start], qualifier + renamed]
+            last = end
+        text = "".join([*parts, text[last:]])
+    if temporary:
+        text = _CREATE.sub("CREATE OR REPLACE TEMPORARY MACRO", text)
+    return text
+
+
+@cache
+def _file_sql(name: str, schema: str | None, prefix: str, temporary: bool) -> str:
+    return macro_sql(_text(sql_path(name)), schema=schema, prefix=prefix, temporary=temporary)
+
+
+def define(
+    con: duckdb.DuckDBPyConnection,
+    files: Iterable[str] | None = None,
+    *,
+    schema: str | None = None,
+    prefix: str = "",
+    temporary: bool = False,
+) -> duckdb.DuckDBPyConnection:
+    """Execute the macro files named ``files`` (by default every one, in :func:`sql_paths`
+    order) on ``con``, rewritten by :func:`macro_sql`; ``schema`` is created if missing."""
+    names = [p.name for p in sql_paths()] if files is None else list(files)
+    if schema is not None:
+        macro_sql("", schema=schema, prefix=prefix)  # the checks, before anything is created
+        con.execute(f"CREATE SCHEMA IF NOT EXISTS {table_name(schema)}")
+    for name in names:
+        con.execute(_file_sql(name, schema, prefix, temporary))
+    return con
+
+
+def register(
+    con: duckdb.DuckDBPyConnection, *, schema: str | None = None, prefix: str = ""
+) -> duckdb.DuckDBPyConnection:
     """Define every polars_rank macro on a DuckDB connection and return the connection.
 
     Executes each file of :func:`sql_paths` as the CLI's ``.read`` would. The macros are
-    ``CREATE OR REPLACE``: calling this twice is harmless.
+    ``CREATE OR REPLACE``: calling this twice is harmless, and a macro of yours with the same
+    name (``recall``, ``f1``, ``judge``, ...) is replaced; in a file database they persist.
+    To keep them apart from your own:
+
+    * ``schema="pr"`` creates the macros in that schema (created if missing; ``"db.schema"``
+      names one of another attached database): call them ``pr.recall(rank, relevance, k := 10)``,
+      ``FROM pr.judge('run', 'qrels')``. Each macro calls the others in that schema.
+    * ``prefix="pr_"`` names them ``pr_recall``, ``pr_judge``, ... (``"pr_precision"``); each
+      macro calls the others by their prefixed names.
+
+    Both may be given. (``evaluate(..., engine="duckdb", con=con)`` does not need this: it
+    defines the macros it uses as temporary macros of its own cursor of ``con``.)
+
+    >>> con = register(duckdb.connect(), schema="pr", prefix="m_")
+    >>> con.sql("SELECT pr.m_recall(r, g, k := 2) FROM (VALUES (1, 0), (2, 1)) t(r, g)").fetchall()
+    [(1.0,)]
     """
-    for path in sql_paths():
-        con.execute(path.read_text(encoding="utf-8"))
-    return con
+    return define(con, schema=schema, prefix=prefix)
 
 
 _SHARED: list[duckdb.DuckDBPyConnection] = []
@@ -88,26 +226,62 @@ def _shared_database() -> duckdb.DuckDBPyConnection:
 
 
 @contextmanager
-def session(con: duckdb.DuckDBPyConnection | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
-    """The connection polars_rank's DuckDB engines work on, with every macro defined.
+def session(
+    con: duckdb.DuckDBPyConnection | None = None, files: Iterable[str] | None = None
+) -> Iterator[duckdb.DuckDBPyConnection]:
+    """The connection polars_rank's DuckDB engines work on, with the macros of ``files``
+    (names of :func:`sql_paths` files; by default every one) defined.
 
-    With ``con``, the macros are (re)defined on it and it is yielded as is (the caller's tables
-    and settings apply). Without, a new cursor of a process-wide in-memory database is yielded
-    and closed afterwards: the macros are defined once per process, and frames registered on
-    the cursor stay private to it.
+    With ``con``: a new cursor of it, closed afterwards. The cursor reads the same databases
+    (``con``'s tables, views and attached databases, with its global settings such as
+    ``memory_limit``), but its macros are temporary macros of its own, which ``con`` does not
+    see, and its frames are registered on it alone: ``con``'s catalog, its own macros (a
+    ``recall`` of yours stays yours) and its settings are left as they were, and a read-only
+    connection works. (``con``'s registered frames and temporary tables are its own:
+    :func:`follow` and :func:`read_session_table` reach them.)
+
+    Without ``con``, a new cursor of a process-wide in-memory database is yielded and closed
+    afterwards: the macros are defined once per process, and frames registered on the cursor
+    stay private to it.
 
     >>> with session() as con:
     ...     con.sql("SELECT num_q()").fetchall()
     [(1.0,)]
     """
-    if con is not None:
-        yield register(con)
-        return
-    cursor = _shared_database().cursor()
+    if con is None:
+        cursor = _shared_database().cursor()
+    else:
+        cursor = con.cursor()
+        try:
+            define(cursor, files, temporary=True)
+        except BaseException:
+            cursor.close()
+            raise
     try:
         yield cursor
     finally:
         cursor.close()
+
+
+def follow(cursor: duckdb.DuckDBPyConnection, con: duckdb.DuckDBPyConnection) -> None:
+    """Give ``cursor`` the current database and schema (``USE``) and the ``search_path`` of
+    ``con``'s session, so that a table name reads on ``cursor`` what it reads on ``con``."""
+    database, schema, search_path = con.sql(
+        "SELECT current_database(), current_schema(), current_setting('search_path')"
+    ).fetchall()[0]
+    cursor.execute(f"USE {ident(database)}.{ident(schema)}")
+    if search_path:
+        cursor.execute(f"SET search_path = {literal(search_path)}")
+
+
+def read_session_table(con: duckdb.DuckDBPyConnection, source: str) -> pl.DataFrame | None:
+    """``SELECT * FROM source`` read on ``con`` itself, for what only ``con``'s session sees
+    (frames registered on it, its temporary tables and views); None when ``con`` cannot
+    read it either."""
+    try:
+        return to_polars(con.sql(f"SELECT * FROM {source}"))
+    except duckdb.Error:
+        return None
 
 
 def table_macro(
@@ -116,11 +290,13 @@ def table_macro(
     args: list[object],
     named: dict[str, object],
     con: duckdb.DuckDBPyConnection | None,
+    files: Iterable[str] | None = None,
 ) -> pl.DataFrame:
     """``SELECT * FROM macro('<frame>', args..., name := value...)`` as a Polars frame, on
-    ``con`` or the package's in-memory database (see :func:`polars_rank.duckdb.session`)."""
+    ``con`` or the package's in-memory database (see :func:`polars_rank.duckdb.session`;
+    ``files``: the macro files it needs)."""
     name = f"__pr_input_{uuid.uuid4().hex}"
-    with session(con) as connection:
+    with session(con, files) as connection:
         register_frame(connection, name, frame)
         try:
             parts = [literal(name), *(literal(a) for a in args)]

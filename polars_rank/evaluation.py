@@ -100,8 +100,9 @@ def evaluate(
             ``(rel=N)`` wins.
         order_by, max_rank, duplicates, validate: see :func:`polars_rank.judge`.
         con: a DuckDB connection for ``engine="duckdb"`` (the package's in-memory database by
-            default), or the SparkSession for ``engine="spark"`` (by default the DataFrames'
-            or the active one).
+            default; the engine works on a cursor of it and leaves it as it was: see
+            :func:`polars_rank.duckdb.session`), or the SparkSession for ``engine="spark"``
+            (by default the DataFrames' or the active one).
 
     The recommender metrics see the same users as the ranking metrics (the ``queries`` rule:
     a judged user without recommendations has null per-user values and counts as uncovered);

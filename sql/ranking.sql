@@ -18,6 +18,9 @@
 --   Optional parameters go by name: k := NULL (no cutoff), relevance_level := 1,
 --   gain := 'linear' | 'exponential', gains := MAP {1: 3.0, 2: 9.0} (a gain table),
 --   denominator := 'R' | 'min(k,R)'.
+-- * Parameters are checked: k (and judge's max_rank) must be NULL or a positive integer,
+--   err's max_grade a positive finite number, a choice one of its spellings; anything else
+--   raises an error naming the parameter (k := 0 is an error, not 0).
 -- * trec_eval's other measures (relstring, infAP, utility, G, rbp, ...) are in trec_eval.sql,
 --   which uses this file's macros: load it after this one.
 
@@ -35,6 +38,38 @@ CREATE OR REPLACE MACRO _pr_score_key(score) AS CAST(score AS DOUBLE) + 0.0;
 CREATE OR REPLACE MACRO _pr_rank_key(rank) AS -CAST(rank AS DOUBLE);
 
 -- ------------------------------------------------------------------------------------------
+-- parameter checks: each is true, or raises an error naming the parameter. A constant
+-- parameter's check is a constant: DuckDB evaluates it once per batch of rows.
+
+-- a cutoff (k, max_rank): NULL (no cutoff) or a positive integer (10 and 10.0 alike)
+CREATE OR REPLACE MACRO _pr_cutoff_ok(cutoff, name) AS
+    CASE WHEN cutoff IS NULL
+              OR (cutoff >= 1 AND cutoff = floor(cutoff) AND isfinite(CAST(cutoff AS DOUBLE)))
+             THEN true
+         ELSE error(name || ' must be a positive integer, got ' || CAST(cutoff AS VARCHAR)) END;
+
+-- a cutoff that must be given
+CREATE OR REPLACE MACRO _pr_given_cutoff_ok(cutoff, name) AS
+    CASE WHEN cutoff IS NULL THEN error(name || ' must be a positive integer, got NULL')
+         ELSE _pr_cutoff_ok(cutoff, name) END;
+
+-- a positive finite number (max_grade)
+CREATE OR REPLACE MACRO _pr_positive_ok(value, name) AS
+    CASE WHEN value > 0 AND isfinite(CAST(value AS DOUBLE)) THEN true
+         ELSE error(name || ' must be a positive number, got '
+                    || coalesce(CAST(value AS VARCHAR), 'NULL')) END;
+
+-- a choice: one of its spellings; message says which ("gain must be 'linear' or ...")
+CREATE OR REPLACE MACRO _pr_choice_ok(value, choices, message) AS
+    CASE WHEN coalesce(list_contains(choices, value), false) THEN true
+         ELSE error(message || ', got '
+                    || coalesce('''' || CAST(value AS VARCHAR) || '''', 'NULL')) END;
+
+-- a table macro's table argument once its parameters are checked (ok): query_table reads
+-- its argument when the query is bound, so a bad parameter fails whatever the rows
+CREATE OR REPLACE MACRO _pr_checked(table_name, ok) AS CASE WHEN ok THEN table_name END;
+
+-- ------------------------------------------------------------------------------------------
 -- helpers (scalar)
 
 -- relevant: grade >= level and never negative; NULL (unjudged) is not relevant
@@ -45,9 +80,10 @@ CREATE OR REPLACE MACRO _pr_rel(relevance, relevance_level) AS
 CREATE OR REPLACE MACRO _pr_nonrel(relevance, relevance_level) AS
     coalesce(relevance >= 0 AND relevance < relevance_level, false);
 
--- retrieved at a rank <= k (any rank when k is NULL)
+-- retrieved at a rank <= k (any rank when k is NULL); k is checked
 CREATE OR REPLACE MACRO _pr_within(rank, k) AS
-    CASE WHEN k IS NULL THEN rank IS NOT NULL ELSE coalesce(rank <= k, false) END;
+    CASE WHEN k IS NULL THEN rank IS NOT NULL
+         WHEN _pr_cutoff_ok(k, 'k') THEN coalesce(rank <= k, false) END;
 
 -- numerator / denominator as DOUBLE, 0 when the denominator is not positive
 CREATE OR REPLACE MACRO _pr_div(numerator, denominator) AS
@@ -72,16 +108,17 @@ CREATE OR REPLACE MACRO _pr_table_gain(relevance, gains) AS
 -- gain of a grade: the grade (linear, trec_eval) or 2^grade - 1 (exponential); 0 if not > 0;
 -- or, with a gain table, _pr_table_gain (linear only)
 CREATE OR REPLACE MACRO _pr_gain(relevance, gain, gains := NULL) AS
-    CASE WHEN gains IS NOT NULL THEN
+    CASE WHEN NOT _pr_choice_ok(gain, ['linear', 'exponential'],
+                                'gain must be ''linear'' or ''exponential''') THEN NULL
+         WHEN gains IS NOT NULL THEN
              CASE WHEN gain = 'linear' THEN _pr_table_gain(relevance, gains)
                   ELSE error('gains (a gain table) cannot be combined with gain=''exponential''')
              END
          WHEN gain = 'linear' THEN
              CASE WHEN relevance > 0 THEN CAST(relevance AS DOUBLE) ELSE CAST(0 AS DOUBLE) END
-         WHEN gain = 'exponential' THEN
+         ELSE -- exponential
              CASE WHEN relevance > 0 THEN pow(CAST(2 AS DOUBLE), CAST(relevance AS DOUBLE)) - 1
-                  ELSE CAST(0 AS DOUBLE) END
-         ELSE error('gain must be ''linear'' or ''exponential'', got ''' || gain || '''') END;
+                  ELSE CAST(0 AS DOUBLE) END END;
 
 -- interpolated precision from the sorted ranks of the relevant retrieved documents:
 -- the highest precision at or after the c-th of them, c = max(1, floor(level * R + 0.5))
@@ -146,7 +183,9 @@ CREATE OR REPLACE MACRO recall(rank, relevance, k := NULL, relevance_level := 1)
 -- R_cap@k = hits@k / min(k, R) (BEIR; trec_eval relative_P_k)
 CREATE OR REPLACE MACRO recall_cap(rank, relevance, k, relevance_level := 1) AS
     _pr_div(hits(rank, relevance, k := k, relevance_level := relevance_level),
-            least(num_rel(relevance, relevance_level := relevance_level), CAST(k AS DOUBLE)));
+            CASE WHEN _pr_given_cutoff_ok(k, 'k')
+                 THEN least(num_rel(relevance, relevance_level := relevance_level),
+                            CAST(k AS DOUBLE)) END);
 
 -- Success@k / HR@k: 1 if a relevant document is in the top k, else 0
 CREATE OR REPLACE MACRO hit_rate(rank, relevance, k := NULL, relevance_level := 1) AS
@@ -180,13 +219,12 @@ CREATE OR REPLACE MACRO average_precision(rank, relevance, k := NULL, denominato
             list_sort(list(rank) FILTER (WHERE _pr_rel(relevance, relevance_level)
                                          AND _pr_within(rank, k))),
             lambda x, i: CAST(i AS DOUBLE) / CAST(x AS DOUBLE))), 0),
-        CASE WHEN denominator = 'R' OR k IS NULL
+        CASE WHEN NOT _pr_choice_ok(denominator, ['R', 'min(k,R)', 'min'],
+                                    'denominator must be ''R'' or ''min(k,R)''') THEN NULL
+             WHEN denominator = 'R' OR k IS NULL
                  THEN num_rel(relevance, relevance_level := relevance_level)
-             WHEN denominator IN ('min(k,R)', 'min')
-                 THEN least(num_rel(relevance, relevance_level := relevance_level),
-                            CAST(k AS DOUBLE))
-             ELSE error('denominator must be ''R'' or ''min(k,R)'', got '''
-                        || denominator || '''') END);
+             ELSE least(num_rel(relevance, relevance_level := relevance_level),
+                        CAST(k AS DOUBLE)) END);
 
 -- Rprec = relevant documents in the top R / R, 0 when R = 0
 CREATE OR REPLACE MACRO r_precision(rank, relevance, relevance_level := 1) AS
@@ -208,10 +246,11 @@ CREATE OR REPLACE MACRO judged(rank, relevance, k := NULL) AS judged_fraction(ra
 
 -- unj_k (trec_eval): documents in the top k unjudged or judged negative / k
 CREATE OR REPLACE MACRO unjudged(rank, relevance, k) AS
-    (least(num_ret(rank), CAST(k AS DOUBLE))
-     - CAST(count(*) FILTER (WHERE _pr_within(rank, k) AND coalesce(relevance >= 0, false))
-            AS DOUBLE))
-    / CAST(k AS DOUBLE);
+    CASE WHEN _pr_given_cutoff_ok(k, 'k') THEN
+        (least(num_ret(rank), CAST(k AS DOUBLE))
+         - CAST(count(*) FILTER (WHERE _pr_within(rank, k) AND coalesce(relevance >= 0, false))
+                AS DOUBLE))
+        / CAST(k AS DOUBLE) END;
 
 -- ------------------------------------------------------------------------------------------
 -- graded
@@ -232,7 +271,7 @@ CREATE OR REPLACE MACRO ideal_dcg(relevance, k := NULL, gain := 'linear', gains 
             list_reverse_sort(list(_pr_gain(relevance, gain, gains))
                               FILTER (WHERE relevance >= 0
                                       AND _pr_gain(relevance, gain, gains) > 0)),
-            1, coalesce(k, 9223372036854775807)),
+            1, CASE WHEN _pr_cutoff_ok(k, 'k') THEN coalesce(k, 9223372036854775807) END),
         lambda g, i: g / log2(CAST(i AS DOUBLE) + 1))), CAST(0 AS DOUBLE));
 
 -- nDCG@k = DCG@k / IDCG@k, 0 when IDCG = 0 (trec_eval ndcg, ndcg_cut_k; no relevance level).
@@ -348,7 +387,7 @@ CREATE OR REPLACE MACRO judge(run_table, qrels_table, max_rank := NULL) AS TABLE
                row_number() OVER (
                    PARTITION BY _pr_id_bytes(query)
                    ORDER BY _pr_score_key(score) DESC, _pr_id_bytes(doc) DESC) AS rank
-        FROM query_table(run_table)
+        FROM query_table(_pr_checked(run_table, _pr_cutoff_ok(max_rank, 'max_rank')))
         QUALIFY max_rank IS NULL OR rank <= max_rank
     )
     SELECT coalesce(r.query, q.query) AS query, coalesce(r.doc, q.doc) AS doc,
@@ -387,12 +426,14 @@ CREATE OR REPLACE MACRO standard_metrics(run_table, qrels_table, relevance_level
 -- cascade and user-model metrics: ERR, RBP
 
 -- ERR's stopping probability of a grade: (2^g - 1) / 2^max_grade, g clipped to [0, max_grade]
--- (unjudged 0); evaluate() refuses grades above max_grade before it gets here
+-- (unjudged 0); evaluate() refuses grades above max_grade before it gets here. max_grade is
+-- checked
 CREATE OR REPLACE MACRO _pr_err_stop(relevance, max_grade) AS
     (pow(CAST(2 AS DOUBLE),
          least(greatest(coalesce(CAST(relevance AS DOUBLE), CAST(0 AS DOUBLE)), 0.0),
                CAST(max_grade AS DOUBLE))) - 1.0)
-    / pow(CAST(2 AS DOUBLE), CAST(max_grade AS DOUBLE));
+    / CASE WHEN _pr_positive_ok(max_grade, 'max_grade')
+           THEN pow(CAST(2 AS DOUBLE), CAST(max_grade AS DOUBLE)) END;
 
 -- ERR@k (Chapelle et al. 2009; gdeval.pl, ir_measures ERR@k), one pass in rank order:
 -- sum over ranks r <= k of R_r / r * prod_{i < r} (1 - R_i). gdeval: max_grade = 4.

@@ -1,7 +1,8 @@
 -- polars_rank: recommender beyond-accuracy metrics as DuckDB SQL macros (the same definitions
 -- as polars_rank.recsys; the README's "Recommender metrics" section has the references).
 --
--- Load after ranking.sql (it uses _pr_id_bytes, _pr_score_key, _pr_rel, _pr_within):
+-- Load after ranking.sql (it uses _pr_id_bytes, _pr_score_key, _pr_rel, _pr_within and the
+-- parameter checks _pr_cutoff_ok, _pr_choice_ok, _pr_checked):
 --         DuckDB CLI  .read sql/ranking.sql
 --                     .read sql/recsys.sql
 --         Python      polars_rank.duckdb.register(con)
@@ -18,7 +19,9 @@
 --
 -- Per-user aggregates (GROUP BY query) read the recommendations enriched with the item table
 -- (enrich); table macros compute corpus-level metrics and the per-user metrics that need item
--- similarities. A macro's k keeps the rows with rank <= k (all rows when NULL).
+-- similarities. A macro's k keeps the rows with rank <= k (all rows when NULL); k must be NULL
+-- or a positive integer and a choice one of its spellings, or the macro raises an error
+-- naming the parameter.
 
 -- ------------------------------------------------------------------------------------------
 -- the recommendation table and the item table
@@ -31,17 +34,17 @@ CREATE OR REPLACE MACRO top_k(run, k := NULL) AS TABLE
                row_number() OVER (PARTITION BY _pr_id_bytes(query)
                                   ORDER BY _pr_score_key(score) DESC, _pr_id_bytes(doc) DESC)
                    AS rank
-        FROM query_table(run))
-    WHERE k IS NULL OR rank <= k;
+        FROM query_table(_pr_checked(run, _pr_cutoff_ok(k, 'k'))))
+    WHERE _pr_within(rank, k);
 
 -- doc, popularity: distinct users per item (count := 'users') or rows ('interactions')
 CREATE OR REPLACE MACRO item_popularity(interactions, count := 'users') AS TABLE
     SELECT doc,
-           CAST(CASE WHEN count = 'users' THEN count(DISTINCT query)
-                     WHEN count = 'interactions' THEN count(*)
-                     ELSE error('count must be ''users'' or ''interactions''') END AS BIGINT)
+           CAST(CASE WHEN count = 'users' THEN count(DISTINCT query) ELSE count(*) END AS BIGINT)
                AS popularity
-    FROM query_table(interactions)
+    FROM query_table(_pr_checked(interactions,
+                                 _pr_choice_ok(count, ['users', 'interactions'],
+                                               'count must be ''users'' or ''interactions''')))
     GROUP BY doc;
 
 -- n_users: the distinct users of the interactions (the discovery model's |U|)
@@ -62,12 +65,12 @@ CREATE OR REPLACE MACRO item_table(popularity_table, n_users := NULL, model := '
                CAST(popularity AS DOUBLE) / sum(CAST(popularity AS DOUBLE)) OVER () AS choice,
                CAST(row_number() OVER (ORDER BY popularity, doc) AS DOUBLE) AS pos,
                CAST(count(*) OVER () AS DOUBLE) AS n
-        FROM query_table(popularity_table))
+        FROM query_table(_pr_checked(popularity_table,
+                                     _pr_choice_ok(model, ['choice', 'discovery'],
+                                                   'model must be ''choice'' or ''discovery'''))))
     SELECT doc, popularity,
            -log2(CASE WHEN model = 'choice' THEN choice
-                      WHEN model = 'discovery'
-                          THEN CAST(popularity AS DOUBLE) / CAST(n_users AS DOUBLE)
-                      ELSE error('model must be ''choice'' or ''discovery''') END)
+                      ELSE CAST(popularity AS DOUBLE) / CAST(n_users AS DOUBLE) END)
                AS self_information,
            CASE WHEN tail_popularity IS NOT NULL
                     THEN CAST(popularity AS DOUBLE) <= CAST(tail_popularity AS DOUBLE)
@@ -96,9 +99,10 @@ CREATE OR REPLACE MACRO default_catalog(run, interactions) AS TABLE
 -- without interactions as 0 (MS Recommenders), 'skip' leaves it out
 CREATE OR REPLACE MACRO novelty(rank, self_information, k := NULL, unknown := 'skip') AS
     avg(CASE WHEN unknown = 'zero' THEN coalesce(CAST(self_information AS DOUBLE), 0.0)
-             WHEN unknown = 'skip' THEN CAST(self_information AS DOUBLE)
-             ELSE error('unknown must be ''skip'' or ''zero''') END)
-        FILTER (WHERE _pr_within(rank, k));
+             ELSE CAST(self_information AS DOUBLE) END)
+        FILTER (WHERE _pr_within(rank, k)
+                      AND _pr_choice_ok(unknown, ['skip', 'zero'],
+                                        'unknown must be ''skip'' or ''zero'''));
 
 -- ARP@k: mean popularity of the top-k items (RecBole AveragePopularity)
 CREATE OR REPLACE MACRO average_popularity(rank, popularity, k := NULL) AS
@@ -113,7 +117,8 @@ CREATE OR REPLACE MACRO long_tail_share(rank, in_tail, k := NULL) AS
 
 -- doc, count: how many users have the item in their top k
 CREATE OR REPLACE MACRO recommendation_counts(top, k := NULL) AS TABLE
-    SELECT doc, count(*) AS count FROM query_table(top) WHERE _pr_within(rank, k) GROUP BY doc;
+    SELECT doc, count(*) AS count FROM query_table(_pr_checked(top, _pr_cutoff_ok(k, 'k')))
+    WHERE _pr_within(rank, k) GROUP BY doc;
 
 -- catalog coverage: distinct catalog items in any top k / catalog size (items outside the
 -- catalog are not counted)
@@ -160,7 +165,7 @@ CREATE OR REPLACE MACRO gini_index(top, catalog, k := NULL) AS TABLE
 -- an item whose relevance (a column of top) is >= the level
 CREATE OR REPLACE MACRO user_coverage(top, users, k := NULL, relevance_level := NULL) AS TABLE
     WITH everyone AS (SELECT DISTINCT query FROM query_table(users)),
-    hit AS (SELECT DISTINCT t.query FROM query_table(top) AS t
+    hit AS (SELECT DISTINCT t.query FROM query_table(_pr_checked(top, _pr_cutoff_ok(k, 'k'))) AS t
             SEMI JOIN everyone AS u ON t.query = u.query
             WHERE _pr_within(t.rank, k)
               AND (relevance_level IS NULL OR _pr_rel(t.relevance, relevance_level)))
@@ -226,7 +231,8 @@ CREATE OR REPLACE MACRO intra_list_diversity_vectors(top, item_features, k := NU
     WITH sums AS (
         SELECT t.query, count(*) AS n, sum(u.sq) AS sq,
                _pr_vector_sum(list(u.u ORDER BY t.rank) FILTER (WHERE u.u IS NOT NULL)) AS s
-        FROM query_table(top) AS t LEFT JOIN unit_vectors(item_features) AS u ON t.doc = u.doc
+        FROM query_table(_pr_checked(top, _pr_cutoff_ok(k, 'k'))) AS t
+        LEFT JOIN unit_vectors(item_features) AS u ON t.doc = u.doc
         WHERE _pr_within(t.rank, k)
         GROUP BY t.query)
     SELECT query,
@@ -237,7 +243,13 @@ CREATE OR REPLACE MACRO intra_list_diversity_vectors(top, item_features, k := NU
 -- categories: cosine of multi-hot vectors (similarity := 'cosine') or Jaccard ('jaccard')
 CREATE OR REPLACE MACRO intra_list_diversity_categories(top, item_features, k := NULL,
                                                         similarity := 'cosine') AS TABLE
-    WITH rows_ AS (SELECT query, doc, rank FROM query_table(top) WHERE _pr_within(rank, k)),
+    WITH rows_ AS (
+        SELECT query, doc, rank
+        FROM query_table(_pr_checked(
+            top, _pr_cutoff_ok(k, 'k')
+                 AND _pr_choice_ok(similarity, ['cosine', 'jaccard'],
+                                   'similarity must be ''cosine'' or ''jaccard''')))
+        WHERE _pr_within(rank, k)),
     sizes AS (SELECT query, count(*) AS n FROM rows_ GROUP BY query),
     weighted AS (SELECT r.query, r.rank, w.category, w.w, w.size
                  FROM rows_ AS r JOIN category_weights(item_features) AS w ON r.doc = w.doc),
@@ -258,14 +270,13 @@ CREATE OR REPLACE MACRO intra_list_diversity_categories(top, item_features, k :=
         GROUP BY query),
     pair_sums AS (SELECT * FROM cosine UNION ALL SELECT * FROM jaccard)
     SELECT s.query,
-           CASE WHEN similarity NOT IN ('cosine', 'jaccard')
-                THEN error('similarity must be ''cosine'' or ''jaccard''')
-                ELSE _pr_ild(p.pair_sum, s.n) END AS intra_list_diversity
+           _pr_ild(p.pair_sum, s.n) AS intra_list_diversity
     FROM sizes AS s LEFT JOIN pair_sums AS p ON s.query = p.query;
 
 -- a similarity table (either orientation; a missing pair counts 0)
 CREATE OR REPLACE MACRO intra_list_diversity_similarities(top, item_features, k := NULL) AS TABLE
-    WITH rows_ AS (SELECT query, doc, rank FROM query_table(top) WHERE _pr_within(rank, k)),
+    WITH rows_ AS (SELECT query, doc, rank FROM query_table(_pr_checked(top, _pr_cutoff_ok(k, 'k')))
+                   WHERE _pr_within(rank, k)),
     sizes AS (SELECT query, count(*) AS n FROM rows_ GROUP BY query),
     pairs AS (SELECT a.query, least(a.doc, b.doc) AS a, greatest(a.doc, b.doc) AS b
               FROM rows_ AS a JOIN rows_ AS b ON a.query = b.query AND a.rank < b.rank),
@@ -294,7 +305,7 @@ CREATE OR REPLACE MACRO unexpectedness_vectors(top, interactions, item_features,
     SELECT t.query, t.doc, t.rank,
            1.0 - coalesce(list_dot_product(u.u, c.c), 0.0) / CAST(c.size AS DOUBLE)
                AS unexpectedness
-    FROM query_table(top) AS t
+    FROM query_table(_pr_checked(top, _pr_cutoff_ok(k, 'k'))) AS t
     JOIN centroid AS c ON t.query = c.query
     LEFT JOIN units AS u ON t.doc = u.doc
     WHERE _pr_within(t.rank, k);
@@ -306,7 +317,8 @@ CREATE OR REPLACE MACRO unexpectedness_categories(top, interactions, item_featur
     sizes AS (SELECT query, CAST(count(*) AS DOUBLE) AS size FROM h GROUP BY query),
     profile AS (SELECT h.query, w.category, sum(w.w) AS p
                 FROM h JOIN weights AS w ON h.doc = w.doc GROUP BY h.query, w.category),
-    rows_ AS (SELECT query, doc, rank FROM query_table(top) WHERE _pr_within(rank, k)),
+    rows_ AS (SELECT query, doc, rank FROM query_table(_pr_checked(top, _pr_cutoff_ok(k, 'k')))
+               WHERE _pr_within(rank, k)),
     dots AS (SELECT r.query, r.doc, sum(w.w * p.p) AS simsum
              FROM rows_ AS r JOIN weights AS w ON r.doc = w.doc
              JOIN profile AS p ON p.query = r.query AND p.category = w.category
@@ -319,7 +331,8 @@ CREATE OR REPLACE MACRO unexpectedness_similarities(top, interactions, item_feat
                                                     k := NULL) AS TABLE
     WITH h AS (FROM _pr_history(interactions)),
     sizes AS (SELECT query, CAST(count(*) AS DOUBLE) AS size FROM h GROUP BY query),
-    rows_ AS (SELECT query, doc, rank FROM query_table(top) WHERE _pr_within(rank, k)),
+    rows_ AS (SELECT query, doc, rank FROM query_table(_pr_checked(top, _pr_cutoff_ok(k, 'k')))
+               WHERE _pr_within(rank, k)),
     pairs AS (SELECT r.query, r.doc, least(r.doc, h.doc) AS a, greatest(r.doc, h.doc) AS b
               FROM rows_ AS r JOIN h ON r.query = h.query),
     sums AS (SELECT p.query, p.doc,
@@ -336,12 +349,16 @@ CREATE OR REPLACE MACRO unexpectedness_similarities(top, interactions, item_feat
 -- top-k items of unexpectedness * gain; gain from top's relevance column: 'binary' (grade >=
 -- relevance_level), 'graded' (the grade when positive) or 'none' (1). NULL without history.
 
+CREATE OR REPLACE MACRO _pr_serendipity_gain_ok(gain) AS
+    _pr_choice_ok(gain, ['binary', 'graded', 'none'],
+                  'gain must be ''binary'', ''graded'' or ''none''');
+
 CREATE OR REPLACE MACRO _pr_serendipity_gain(relevance, gain, relevance_level) AS
-    CASE WHEN gain = 'none' THEN CAST(1 AS DOUBLE)
+    CASE WHEN NOT _pr_serendipity_gain_ok(gain) THEN NULL
+         WHEN gain = 'none' THEN CAST(1 AS DOUBLE)
          WHEN gain = 'binary' THEN CAST(_pr_rel(relevance, relevance_level) AS DOUBLE)
-         WHEN gain = 'graded' THEN CASE WHEN relevance > 0 THEN CAST(relevance AS DOUBLE)
-                                        ELSE CAST(0 AS DOUBLE) END
-         ELSE error('gain must be ''binary'', ''graded'' or ''none''') END;
+         ELSE CASE WHEN relevance > 0 THEN CAST(relevance AS DOUBLE)  -- graded
+                   ELSE CAST(0 AS DOUBLE) END END;
 
 -- vectors, per user in closed form: (G - (sum_i g_i u_i) . C / |H|) / n
 CREATE OR REPLACE MACRO serendipity_vectors(top, interactions, item_features, k := NULL,
@@ -354,7 +371,9 @@ CREATE OR REPLACE MACRO serendipity_vectors(top, interactions, item_features, k 
         FROM h LEFT JOIN units AS u ON h.doc = u.doc GROUP BY h.query),
     rows_ AS (
         SELECT t.query, _pr_serendipity_gain(t.relevance, gain, relevance_level) AS g, u.u
-        FROM query_table(top) AS t LEFT JOIN units AS u ON t.doc = u.doc
+        FROM query_table(_pr_checked(top, _pr_cutoff_ok(k, 'k')
+                                          AND _pr_serendipity_gain_ok(gain))) AS t
+        LEFT JOIN units AS u ON t.doc = u.doc
         WHERE _pr_within(t.rank, k)),
     sums AS (
         SELECT query, count(*) AS n, sum(g) AS total,
@@ -372,7 +391,8 @@ CREATE OR REPLACE MACRO serendipity_categories(top, interactions, item_features,
     SELECT t.query,
            avg(x.unexpectedness * _pr_serendipity_gain(t.relevance, gain, relevance_level))
                AS serendipity
-    FROM query_table(top) AS t
+    FROM query_table(_pr_checked(top, _pr_cutoff_ok(k, 'k')
+                                      AND _pr_serendipity_gain_ok(gain))) AS t
     LEFT JOIN unexpectedness_categories(top, interactions, item_features, k := k) AS x
         ON t.query = x.query AND t.doc = x.doc
     WHERE _pr_within(t.rank, k)
@@ -383,7 +403,8 @@ CREATE OR REPLACE MACRO serendipity_similarities(top, interactions, item_feature
     SELECT t.query,
            avg(x.unexpectedness * _pr_serendipity_gain(t.relevance, gain, relevance_level))
                AS serendipity
-    FROM query_table(top) AS t
+    FROM query_table(_pr_checked(top, _pr_cutoff_ok(k, 'k')
+                                      AND _pr_serendipity_gain_ok(gain))) AS t
     LEFT JOIN unexpectedness_similarities(top, interactions, item_features, k := k) AS x
         ON t.query = x.query AND t.doc = x.doc
     WHERE _pr_within(t.rank, k)

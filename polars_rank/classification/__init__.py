@@ -65,8 +65,7 @@ from polars_rank.classification.multiclass import (
 from polars_rank.core.errors import PolarsRankError, bad_choice
 from polars_rank.core.frames import like as _like
 from polars_rank.core.frames import to_lazy
-from polars_rank.duckdb import sql_path
-from polars_rank.duckdb import table_macro as run_table_macro
+from polars_rank.duckdb import define, table_macro
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 Engine = Literal["polars", "duckdb"]
@@ -102,10 +101,29 @@ __all__ = [
 ]
 
 
-def register(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
-    """Create (or replace) every ``cls_*`` macro of ``sql/classification.sql`` on ``con``."""
-    con.execute(sql_path("classification.sql").read_text(encoding="utf-8"))
-    return con
+def register(
+    con: duckdb.DuckDBPyConnection, *, schema: str | None = None, prefix: str = ""
+) -> duckdb.DuckDBPyConnection:
+    """Create (or replace) every ``cls_*`` macro of ``sql/classification.sql`` on ``con``.
+
+    ``schema="pr"`` creates them in that schema (created if missing): ``pr.cls_roc_auc(...)``;
+    ``prefix="x_"`` names them ``x_cls_roc_auc``, ...; each macro calls the others by the same
+    rule (see :func:`polars_rank.duckdb.register`). The frame functions' ``engine="duckdb"``
+    does not need this: it leaves ``con`` as it was.
+    """
+    return define(con, ["classification.sql"], schema=schema, prefix=prefix)
+
+
+def run_table_macro(
+    frame: pl.DataFrame,
+    macro: str,
+    args: list[object],
+    named: dict[str, object],
+    con: duckdb.DuckDBPyConnection | None,
+) -> pl.DataFrame:
+    """:func:`polars_rank.duckdb.table_macro` with the macros of ``classification.sql``."""
+    return table_macro(frame, macro, args, named, con, ["classification.sql"])
+
 
 
 def _lazy(frame: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:

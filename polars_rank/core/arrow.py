@@ -14,7 +14,7 @@ pyarrow, which polars_rank does not need.)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -43,7 +43,26 @@ def register_frame(con: duckdb.DuckDBPyConnection, name: str, frame: pl.DataFram
     con.register(name, _ArrowStream(frame))
 
 
+class _RelationStream:
+    """A DuckDB relation seen only through its Arrow C stream.
+
+    ``pl.DataFrame(obj)`` remembers ``type(obj)`` for good (``polars._dependencies._might_be``
+    is a ``functools.cache`` keyed by the class). Given a relation itself, that cache keeps
+    DuckDB's relation class, and through it DuckDB's Python modules and their type objects,
+    alive past DuckDB's own teardown: every process then ends with nanobind's "leaked ..."
+    report on stderr. Polars remembers this class instead (its module holds nothing of
+    DuckDB's)."""
+
+    __slots__ = ("_relation",)
+
+    def __init__(self, relation: Any) -> None:
+        self._relation = relation
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        return self._relation.__arrow_c_stream__(requested_schema)
+
+
 def to_polars(relation: duckdb.DuckDBPyRelation) -> pl.DataFrame:
     """The result of a DuckDB relation as a Polars DataFrame (what ``relation.pl()`` gives,
     without pyarrow)."""
-    return pl.DataFrame(relation)
+    return pl.DataFrame(_RelationStream(relation))

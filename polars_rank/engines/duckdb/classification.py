@@ -66,7 +66,7 @@ def evaluate_classification(
     name = f"__cls_input_{uuid.uuid4().hex}"
     parts: dict[int, str] = {}
     registered: list[str] = []
-    with session(con) as connection:
+    with session(con, ["classification.sql"]) as connection:
         try:
             register_frame(connection, name, frame.select(_SEGMENT, *_unique(label, score)))
             registered.append(name)

@@ -42,7 +42,7 @@ from polars_rank.core.options import Options
 from polars_rank.core.sqltext import ident, literal, table_name
 from polars_rank.core.types import CatalogInput, TableInput
 from polars_rank.core.validation import validate
-from polars_rank.duckdb import session
+from polars_rank.duckdb import follow, read_session_table, session
 from polars_rank.engines.duckdb.checks import check_sql, qrels_look_wrong, run_looks_wrong
 from polars_rank.engines.duckdb.query import CHECKS, ROW, id_sql, query_sql
 
@@ -61,27 +61,54 @@ def _is_parquet(obj: object) -> bool:
     return isinstance(obj, str) and obj.lower().endswith(".parquet")
 
 
+def _is_table_name(obj: object) -> bool:
+    return isinstance(obj, str) and not _is_parquet(obj)
+
+
+def _session_frame(
+    con: duckdb.DuckDBPyConnection,
+    user: duckdb.DuckDBPyConnection | None,
+    sql: str,
+    what: str,
+    obj: str,
+    error: duckdb.Error,
+) -> pl.DataFrame:
+    """A table name the engine's cursor cannot read, read on the user's connection itself
+    (a frame registered on it, one of its temporary tables or views), or the error."""
+    frame = None if user is None or _is_parquet(obj) else read_session_table(user, sql)
+    if frame is None:
+        raise PolarsRankError(f"{what} {obj!r} cannot be read by DuckDB: {error}") from None
+    return frame
+
+
 def _source(
-    con: duckdb.DuckDBPyConnection, obj: TableInput, what: str, *, row_index: bool
+    con: duckdb.DuckDBPyConnection,
+    obj: TableInput,
+    what: str,
+    *,
+    row_index: bool,
+    user: duckdb.DuckDBPyConnection | None = None,
 ) -> _Source:
-    """Make ``obj`` readable by ``con``; register Polars data under a unique name."""
+    """Make ``obj`` readable by ``con``; register Polars data under a unique name. ``user``:
+    the connection ``con`` is a cursor of, for the names only its session reads."""
     if isinstance(obj, duckdb.DuckDBPyRelation):
         obj = to_polars(obj)
     if isinstance(obj, pl.LazyFrame):
         obj = obj.collect()
-    if isinstance(obj, pl.DataFrame):
-        name = f"__pr_{what}_{uuid.uuid4().hex}"
-        register_frame(con, name, obj.with_row_index(ROW) if row_index else obj)
-        return _Source(ident(name), obj.schema, frame=obj, views=[name])
     if isinstance(obj, str):
         sql = f"read_parquet({literal(obj)})" if _is_parquet(obj) else table_name(obj)
         try:
             schema = to_polars(con.sql(f"SELECT * FROM {sql} LIMIT 0")).schema
         except duckdb.Error as error:
-            raise PolarsRankError(f"{what} {obj!r} cannot be read by DuckDB: {error}") from None
-        if row_index:
-            sql = f"(SELECT *, row_number() OVER () - 1 AS {ROW} FROM {sql})"
-        return _Source(sql, schema)
+            obj = _session_frame(con, user, sql, what, obj, error)
+        else:
+            if row_index:
+                sql = f"(SELECT *, row_number() OVER () - 1 AS {ROW} FROM {sql})"
+            return _Source(sql, schema)
+    if isinstance(obj, pl.DataFrame):
+        name = f"__pr_{what}_{uuid.uuid4().hex}"
+        register_frame(con, name, obj.with_row_index(ROW) if row_index else obj)
+        return _Source(ident(name), obj.schema, frame=obj, views=[name])
     raise TypeError(
         f"{what} must be {ACCEPTED}, a DuckDB relation, a table name or a .parquet path, "
         f"got {type(obj).__name__}"
@@ -100,7 +127,10 @@ def _left_out_fallback(
 
 
 def _frame(
-    con: duckdb.DuckDBPyConnection, obj: CatalogInput | None, what: str
+    con: duckdb.DuckDBPyConnection,
+    obj: CatalogInput | None,
+    what: str,
+    user: duckdb.DuckDBPyConnection | None = None,
 ) -> pl.DataFrame | pl.Series | None:
     """A recommender input as a Polars DataFrame (tables and Parquet files are read once)."""
     obj = as_polars(obj)
@@ -115,7 +145,7 @@ def _frame(
         try:
             return to_polars(con.sql(f"SELECT * FROM {sql}"))
         except duckdb.Error as error:
-            raise PolarsRankError(f"{what} {obj!r} cannot be read by DuckDB: {error}") from None
+            return _session_frame(con, user, sql, what, obj, error)
     raise TypeError(
         f"{what} must be {ACCEPTED}, a DuckDB relation, a table name or a .parquet path, "
         f"got {type(obj).__name__}"
@@ -131,12 +161,13 @@ def _recommender_sql(
     options: Options,
     *,
     per_query: bool,
+    user: duckdb.DuckDBPyConnection | None = None,
 ) -> tuple[str, list[_Source]]:
     """The recommender CTEs and the sources registered for them (after the checks)."""
     from polars_rank.core.recommender_inputs import prepare, recommender_specs
     from polars_rank.engines.duckdb.recsys import input_ctes, recommender_ctes
 
-    frames = {name: _frame(con, obj, name) for name, obj in recommender.items()}
+    frames = {name: _frame(con, obj, name, user) for name, obj in recommender.items()}
     run_frame = run_src.frame if run_src.frame is not None else pl.DataFrame(schema=run_src.schema)
     inputs = prepare(specs, run_frame, qrels, frames, options, per_query=per_query)
     rec_specs = recommender_specs(specs)
@@ -191,10 +222,13 @@ def evaluate_duckdb(
 
     Returns a DataFrame, or a LazyFrame over the computed result when ``run`` is a LazyFrame
     (as the Polars engine does). Gives ``warn`` the number of run queries without judgments,
-    as the Polars engine does. ``con`` gets the macros defined on it; without it a cursor of
-    the package's in-memory database is used (table names then cannot be resolved: pass
-    ``con`` with them). ``recommender`` holds the interactions, item features and catalog
-    (read into memory when given as tables or Parquet paths).
+    as the Polars engine does. The work happens on a cursor of ``con`` with the macros as its
+    own temporary macros (:func:`polars_rank.duckdb.session`: ``con`` is left as it was);
+    table names read what they read on ``con`` (its schema and search path are followed; its
+    own registered frames and temporary tables are read on ``con`` itself). Without ``con``
+    a cursor of the package's in-memory database is used (table names then cannot be
+    resolved: pass ``con`` with them). ``recommender`` holds the interactions, item features
+    and catalog (read into memory when given as tables or Parquet paths).
     """
     from polars_rank.core.recommender_inputs import recommender_specs, warn_outside_catalog
     from polars_rank.engines.duckdb.recsys import OUTSIDE
@@ -202,14 +236,18 @@ def evaluate_duckdb(
     lazy_out = isinstance(run, pl.LazyFrame)
     row_index = options.duplicates == "first"  # only needed to know which row came first
     has_qrels = qrels is not None
-    with session(con) as con:
+    user = con
+    names = [run, qrels, *(recommender or {}).values()]
+    with session(user) as con:
         sources: list[_Source] = []
         try:
-            run_src = _source(con, run, "run", row_index=row_index)
+            if user is not None and any(_is_table_name(obj) for obj in names):
+                follow(con, user)
+            run_src = _source(con, run, "run", row_index=row_index, user=user)
             sources.append(run_src)
             if not has_qrels:
                 qrels = empty_qrels(run_src.schema, options).collect()
-            qrels_src = _source(con, qrels, "qrels", row_index=row_index)
+            qrels_src = _source(con, qrels, "qrels", row_index=row_index, user=user)
             sources.append(qrels_src)
             options = options.resolve(run_src.schema, qrels_src.schema)
 
@@ -251,6 +289,7 @@ def evaluate_duckdb(
                 recommender or {"interactions": None, "item_features": None, "catalog": None},
                 options,
                 per_query=per_query,
+                user=user,
             )
             sources += extra
             has_corpus = any(s.entry.level == "corpus" for s in specs)
