@@ -51,62 +51,65 @@ def _first_bad(spark: SparkSession, view: str, bad: str, query: str, doc: str) -
 
 def check_spark(spark: SparkSession, run_view: str, qrels_view: str, options: Options) -> None:
     """The checks of :func:`polars_rank.core.validation.validate` on two temporary views,
-    with the same messages, raised in the same order. ``options`` must be resolved."""
+    with the same messages, raised in the same order. ``options`` must be resolved.
+
+    One Spark job runs :func:`polars_rank.check_sql`'s query; only when it reports a problem
+    do the jobs that name the first offending row (or a repeated pair) run."""
+    from polars_rank.compiler.checks import check_sql
+
     cols, order_column = options.columns, options.order_column
+    by_rank = options.order_by == "rank"
+    sql = check_sql(
+        "spark",
+        run_view,
+        qrels_view,
+        query=cols.query,
+        doc=cols.doc,
+        score=cols.score if by_rank else order_column,
+        rank=order_column if by_rank else cols.rank,
+        relevance=cols.relevance,
+        order_by="rank" if by_rank else "score",
+        duplicates="error" if options.duplicates == "error" else "max",
+        pretty=False,
+    )
+    failed = {(row[0], row[1]) for row in spark.sql(sql).collect()}
+    if not failed:
+        return
+    for what in ("run", "qrels"):
+        if (what, "empty") in failed:
+            raise messages.empty_input(what)
     q, d = quoted(cols.query), quoted(cols.doc)
     null_id = f"{q} IS NULL OR {d} IS NULL"
-    tables = (("run", run_view, order_column), ("qrels", qrels_view, cols.relevance))
-    counts = " UNION ALL ".join(
-        f"SELECT {n} AS i, SUM(CASE WHEN {null_id} THEN 1 ELSE 0 END) AS null_ids, "
-        f"SUM(CASE WHEN {_bad_value(value)} THEN 1 ELSE 0 END) AS bad_values, "
-        f"SUM(CASE WHEN {_infinite(value)} THEN 1 ELSE 0 END) AS infinite_values, "
-        f"COUNT(*) AS row_count FROM {quoted(view)}"
-        for n, (_, view, value) in enumerate(tables)
-    )
-    found = {row["i"]: row for row in spark.sql(counts).collect()}
-    run_counts, qrels_counts = found[0], found[1]
-    for what, row in (("run", run_counts), ("qrels", qrels_counts)):
-        if row["row_count"] == 0:
-            raise messages.empty_input(what)
     checks = [
-        ("run_null_id", run_counts["null_ids"], run_view, null_id),
-        ("qrels_null_id", qrels_counts["null_ids"], qrels_view, null_id),
-        ("run_bad_order_value", run_counts["bad_values"], run_view, _bad_value(order_column)),
-        ("qrels_bad_rel", qrels_counts["bad_values"], qrels_view, _bad_value(cols.relevance)),
+        ("run_null_id", ("run", "null_id"), run_view, null_id),
+        ("qrels_null_id", ("qrels", "null_id"), qrels_view, null_id),
         (
-            "qrels_infinite_rel",
-            qrels_counts["infinite_values"],
-            qrels_view,
-            _infinite(cols.relevance),
+            "run_bad_order_value",
+            ("run", "bad_rank" if by_rank else "bad_score"),
+            run_view,
+            _bad_value(order_column),
         ),
+        ("qrels_bad_rel", ("qrels", "bad_grade"), qrels_view, _bad_value(cols.relevance)),
+        ("qrels_infinite_rel", ("qrels", "infinite_grade"), qrels_view, _infinite(cols.relevance)),
     ]
-    for check, count, view, bad in checks:
-        if count:
+    for check, key, view, bad in checks:
+        if key in failed:
             problem = _first_bad(spark, view, bad, cols.query, cols.doc)
             raise messages.input_problem(
                 check, order_column=order_column, rel=cols.relevance, **problem
             )
-    if options.duplicates != "error":
-        return
-    repeated = " UNION ALL ".join(
-        f"SELECT {n} AS i, COUNT(*) AS n FROM (SELECT xxhash64({q}, {d}) AS h "
-        f"FROM {quoted(view)} GROUP BY h HAVING COUNT(*) > 1)"
-        for n, (_, view, _) in enumerate(tables)
-    )
-    hashes = {row["i"]: row["n"] for row in spark.sql(repeated).collect()}
-    for n, (what, view, _) in enumerate(tables):
-        if not hashes[n]:
+    for what, view in (("run", run_view), ("qrels", qrels_view)):
+        if (what, "duplicate_pair") not in failed:
             continue
         example = spark.sql(
             f"SELECT COUNT(*) OVER () AS count, CAST({q} AS STRING) AS query, "
             f"CAST({d} AS STRING) AS doc FROM {quoted(view)} GROUP BY {q}, {d} "
             "HAVING COUNT(*) > 1 LIMIT 1"
         ).collect()
-        if example:  # else a hash collision, not a duplicate
-            raise messages.input_problem(
-                f"{what}_duplicate",
-                order_column=order_column,
-                rel=cols.relevance,
-                row=None,
-                **example[0].asDict(),
-            )
+        raise messages.input_problem(
+            f"{what}_duplicate",
+            order_column=order_column,
+            rel=cols.relevance,
+            row=None,
+            **example[0].asDict(),
+        )

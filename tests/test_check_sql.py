@@ -1,0 +1,171 @@
+"""``check_sql``: the engines' input checks as one portable query, on DuckDB, a live PostgreSQL
+and a live Spark session, with the rows worked out by hand; clean tables give no row, and each
+problem it reports is one the Polars engine refuses."""
+
+from __future__ import annotations
+
+import duckdb
+import polars as pl
+import pytest
+import sqlglot
+
+import polars_rank as pr
+from polars_rank.compiler.checks import CHECK_COLUMNS
+
+NAN, INF = float("nan"), float("inf")
+
+#: A run with each problem once: q2's doc is null, q3's score is NaN, q4's score is null,
+#: (q1, a) occurs twice.
+DIRTY_RUN = pl.DataFrame(
+    {
+        "query": ["q1", "q1", "q1", "q2", "q3", "q4"],
+        "doc": ["a", "a", "b", None, "c", "d"],
+        "score": [1.0, 2.0, 0.5, 0.3, NAN, None],
+    }
+)
+#: Judgments with each problem once: q2/x has no grade, q3/y a NaN grade, q3/z an infinite
+#: one, q4/w grade 7 (above ERR's max_grade 4), (q1, a) twice.
+DIRTY_QRELS = pl.DataFrame(
+    {
+        "query": ["q1", "q1", "q2", "q3", "q3", "q4"],
+        "doc": ["a", "a", "x", "y", "z", "w"],
+        "relevance": [1.0, 2.0, None, NAN, INF, 7.0],
+    }
+)
+
+#: By hand, in check order: run null ids (1 row: q2), run null-or-NaN scores (q3 NaN and q4
+#: null: 2 rows, smallest example q3/c), run duplicate pairs ((q1, a): its 2 rows), qrels
+#: null-or-NaN grades (q2/x null, q3/y NaN: 2 rows, smallest q2/x), infinite grades (q3/z),
+#: grades above 4 (q4/w: 7; the infinite one has its own check), duplicate pairs ((q1, a)).
+EXPECTED = [
+    ("run", "null_id", 1, "q2", None),
+    ("run", "bad_score", 2, "q3", "c"),
+    ("run", "duplicate_pair", 2, "q1", "a"),
+    ("qrels", "bad_grade", 2, "q2", "x"),
+    ("qrels", "infinite_grade", 1, "q3", "z"),
+    ("qrels", "grade_above_max", 1, "q4", "w"),
+    ("qrels", "duplicate_pair", 2, "q1", "a"),
+]
+
+CLEAN_RUN = pl.DataFrame({"query": ["q1", "q1"], "doc": ["a", "b"], "score": [1.0, 0.5]})
+CLEAN_QRELS = pl.DataFrame({"query": ["q1"], "doc": ["a"], "relevance": [1]})
+
+
+def _rows(frame: pl.DataFrame) -> list[tuple]:
+    assert frame.columns == list(CHECK_COLUMNS)
+    return [(a, b, int(c), d, e) for a, b, c, d, e in frame.rows()]
+
+
+def _duckdb(sql: str, run: pl.DataFrame, qrels: pl.DataFrame) -> list[tuple]:
+    con = duckdb.connect()
+    con.register("run_v", run.to_arrow())
+    con.register("qrels_v", qrels.to_arrow())
+    con.execute("CREATE TABLE run_t AS SELECT * FROM run_v")
+    con.execute("CREATE TABLE qrels_t AS SELECT * FROM qrels_v")
+    return _rows(pl.from_arrow(con.sql(sql).to_arrow_table()))
+
+
+def test_duckdb_finds_each_problem_in_order() -> None:
+    sql = pr.check_sql("duckdb", "run_t", "qrels_t", metrics=["ERR@10"])
+    assert _duckdb(sql, DIRTY_RUN, DIRTY_QRELS) == EXPECTED
+
+
+def test_clean_tables_give_no_row() -> None:
+    sql = pr.check_sql("duckdb", "run_t", "qrels_t", metrics=["ERR@10", "nDCG@5"])
+    assert _duckdb(sql, CLEAN_RUN, CLEAN_QRELS) == []
+
+
+def test_empty_tables_and_duplicates_max() -> None:
+    sql = pr.check_sql("duckdb", "run_t", "qrels_t", duplicates="max")
+    got = _duckdb(sql, DIRTY_RUN.clear(), DIRTY_QRELS)
+    assert got[0] == ("run", "empty", 0, None, None)
+    assert [p for _, p, *_ in got if p == "duplicate_pair"] == []  # max keeps one per pair
+    with pytest.raises(pr.PolarsRankError, match="duplicates='first' is refused"):
+        pr.check_sql("duckdb", "run_t", duplicates="first")
+
+
+def test_each_problem_is_one_the_polars_engine_refuses() -> None:
+    """One problem at a time: check_sql reports it, and evaluate raises."""
+    sql = pr.check_sql("duckdb", "run_t", "qrels_t", metrics=["ERR@10"])
+    run_cases = {
+        "null_id": CLEAN_RUN.with_columns(doc=pl.Series(["a", None])),
+        "bad_score": CLEAN_RUN.with_columns(score=pl.Series([1.0, NAN])),
+        "duplicate_pair": pl.concat([CLEAN_RUN, CLEAN_RUN.head(1)]),
+    }
+    for problem, run in run_cases.items():
+        assert [p for _, p, *_ in _duckdb(sql, run, CLEAN_QRELS)] == [problem]
+        with pytest.raises(pr.PolarsRankError):
+            pr.evaluate(run, CLEAN_QRELS, ["ERR@10"])
+    qrels_cases = {
+        "bad_grade": CLEAN_QRELS.with_columns(relevance=pl.Series([None], dtype=pl.Float64)),
+        "infinite_grade": CLEAN_QRELS.with_columns(relevance=pl.Series([INF])),
+        "grade_above_max": CLEAN_QRELS.with_columns(relevance=pl.Series([5])),
+    }
+    for problem, qrels in qrels_cases.items():
+        assert [p for _, p, *_ in _duckdb(sql, CLEAN_RUN, qrels)] == [problem]
+        with pytest.raises(pr.PolarsRankError):
+            pr.evaluate(CLEAN_RUN, qrels, ["ERR@10"])
+
+
+def test_rank_order_and_other_column_names() -> None:
+    run = DIRTY_RUN.rename({"query": "user", "doc": "item"}).with_columns(
+        pos=pl.Series([1, 2, None, 1, 1, 1])
+    )
+    qrels = DIRTY_QRELS.rename({"query": "user", "doc": "item", "relevance": "grade"})
+    sql = pr.check_sql(
+        "duckdb",
+        "run_t",
+        "qrels_t",
+        query="user",
+        doc="item",
+        rank="pos",
+        relevance="grade",
+        order_by="rank",
+    )
+    got = _duckdb(sql, run, qrels)
+    assert ("run", "bad_rank", 1, "q1", "b") in got  # only the null rank: NaN scores unread
+    assert ("qrels", "grade_above_max", 1, "q4", "w") not in got  # no metric sets a limit
+
+
+def test_recommender_inputs() -> None:
+    con = duckdb.connect()
+    con.execute("CREATE TABLE run_t AS SELECT 'u1' AS query, 'a' AS doc, 1.0 AS score")
+    con.execute(
+        "CREATE TABLE hist AS SELECT * FROM (VALUES ('u1', NULL), ('u2', 'b')) t(query, doc)"
+    )
+    con.execute("CREATE TABLE cat AS SELECT * FROM (VALUES ('a'), (NULL)) t(doc)")
+    sql = pr.check_sql("duckdb", "run_t", interactions="hist", catalog="cat")
+    assert _rows(pl.from_arrow(con.sql(sql).to_arrow_table())) == [
+        ("interactions", "null_id", 1, "u1", None),
+        ("catalog", "null_id", 1, None, None),
+    ]
+
+
+@pytest.mark.parametrize("dialect", ["bigquery", "snowflake", "trino", "spark", "postgres"])
+def test_every_dialect_parses_back_and_transpiled_to_duckdb_is_equal(dialect) -> None:
+    sql = pr.check_sql(dialect, "run_t", "qrels_t", metrics=["ERR@10"])
+    tree = sqlglot.parse_one(sql, read=dialect)
+    assert tree is not None
+    if dialect in ("bigquery", "trino", "spark"):  # NaN tests there translate to DuckDB's
+        back = sqlglot.transpile(sql, read=dialect, write="duckdb")[0]
+        assert _duckdb(back, DIRTY_RUN, DIRTY_QRELS) == EXPECTED
+
+
+def test_postgres(postgres) -> None:
+    postgres.load("run_t", DIRTY_RUN)
+    postgres.load("qrels_t", DIRTY_QRELS)
+    sql = pr.check_sql("postgres", "run_t", "qrels_t", metrics=["ERR@10"])
+    assert _rows(postgres.query(sql)) == EXPECTED
+    postgres.load("run_t", CLEAN_RUN)
+    postgres.load("qrels_t", CLEAN_QRELS)
+    assert postgres.query(sql).height == 0
+
+
+def test_spark(spark) -> None:
+    spark.createDataFrame(DIRTY_RUN.to_arrow()).createOrReplaceTempView("run_t")
+    spark.createDataFrame(DIRTY_QRELS.to_arrow()).createOrReplaceTempView("qrels_t")
+    sql = pr.check_sql("spark", "run_t", "qrels_t", metrics=["ERR@10"])
+    assert _rows(pl.from_arrow(spark.sql(sql).toArrow())) == EXPECTED
+    spark.createDataFrame(CLEAN_RUN.to_arrow()).createOrReplaceTempView("run_t")
+    spark.createDataFrame(CLEAN_QRELS.to_arrow()).createOrReplaceTempView("qrels_t")
+    assert spark.sql(sql).count() == 0
