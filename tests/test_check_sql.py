@@ -169,3 +169,25 @@ def test_spark(spark) -> None:
     spark.createDataFrame(CLEAN_RUN.to_arrow()).createOrReplaceTempView("run_t")
     spark.createDataFrame(CLEAN_QRELS.to_arrow()).createOrReplaceTempView("qrels_t")
     assert spark.sql(sql).count() == 0
+
+
+def test_a_null_score_gives_one_answer_in_every_dialect(postgres) -> None:
+    """The compiled query leaves rows with a null score out: PostgreSQL (NULLS FIRST when
+    descending) and DuckDB (NULLS LAST) rank the same rows. By hand: without the null row, q1
+    ranks a (0.9) then b (0.5); only b is relevant, so P@2 = 1/2."""
+    run = pl.DataFrame(
+        {"query": ["q1", "q1", "q1"], "doc": ["a", "b", "c"], "score": [0.9, 0.5, None]}
+    )
+    qrels = pl.DataFrame({"query": ["q1"], "doc": ["b"], "relevance": [1]})
+    postgres.load("run_t", run)
+    postgres.load("qrels_t", qrels)
+    in_postgres = postgres.query(pr.to_sql(["P@2"], "postgres", "run_t", "qrels_t"))
+    con = duckdb.connect()
+    con.register("run_t", run.to_arrow())
+    con.register("qrels_t", qrels.to_arrow())
+    in_duckdb = con.sql(pr.to_sql(["P@2"], "duckdb", "run_t", "qrels_t")).fetchall()
+    assert in_postgres.item() == in_duckdb[0][0] == 0.5
+    expected = pr.evaluate(run.drop_nulls(), qrels, ["P@2"]).item()
+    assert expected == 0.5
+    with pytest.raises(pr.PolarsRankError, match="null or NaN"):
+        pr.evaluate(run, qrels, ["P@2"])  # the engines refuse it; check_sql reports it

@@ -5,7 +5,9 @@ The CTEs, in order:
 
 1. ``pr_run`` / ``pr_qrels``: the inputs under internal names; the sort key as DOUBLE (the
    score with -0.0 as 0.0, or the negated rank with ``order_by="rank"``), grades as DOUBLE
-   (``duplicates="max"``: one row per pair, the highest).
+   (``duplicates="max"``: one row per pair, the highest). Rows with a null id, sort key or
+   grade are left out (the same in every dialect; :func:`~polars_rank.check_sql` reports
+   them).
 2. ``pr_ranked``: the only pass over the whole run — ``ROW_NUMBER()`` per query by the sort key
    descending, then the doc id descending compared as bytes on its text (trec_eval's order;
    integer ids as decimal text), plus the query's length when a metric needs it (a window over
@@ -68,18 +70,24 @@ def _inputs(options: Options, n_ret: bool) -> list[tuple[str, str]]:
     else:  # the run's ranks, negated so that higher is better
         key = f"-{value}"
     grade = dbl(RELEVANCE)
+    # rows with a null id, score (rank) or grade are left out, so that no dialect's NULL
+    # ordering decides a rank (the engines refuse them; check_sql reports them)
+    run_ok = f"WHERE {QUERY} IS NOT NULL AND {DOC} IS NOT NULL AND {ORDER} IS NOT NULL"
+    qrels_ok = f"WHERE {QUERY} IS NOT NULL AND {DOC} IS NOT NULL AND {RELEVANCE} IS NOT NULL"
     if options.duplicates == "max":
         run = (
             f"SELECT {QUERY} AS qid, {DOC} AS {DOC_KEY}, MAX({key}) AS sort_key "
-            f"FROM {RUN} GROUP BY {QUERY}, {DOC}"
+            f"FROM {RUN} {run_ok} GROUP BY {QUERY}, {DOC}"
         )
         qrels = (
             f"SELECT {QUERY} AS qid, {DOC} AS {DOC_KEY}, MAX({grade}) AS grade "
-            f"FROM {QRELS} GROUP BY {QUERY}, {DOC}"
+            f"FROM {QRELS} {qrels_ok} GROUP BY {QUERY}, {DOC}"
         )
     else:
-        run = f"SELECT {QUERY} AS qid, {DOC} AS {DOC_KEY}, {key} AS sort_key FROM {RUN}"
-        qrels = f"SELECT {QUERY} AS qid, {DOC} AS {DOC_KEY}, {grade} AS grade FROM {QRELS}"
+        run = f"SELECT {QUERY} AS qid, {DOC} AS {DOC_KEY}, {key} AS sort_key FROM {RUN} {run_ok}"
+        qrels = (
+            f"SELECT {QUERY} AS qid, {DOC} AS {DOC_KEY}, {grade} AS grade FROM {QRELS} {qrels_ok}"
+        )
     length = ""
     if n_ret:
         length = "COUNT(*) OVER (PARTITION BY qid)"
