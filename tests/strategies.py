@@ -14,6 +14,13 @@ from polars_rank.catalog.registry import metrics
 TOLERANCE = 1e-12
 
 
+def fast_first(values: list) -> list:
+    """Parametrize values with the first in the fast loop and the others marked ``slow``."""
+    import pytest
+
+    return [v if i == 0 else pytest.param(v, marks=pytest.mark.slow) for i, v in enumerate(values)]
+
+
 def examples(count: int) -> int:
     """A test's example count under the loaded hypothesis profile: ``count`` with the ``ci``
     profile (100 examples by default), a fifth of it (at least 2) with ``dev`` (20)."""

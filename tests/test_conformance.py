@@ -14,6 +14,7 @@ every measure that has portable SQL.
 from __future__ import annotations
 
 import pytest
+from strategies import fast_first
 
 from polars_rank.cli.trec_eval import trec_eval_lines
 from polars_rank.cli.trec_eval_input import read_qrels, read_run
@@ -95,7 +96,7 @@ def _portable(measure) -> bool:
     return measure.spec is None or measure.spec.entry.name in BUILDERS
 
 
-@pytest.mark.parametrize("expected_name", sorted(CASES))
+@pytest.mark.parametrize("expected_name", fast_first(sorted(CASES)))
 def test_every_portable_line_on_spark(spark, trec_dir, expected_name):
     """The same lines through ``engine="spark"`` (the ``spark`` fixture's session is active),
     for the measures with portable SQL; the others are listed in the SQL compiler's tests."""

@@ -27,7 +27,7 @@ from sql_cases import (
     stacked_random,
     trec_case,
 )
-from strategies import assert_same, examples, runs_and_qrels
+from strategies import assert_same, examples, fast_first, runs_and_qrels
 
 import polars_rank as pr
 
@@ -56,14 +56,14 @@ def assert_both_engines(run, qrels, metrics=METRICS, *, setup: str = "", **optio
         assert_same(engine, as_labels(got, metrics, engine, options.get("query", "query")))
 
 
-@pytest.mark.parametrize("case", sorted(TREC_CASES))
+@pytest.mark.parametrize("case", fast_first(sorted(TREC_CASES)))
 def test_trec_eval_files(trec_dir, case):
     run, qrels, options = trec_case(trec_dir, case)
     assert_both_engines(run, qrels, accepted(qrels), **options)
 
 
 @pytest.mark.parametrize("int_ids", [False, True], ids=["text ids", "integer ids"])
-@pytest.mark.parametrize("options", OPTION_SETS, ids=str)
+@pytest.mark.parametrize("options", fast_first(OPTION_SETS), ids=str)
 def test_random_stacked(int_ids, options):
     run, qrels = stacked_random(40, int_ids=int_ids)
     assert_both_engines(run, qrels, **options)

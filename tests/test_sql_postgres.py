@@ -22,7 +22,7 @@ from sql_cases import (
     stacked_random,
     trec_case,
 )
-from strategies import examples, runs_and_qrels
+from strategies import examples, fast_first, runs_and_qrels
 
 import polars_rank as pr
 
@@ -41,7 +41,7 @@ def test_server_collation_is_not_bytewise(postgres):
     assert rows.row(0) == (False, True)
 
 
-@pytest.mark.parametrize("case", sorted(TREC_CASES))
+@pytest.mark.parametrize("case", fast_first(sorted(TREC_CASES)))
 def test_trec_eval_files(postgres, trec_dir, case):
     run, qrels, options = trec_case(trec_dir, case)
     assert_parity(postgres, run, qrels, accepted(qrels), **options)

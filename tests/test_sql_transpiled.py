@@ -20,6 +20,7 @@ from sql_cases import (
     stacked_random,
     trec_case,
 )
+from strategies import fast_first
 
 import polars_rank as pr
 from polars_rank.compiler import DIALECTS
@@ -39,7 +40,7 @@ def run_transpiled(sql: str, dialect: str, run: pl.DataFrame, qrels: pl.DataFram
     return result
 
 
-@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize("dialect", fast_first(DIALECTS))
 def test_parses_back_in_its_dialect(dialect):
     for per_query in (False, True):
         sql = pr.to_sql(METRICS, dialect, "run_t", "qrels_t", per_query=per_query, max_rank=50)
@@ -48,7 +49,7 @@ def test_parses_back_in_its_dialect(dialect):
         assert sqlglot.parse_one(again, read=dialect).sql(dialect, pretty=True) == again
 
 
-@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize("dialect", fast_first(DIALECTS))
 def test_recommender_sql_parses_back_in_its_dialect(dialect):
     sql = pr.to_sql(
         RECOMMENDER_METRICS,
@@ -70,7 +71,7 @@ SNOWFLAKE_FLATTEN = (
 FLATTEN_AS_DUCKDB = 'TABLE(UNNEST(INPUT => f."vector")) AS t(seq, key, path, j, x, this)'
 
 
-@pytest.mark.parametrize("dialect", REMOTE)
+@pytest.mark.parametrize("dialect", fast_first(REMOTE))
 def test_recommender_through_duckdb(dialect):
     """The recommender metrics' SQL, read in its dialect and run by DuckDB (integer ids for
     Trino, text ids for the others)."""
@@ -95,8 +96,8 @@ def test_recommender_through_duckdb(dialect):
     assert_recommender_sql(query, dialect, frames, queries="both", max_rank=6)
 
 
-@pytest.mark.parametrize("dialect", REMOTE)
-@pytest.mark.parametrize("case", ["test", "trunc_c_M100", "rel_level_l2"])
+@pytest.mark.parametrize("dialect", fast_first(REMOTE))
+@pytest.mark.parametrize("case", fast_first(["trunc_c_M100", "test", "rel_level_l2"]))
 def test_trec_files_through_duckdb(trec_dir, dialect, case):
     run, qrels, options = trec_case(trec_dir, case)
     metrics = accepted(qrels)
@@ -106,8 +107,8 @@ def test_trec_files_through_duckdb(trec_dir, dialect, case):
         assert_sql_result(got, run, qrels, metrics, **options)
 
 
-@pytest.mark.parametrize("dialect", REMOTE)
-@pytest.mark.parametrize("options", OPTION_SETS, ids=str)
+@pytest.mark.parametrize("dialect", fast_first(REMOTE))
+@pytest.mark.parametrize("options", fast_first(OPTION_SETS), ids=str)
 def test_random_through_duckdb(dialect, options):
     run, qrels = stacked_random(30, int_ids=dialect == "trino")
     sql = compiled(METRICS, dialect, "run_t", "qrels_t", per_query=True, **options)
