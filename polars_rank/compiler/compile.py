@@ -27,6 +27,7 @@ from polars_rank.compiler.recsys import (
 from polars_rank.core import messages
 from polars_rank.core.conventions import OrderBy
 from polars_rank.core.errors import PolarsRankError, option
+from polars_rank.core.identifiers import table_reference
 from polars_rank.core.options import Duplicates, Options, Queries
 from polars_rank.core.recommender_inputs import GivenTable, check_request
 
@@ -68,14 +69,6 @@ def _parsed(metrics: Sequence[str | MetricSpec] | str | MetricSpec) -> list[Metr
     if repeated:
         raise PolarsRankError(f"metric {repeated[0]!r} is listed twice")
     return specs
-
-
-def _table(value: object, what: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise PolarsRankError(
-            f"the {what} table name must be a non-empty string (e.g. 'db.{what}'), got {value!r}"
-        )
-    return value.strip()
 
 
 def to_sql(
@@ -206,15 +199,17 @@ def to_sql(
     )
     if not isinstance(vector, str) or not vector:
         raise PolarsRankError(f"the vector column name must be a non-empty string, got {vector!r}")
-    tables = {ph.RUN: _table(run, "run")}
-    if qrels is not None:
-        tables[ph.QRELS] = _table(qrels, "qrels")
-    if interactions is not None:
-        tables[INTERACTIONS] = _table(interactions, "interactions")
-    if catalog is not None:
-        tables[CATALOG] = _table(catalog, "catalog")
-    if item_features is not None:
-        tables[FEATURES] = _table(item_features, "item_features")
+    tables = {
+        placeholder: (what, table_reference(value, what, dialect))
+        for placeholder, what, value in (
+            (ph.RUN, "run", run),
+            (ph.QRELS, "qrels", qrels),
+            (INTERACTIONS, "interactions", interactions),
+            (CATALOG, "catalog", catalog),
+            (FEATURES, "item_features", item_features),
+        )
+        if value is not None or placeholder == ph.RUN
+    }
     if left_out_column is not None and (
         not isinstance(left_out_column, str) or not left_out_column
     ):
@@ -252,6 +247,7 @@ def to_sql(
         VECTOR: vector,
     }
     names.update(zip(internal, out.values(), strict=True))
+    names.update(zip((ph.MEASURE_OUT, ph.VALUE_OUT), LONG_COLUMNS, strict=True))
     if left_out_column is not None:
         names[ph.LEFT_OUT_OUT] = left_out_column
     return render(text, dialect, tables, names, doc_key=ph.DOC_KEY, pretty=pretty)

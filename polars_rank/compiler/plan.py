@@ -48,12 +48,15 @@ from polars_rank.compiler.placeholders import (
     DOC,
     DOC_KEY,
     LEFT_OUT_OUT,
+    MEASURE_OUT,
     ORDER,
     QRELS,
     QUERY,
     QUERY_OUT,
     RELEVANCE,
     RUN,
+    SOURCE,
+    VALUE_OUT,
 )
 from polars_rank.compiler.recsys import recommender_plan
 from polars_rank.core.options import Options
@@ -61,25 +64,29 @@ from polars_rank.core.summary import GM_FLOOR, Summary
 
 
 def _inputs(options: Options, n_ret: bool) -> list[tuple[str, str]]:
-    """``pr_run``, ``pr_qrels`` and ``pr_ranked``."""
-    value = dbl(ORDER)
+    """``pr_run``, ``pr_qrels`` and ``pr_ranked``; the caller's columns qualified by the
+    table's alias :data:`SOURCE` (none of the caller's names can be taken for an alias)."""
+    q, d = f"{SOURCE}.{QUERY}", f"{SOURCE}.{DOC}"
+    value = dbl(f"{SOURCE}.{ORDER}")
     if options.order_by == "score":  # -0.0 ties with 0.0, as in C
         key = f"CASE WHEN {value} = 0 THEN {ZERO} ELSE {value} END"
     else:  # the run's ranks, negated so that higher is better
         key = f"-{value}"
-    grade = dbl(RELEVANCE)
+    grade = dbl(f"{SOURCE}.{RELEVANCE}")
     if options.duplicates == "max":
         run = (
-            f"SELECT {QUERY} AS qid, {DOC} AS {DOC_KEY}, MAX({key}) AS sort_key "
-            f"FROM {RUN} GROUP BY {QUERY}, {DOC}"
+            f"SELECT {q} AS qid, {d} AS {DOC_KEY}, MAX({key}) AS sort_key "
+            f"FROM {RUN} AS {SOURCE} GROUP BY {q}, {d}"
         )
         qrels = (
-            f"SELECT {QUERY} AS qid, {DOC} AS {DOC_KEY}, MAX({grade}) AS grade "
-            f"FROM {QRELS} GROUP BY {QUERY}, {DOC}"
+            f"SELECT {q} AS qid, {d} AS {DOC_KEY}, MAX({grade}) AS grade "
+            f"FROM {QRELS} AS {SOURCE} GROUP BY {q}, {d}"
         )
     else:
-        run = f"SELECT {QUERY} AS qid, {DOC} AS {DOC_KEY}, {key} AS sort_key FROM {RUN}"
-        qrels = f"SELECT {QUERY} AS qid, {DOC} AS {DOC_KEY}, {grade} AS grade FROM {QRELS}"
+        run = f"SELECT {q} AS qid, {d} AS {DOC_KEY}, {key} AS sort_key FROM {RUN} AS {SOURCE}"
+        qrels = (
+            f"SELECT {q} AS qid, {d} AS {DOC_KEY}, {grade} AS grade FROM {QRELS} AS {SOURCE}"
+        )
     length = ""
     if n_ret:
         length = "COUNT(*) OVER (PARTITION BY qid)"
@@ -239,6 +246,6 @@ def query_text(
     order = " ORDER BY pr_qid, m.i" if per_query else " ORDER BY m.i"
     return (
         f"{with_clause}, pr_measures AS ({measures}) "
-        f"SELECT {lead}m.measure AS measure, CASE m.i {value} END AS value{extra} "
+        f"SELECT {lead}m.measure AS {MEASURE_OUT}, CASE m.i {value} END AS {VALUE_OUT}{extra} "
         f"FROM {source} CROSS JOIN pr_measures AS m{order}"
     )
