@@ -110,8 +110,13 @@ def to_sql(
             ``"P(rel=2)@5"``, ``"ndcg_cut.10"``, ...) or parsed :class:`MetricSpec` objects.
         dialect: ``"spark"`` (also ``"databricks"``), ``"postgres"``, ``"bigquery"``,
             ``"snowflake"``, ``"trino"`` or ``"duckdb"``.
-        run, qrels: table (or view) names as that dialect writes them in ``FROM``, e.g.
-            ``"catalog.db.run"`` or ``"my-project.dataset.run"``. ``qrels`` may be None
+        run, qrels: table (or view) references, ``[catalog.][schema.]table``, e.g.
+            ``"catalog.db.run"``, ``"my-project.dataset.run"`` or ``'db."My Runs"'``; each
+            part a plain or a quoted identifier (backticks too on Spark, Databricks and
+            BigQuery), kept as written (a reserved word quoted). Anything else (a function
+            call, a subquery, a ``;``) is refused: to evaluate a query, create a view
+            (:func:`~polars_rank.core.identifiers.table_reference`; the same holds for
+            ``interactions``, ``catalog`` and ``item_features``). ``qrels`` may be None
             when every metric is a recommender metric that reads no judgments: then every
             user of the run is evaluated.
         interactions: the training history table (``query, doc``, the run's column names)
@@ -129,7 +134,10 @@ def to_sql(
         per_query: one row per query (ordered by query) instead of one summary row.
         queries, relevance_level, max_rank, order_by: as in :func:`polars_rank.evaluate`
             (``order_by="rank"`` ranks by the run's ``rank`` column).
-        query, doc, score, rank, relevance, vector: the tables' column names.
+        query, doc, score, rank, relevance, vector: the tables' column names, any name: a
+            plain lower-case name not reserved in ``dialect`` stays unquoted (case folding
+            finds columns created unquoted), any other is quoted exactly as given
+            (:func:`~polars_rank.core.identifiers.identifier`).
         duplicates: ``"error"``: the query expects one row per ``(query, doc)`` in each table
             and does not check it (the engines check before running it; a repeated pair would
             count twice); ``"max"``: keep the highest score / grade of a repeated pair.
