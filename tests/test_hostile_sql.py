@@ -250,6 +250,45 @@ def test_reserved_names_through_spark(spark):
         assert_same(expected, got)
 
 
+def _with_transpiled(dialect, run, qrels, named, **options) -> None:
+    """BigQuery, Snowflake and Trino cannot run here: their SQL, read back in its dialect by
+    sqlglot and written as DuckDB's, runs on DuckDB (the names must survive the round trip)."""
+    import sqlglot
+
+    con = duckdb.connect()
+    frames = _renamed(run, qrels, named)
+    tables = {"run": "run_t", "qrels": "qrels_t", "interactions": "inter_t"}
+    for name, frame in zip(tables.values(), frames, strict=True):
+        con.register(name, frame)
+
+    def query(sql: str) -> pl.DataFrame:
+        return con.sql(sqlglot.parse_one(sql, read=dialect).sql("duckdb")).pl()
+
+    _check(query, dialect, tables, run, qrels, named, **options)
+
+
+#: Hostile names for the dialects that run transpiled (no '.' on BigQuery: below).
+TRANSPILED = [
+    EXAMPLE,
+    {"query": "current_timestamp", "doc": "x`y\\z", "score": "a:b", "relevance": "Order"},
+    {"query": "_q", "doc": "group", "score": "qualify", "relevance": "rank"},
+]
+
+
+@pytest.mark.parametrize("dialect", ["bigquery", "snowflake", "trino"])
+@pytest.mark.parametrize("named", TRANSPILED, ids=str)
+def test_reserved_names_through_sqlglot_to_duckdb(dialect, named):
+    run, qrels = _example_data()
+    _with_transpiled(dialect, run, qrels, named, duplicates="max")
+
+
+def test_bigquery_refuses_a_dot_in_a_column_name():
+    """BigQuery reads ``t.`a.b``` as a path, and its column names cannot hold a dot."""
+    with pytest.raises(PolarsRankError, match="the score column 'a.b' has a '.', which BigQuery"):
+        pr.to_sql(["AP"], "bigquery", "run", "qrels", score="a.b")
+    assert "`a.b`" in pr.to_sql(["AP"], "spark", "run", "qrels", score="a.b")
+
+
 def test_postgres_sql_quotes_what_postgres_would_misread():
     """``user`` bare is PostgreSQL's session user: the query must not read it so."""
     sql = pr.to_sql(["AP"], "postgres", "run", "qrels", query="user", doc="current_date")
@@ -449,6 +488,20 @@ OPTIONS = st.fixed_dictionaries(
 def _usable(named: dict[str, str]) -> bool:
     """A query column named like a metric label is refused by every engine (tested apart)."""
     return named["query"] not in METRICS
+
+
+@pytest.mark.slow
+@slow_settings(40)
+@given(
+    data=runs_and_qrels(),
+    dialect=st.sampled_from(["bigquery", "snowflake", "trino"]),
+    options=OPTIONS,
+    drawn=st.data(),
+)
+def test_property_transpiled(data, dialect, options, drawn):
+    named = drawn.draw(role_names(dialect))
+    assume(_usable(named) and not (dialect == "bigquery" and any("." in n for n in named.values())))
+    _with_transpiled(dialect, *data, named, **options)
 
 
 @pytest.mark.slow

@@ -71,6 +71,18 @@ def _parsed(metrics: Sequence[str | MetricSpec] | str | MetricSpec) -> list[Metr
     return specs
 
 
+def _check_bigquery_names(columns: dict[str, str]) -> None:
+    """BigQuery reads a dot in a quoted column name as a path (``t.`a.b``` is field ``b`` of
+    ``a``), and its column names cannot hold one: refuse such a name rather than read
+    another column."""
+    for what, name in columns.items():
+        if "." in name:
+            raise PolarsRankError(
+                f"the {what} column {name!r} has a '.', which BigQuery reads as a path (its "
+                "column names cannot contain one)"
+            )
+
+
 def to_sql(
     metrics: Sequence[str | MetricSpec] | str,
     dialect: Dialect,
@@ -246,6 +258,17 @@ def to_sql(
         has_interactions=interactions is not None,
     )
     cols = options.columns
+    if dialect == "bigquery":
+        _check_bigquery_names(
+            {
+                "query": cols.query,
+                "doc": cols.doc,
+                options.order_by: options.order_column,
+                "relevance": cols.relevance,
+                "vector": vector,
+                "left_out_column": left_out_column or "",
+            }
+        )
     names = {
         ph.QUERY: cols.query,
         ph.DOC: cols.doc,
