@@ -457,6 +457,54 @@ def test_internal_names_work(named, engine):
             assert_same(expected, got)
 
 
+#: Other columns of the inputs named like the input checks' own (``GROUP BY h``, row numbers).
+EXTRA = {"h": [1, 2, 3, 4], "__row": [0, 0, 0, 0], "pr_row": [7, 7, 7, 7]}
+
+
+def _bad_inputs() -> list[tuple[pl.DataFrame, pl.DataFrame]]:
+    """Inputs each with one problem (a repeated pair, a null grade, a NaN score), and the
+    extra columns :data:`EXTRA`."""
+    run = pl.DataFrame(
+        {"query": ["q1"] * 4, "doc": ["a", "b", "c", "d"], "score": [4.0, 3.0, 2.0, 1.0], **EXTRA}
+    )
+    qrels = pl.DataFrame(
+        {"query": ["q1"] * 4, "doc": ["a", "b", "c", "d"], "relevance": [1, 0, 1, 0], **EXTRA}
+    )
+    return [
+        (run, qrels.with_columns(doc=pl.Series(["a", "b", "c", "b"]))),
+        (run, qrels.with_columns(relevance=pl.Series([1, 0, None, 1]))),
+        (run.with_columns(score=pl.Series([4.0, 3.0, float("nan"), 1.0])), qrels),
+    ]
+
+
+def _message(call) -> str:
+    with pytest.raises(PolarsRankError) as caught:
+        call()
+    return str(caught.value)
+
+
+def test_duckdb_checks_ignore_other_columns_named_like_theirs():
+    """The SQL input checks on tables name the problem the Polars engine names (a column ``h``
+    once turned the duplicate check into a binder error, ``__row`` moved the row)."""
+    con = duckdb.connect()
+    for run, qrels in _bad_inputs():
+        expected = _message(lambda r=run, q=qrels: pr.evaluate(r, q, ["AP"]))
+        con.register("bad_run", run)
+        con.register("bad_qrels", qrels)
+        got = _message(
+            lambda: pr.evaluate("bad_run", "bad_qrels", ["AP"], engine="duckdb", con=con)
+        )
+        assert got == expected
+
+
+def test_spark_checks_ignore_other_columns_named_like_theirs(spark):
+    for run, qrels in _bad_inputs():
+        expected = _message(lambda r=run, q=qrels: pr.evaluate(r, q, ["AP"]))
+        inputs = [spark.createDataFrame(frame.to_arrow()) for frame in (run, qrels)]
+        got = _message(lambda i=inputs: pr.evaluate(*i, ["AP"], engine="spark"))
+        assert got == expected
+
+
 def test_judge_names_the_clash_it_cannot_avoid():
     """``judge`` returns the judged table under the caller's names: a relevance column called
     ``rank`` would be two columns ``rank``."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from polars_rank.core import messages
+from polars_rank.core.columns import fresh
 from polars_rank.core.options import Options
 
 
@@ -29,12 +30,14 @@ def _bad_value(name: str) -> str:
 def _first_bad(spark: Any, view: str, bad: str, query: str, doc: str) -> dict:
     """count, first row (0-based, partition order) and its query and doc as text."""
     q, d = quoted(query), quoted(doc)
+    # the row number under a name none of the view's columns has (Spark ignores case)
+    n = quoted(fresh("pr_row", [c.lower() for c in spark.table(quoted(view)).columns]))
     row = spark.sql(
-        f"""SELECT COUNT(*) AS count, MIN(pr_row) AS row,
-                   MIN_BY(CAST({q} AS STRING), pr_row) AS query,
-                   MIN_BY(CAST({d} AS STRING), pr_row) AS doc
+        f"""SELECT COUNT(*) AS count, MIN({n}) AS row,
+                   MIN_BY(CAST({q} AS STRING), {n}) AS query,
+                   MIN_BY(CAST({d} AS STRING), {n}) AS doc
             FROM (SELECT *, ROW_NUMBER() OVER (ORDER BY monotonically_increasing_id()) - 1
-                            AS pr_row
+                            AS {n}
                   FROM {quoted(view)})
             WHERE {bad}"""
     ).collect()[0]
@@ -74,8 +77,8 @@ def check_spark(spark: Any, run_view: str, qrels_view: str, options: Options) ->
     if options.duplicates != "error":
         return
     repeated = " UNION ALL ".join(
-        f"SELECT {n} AS i, COUNT(*) AS n FROM (SELECT xxhash64({q}, {d}) AS h "
-        f"FROM {quoted(view)} GROUP BY h HAVING COUNT(*) > 1)"
+        f"SELECT {n} AS i, COUNT(*) AS n FROM (SELECT h FROM (SELECT xxhash64({q}, {d}) AS h "
+        f"FROM {quoted(view)}) GROUP BY h HAVING COUNT(*) > 1)"
         for n, (_, view, _) in enumerate(tables)
     )
     hashes = {row["i"]: row["n"] for row in spark.sql(repeated).collect()}
