@@ -88,6 +88,11 @@ _PG_TYPES = {
 }
 
 
+def _quoted(name: str) -> str:
+    """A PostgreSQL identifier, quoted as given."""
+    return '"' + name.replace('"', '""') + '"'
+
+
 #: Result types by PostgreSQL type OID (others come back as text).
 def _pg_type(dtype: pl.DataType) -> str:
     """The PostgreSQL column type of a Polars dtype (lists and arrays of numbers: float8[])."""
@@ -115,8 +120,10 @@ class PostgresServer:
         )
 
     def load(self, name: str, frame: pl.DataFrame) -> None:
-        """(Re)create table ``name`` from a Polars frame with COPY (CSV through memory)."""
-        columns = ", ".join(f'"{c}" {_pg_type(frame.schema[c])}' for c in frame.columns)
+        """(Re)create table ``name`` from a Polars frame with COPY (CSV through memory); the
+        table's and the columns' names are quoted as given (any name PostgreSQL allows)."""
+        columns = ", ".join(f"{_quoted(c)} {_pg_type(frame.schema[c])}" for c in frame.columns)
+        name = _quoted(name)
         # arrays (feature vectors) as PostgreSQL's array literal text, {1.0,-2.0}
         lists = [c for c, t in frame.schema.items() if isinstance(t, pl.List | pl.Array)]
         frame = frame.with_columns(
@@ -128,13 +135,13 @@ class PostgresServer:
             for c in lists
         )
         with self.connect() as con, con.cursor() as cur:
-            cur.execute(f'DROP TABLE IF EXISTS "{name}"')
-            cur.execute(f'CREATE UNLOGGED TABLE "{name}" ({columns})')
-            with cur.copy(f'COPY "{name}" FROM STDIN WITH (FORMAT csv)') as copy:
+            cur.execute(f"DROP TABLE IF EXISTS {name}")
+            cur.execute(f"CREATE UNLOGGED TABLE {name} ({columns})")
+            with cur.copy(f"COPY {name} FROM STDIN WITH (FORMAT csv)") as copy:
                 for start in range(0, frame.height, 1_000_000):
                     chunk = frame.slice(start, 1_000_000)
                     copy.write(chunk.write_csv(include_header=False).encode())
-            cur.execute(f'ANALYZE "{name}"')
+            cur.execute(f"ANALYZE {name}")
 
     def query(self, sql: str) -> pl.DataFrame:
         """Run ``sql``; the result as a Polars frame with the server's column names and types."""

@@ -220,9 +220,9 @@ def test_output_columns_follow_column_names():
     final = sql.rsplit(" FROM pr_values", 1)[0].rsplit("SELECT ", 1)[1]
     names = column_names(labels, reserved=["map"])
     assert [c.strip() for c in final.split(",")] == [
-        'pr_qid AS "map"',
+        "pr_qid AS map",  # not reserved in PostgreSQL: unquoted
         *names.values(),
-    ]  # a keyword: quoted
+    ]
     assert names == {
         "nDCG@10": "ndcg_at_10",
         "P(rel=2)@5": "p_rel_2_at_5",
@@ -254,7 +254,7 @@ def test_caller_names_are_quoted_only_when_needed():
 
 def test_duplicates_max_groups_the_inputs():
     sql = pr.to_sql(["AP"], "spark", "run", "qrels", duplicates="max", pretty=False)
-    assert "GROUP BY query, doc" in sql and "MAX(" in sql
+    assert "GROUP BY pr_src.query, pr_src.doc" in sql and "MAX(" in sql
 
 
 @pytest.mark.parametrize(

@@ -65,10 +65,8 @@ def test_recommender_sql_parses_back_in_its_dialect(dialect):
     assert sqlglot.parse_one(again, read=dialect).sql(dialect, pretty=True) == again
 
 
-SNOWFLAKE_FLATTEN = (
-    'CROSS JOIN TABLE(FLATTEN(INPUT => f."vector")) AS t(seq, key, path, j, x, this)'
-)
-FLATTEN_AS_DUCKDB = 'TABLE(UNNEST(INPUT => f."vector")) AS t(seq, key, path, j, x, this)'
+SNOWFLAKE_FLATTEN = "CROSS JOIN TABLE(FLATTEN(INPUT => f.vector)) AS t(seq, key, path, j, x, this)"
+FLATTEN_AS_DUCKDB = "TABLE(UNNEST(INPUT => f.vector)) AS t(seq, key, path, j, x, this)"
 
 
 @pytest.mark.parametrize("dialect", fast_first(REMOTE))
@@ -89,7 +87,7 @@ def test_recommender_through_duckdb(dialect):
             # position, x the component), then run DuckDB's UNNEST in its place
             assert sql.count(SNOWFLAKE_FLATTEN) == 1
             assert text.count(FLATTEN_AS_DUCKDB) == 1
-            text = text.replace(FLATTEN_AS_DUCKDB, 'UNNEST(f."vector") WITH ORDINALITY AS t(x, j)')
+            text = text.replace(FLATTEN_AS_DUCKDB, "UNNEST(f.vector) WITH ORDINALITY AS t(x, j)")
         result = con.sql(text).pl()
         return result.rename(str.lower) if dialect == "snowflake" else result
 

@@ -18,11 +18,12 @@ from collections.abc import Sequence
 
 from polars_rank.catalog.names import MetricSpec
 from polars_rank.compiler import placeholders as ph
-from polars_rank.compiler.compile import _parsed, _table
+from polars_rank.compiler.compile import _parsed
 from polars_rank.compiler.dialects import DIALECTS, Dialect, render
 from polars_rank.compiler.recsys import CATALOG, FEATURES, INTERACTIONS
 from polars_rank.core.conventions import OrderBy
 from polars_rank.core.errors import PolarsRankError, bad_choice
+from polars_rank.core.identifiers import TableRef, table_reference
 from polars_rank.core.options import Duplicates, Options
 
 #: The columns of :func:`check_sql`'s result.
@@ -153,7 +154,9 @@ def check_sql(
         )
     specs = _parsed(metrics) if metrics is not None else []
     parts: list[str] = []
-    tables = {ph.RUN: _table(run, "run")}
+    tables: dict[str, tuple[str, TableRef]] = {
+        ph.RUN: ("run", table_reference(run, "run", dialect))
+    }
     order_problem = "bad_score" if order_by == "score" else "bad_rank"
     null_id = f"({ph.QUERY} IS NULL OR {ph.DOC} IS NULL)"
     parts += [
@@ -164,7 +167,7 @@ def check_sql(
     if options.duplicates == "error":
         parts.append(_duplicates(ph.RUN, "run", (ph.QUERY, ph.DOC)))
     if qrels is not None:
-        tables[ph.QRELS] = _table(qrels, "qrels")
+        tables[ph.QRELS] = ("qrels", table_reference(qrels, "qrels", dialect))
         grade = ph.RELEVANCE
         parts += [
             _empty(ph.QRELS, "qrels"),
@@ -184,23 +187,24 @@ def check_sql(
         if options.duplicates == "error":
             parts.append(_duplicates(ph.QRELS, "qrels", (ph.QUERY, ph.DOC)))
     if interactions is not None:
-        tables[INTERACTIONS] = _table(interactions, "interactions")
+        tables[INTERACTIONS] = (
+            "interactions",
+            table_reference(interactions, "interactions", dialect),
+        )
         parts.append(_rows_where(INTERACTIONS, "interactions", "null_id", null_id, ph.DOC))
     for table, placeholder, label in (
         (catalog, CATALOG, "catalog"),
         (item_features, FEATURES, "item_features"),
     ):
         if table is not None:
-            tables[placeholder] = _table(table, label)
+            tables[placeholder] = (label, table_reference(table, label, dialect))
             bad = f"{ph.DOC} IS NULL"
             parts.append(
                 f"SELECT '{label}' AS {_INPUT}, 'null_id' AS {_PROBLEM}, COUNT(*) AS {_ROWS}, "
                 f"CAST(NULL AS VARCHAR) AS {_QUERY}, CAST(NULL AS VARCHAR) AS {_DOC} "
                 f"FROM {placeholder} WHERE {bad} HAVING COUNT(*) > 0"
             )
-    numbered = [
-        f"SELECT {n} AS pr_order, c.* FROM ({part}) AS c" for n, part in enumerate(parts)
-    ]
+    numbered = [f"SELECT {n} AS pr_order, c.* FROM ({part}) AS c" for n, part in enumerate(parts)]
     text = (
         f"SELECT {', '.join(_OUT)} FROM ({' UNION ALL '.join(numbered)}) AS pr_checks "
         "ORDER BY pr_order"

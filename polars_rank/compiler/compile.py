@@ -27,6 +27,7 @@ from polars_rank.compiler.recsys import (
 from polars_rank.core import messages
 from polars_rank.core.conventions import OrderBy
 from polars_rank.core.errors import PolarsRankError, option
+from polars_rank.core.identifiers import table_reference
 from polars_rank.core.options import Duplicates, Options, Queries
 from polars_rank.core.recommender_inputs import GivenTable, check_request
 
@@ -70,12 +71,16 @@ def _parsed(metrics: Sequence[str | MetricSpec] | str | MetricSpec) -> list[Metr
     return specs
 
 
-def _table(value: object, what: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise PolarsRankError(
-            f"the {what} table name must be a non-empty string (e.g. 'db.{what}'), got {value!r}"
-        )
-    return value.strip()
+def _check_bigquery_names(columns: dict[str, str]) -> None:
+    """BigQuery reads a dot in a quoted column name as a path (``t.`a.b``` is field ``b`` of
+    ``a``), and its column names cannot hold one: refuse such a name rather than read
+    another column."""
+    for what, name in columns.items():
+        if "." in name:
+            raise PolarsRankError(
+                f"the {what} column {name!r} has a '.', which BigQuery reads as a path (its "
+                "column names cannot contain one)"
+            )
 
 
 def to_sql(
@@ -117,8 +122,13 @@ def to_sql(
             ``"P(rel=2)@5"``, ``"ndcg_cut.10"``, ...) or parsed :class:`MetricSpec` objects.
         dialect: ``"spark"`` (also ``"databricks"``), ``"postgres"``, ``"bigquery"``,
             ``"snowflake"``, ``"trino"`` or ``"duckdb"``.
-        run, qrels: table (or view) names as that dialect writes them in ``FROM``, e.g.
-            ``"catalog.db.run"`` or ``"my-project.dataset.run"``. ``qrels`` may be None
+        run, qrels: table (or view) references, ``[catalog.][schema.]table``, e.g.
+            ``"catalog.db.run"``, ``"my-project.dataset.run"`` or ``'db."My Runs"'``; each
+            part a plain or a quoted identifier (backticks too on Spark, Databricks and
+            BigQuery), kept as written (a reserved word quoted). Anything else (a function
+            call, a subquery, a ``;``) is refused: to evaluate a query, create a view
+            (:func:`~polars_rank.core.identifiers.table_reference`; the same holds for
+            ``interactions``, ``catalog`` and ``item_features``). ``qrels`` may be None
             when every metric is a recommender metric that reads no judgments: then every
             user of the run is evaluated.
         interactions: the training history table (``query, doc``, the run's column names)
@@ -136,7 +146,10 @@ def to_sql(
         per_query: one row per query (ordered by query) instead of one summary row.
         queries, relevance_level, max_rank, order_by: as in :func:`polars_rank.evaluate`
             (``order_by="rank"`` ranks by the run's ``rank`` column).
-        query, doc, score, rank, relevance, vector: the tables' column names.
+        query, doc, score, rank, relevance, vector: the tables' column names, any name: a
+            plain lower-case name not reserved in ``dialect`` stays unquoted (case folding
+            finds columns created unquoted), any other is quoted exactly as given
+            (:func:`~polars_rank.core.identifiers.identifier`).
         duplicates: ``"error"``: the query expects one row per ``(query, doc)`` in each table
             and does not check it (the engines check before running it; a repeated pair would
             count twice); ``"max"``: keep the highest score / grade of a repeated pair.
@@ -206,15 +219,17 @@ def to_sql(
     )
     if not isinstance(vector, str) or not vector:
         raise PolarsRankError(f"the vector column name must be a non-empty string, got {vector!r}")
-    tables = {ph.RUN: _table(run, "run")}
-    if qrels is not None:
-        tables[ph.QRELS] = _table(qrels, "qrels")
-    if interactions is not None:
-        tables[INTERACTIONS] = _table(interactions, "interactions")
-    if catalog is not None:
-        tables[CATALOG] = _table(catalog, "catalog")
-    if item_features is not None:
-        tables[FEATURES] = _table(item_features, "item_features")
+    tables = {
+        placeholder: (what, table_reference(value, what, dialect))
+        for placeholder, what, value in (
+            (ph.RUN, "run", run),
+            (ph.QRELS, "qrels", qrels),
+            (INTERACTIONS, "interactions", interactions),
+            (CATALOG, "catalog", catalog),
+            (FEATURES, "item_features", item_features),
+        )
+        if value is not None or placeholder == ph.RUN
+    }
     if left_out_column is not None and (
         not isinstance(left_out_column, str) or not left_out_column
     ):
@@ -243,6 +258,17 @@ def to_sql(
         has_interactions=interactions is not None,
     )
     cols = options.columns
+    if dialect == "bigquery":
+        _check_bigquery_names(
+            {
+                "query": cols.query,
+                "doc": cols.doc,
+                str(options.order_by): options.order_column,
+                "relevance": cols.relevance,
+                "vector": vector,
+                "left_out_column": left_out_column or "",
+            }
+        )
     names = {
         ph.QUERY: cols.query,
         ph.DOC: cols.doc,
@@ -252,6 +278,7 @@ def to_sql(
         VECTOR: vector,
     }
     names.update(zip(internal, out.values(), strict=True))
+    names.update(zip((ph.MEASURE_OUT, ph.VALUE_OUT), LONG_COLUMNS, strict=True))
     if left_out_column is not None:
         names[ph.LEFT_OUT_OUT] = left_out_column
     return render(text, dialect, tables, names, doc_key=ph.DOC_KEY, pretty=pretty)

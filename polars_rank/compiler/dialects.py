@@ -3,10 +3,11 @@
 The query is written once, in PostgreSQL's dialect (its reading keeps ``a / b`` as written;
 every division in the text is between DOUBLEs). :func:`render` parses it and rewrites the tree:
 
-1. the placeholder tables and columns become the caller's (tables parsed in the target
-   dialect, e.g. ``my-project.ds.run``; a column stays unquoted when it is a plain lower-case
-   word that is not a keyword, so that case-folding dialects resolve it as hand-written SQL
-   would, and is quoted otherwise);
+1. the placeholder tables and columns become the caller's: tables as parsed by
+   :func:`~polars_rank.core.identifiers.table_reference` (e.g. ``my-project.ds.run``), columns
+   by :func:`~polars_rank.core.identifiers.is_plain`'s rule — unquoted when a plain lower-case
+   name that is not on the dialect's reserved list, so that case-folding dialects resolve it as
+   hand-written SQL would, quoted exactly as given otherwise;
 2. the doc id's text gets the byte-order collation where the default may not compare bytes:
    ``COLLATE "C"`` on PostgreSQL, ``COLLATE "binary"`` on DuckDB (Spark, BigQuery, Snowflake
    and Trino compare strings as bytes by default, and sqlglot would print a clause they reject);
@@ -27,11 +28,13 @@ sqlglot is imported only when a query is rendered.
 
 from __future__ import annotations
 
-from functools import cache
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from sqlglot import exp
+
+from polars_rank.core.errors import PolarsRankError
+from polars_rank.core.identifiers import TableRef, is_plain
 
 #: The dialects :func:`~polars_rank.to_sql` renders (``databricks`` is Spark SQL).
 Dialect = Literal["spark", "databricks", "postgres", "bigquery", "snowflake", "trino", "duckdb"]
@@ -84,21 +87,34 @@ def _id_key(function: str, argument: exp.Expression, dialect: str) -> exp.Expres
     return exp.Collate(this=text, expression=exp.to_identifier(collation, quoted=True))
 
 
-@cache
-def _keywords() -> frozenset[str]:
-    from sqlglot.tokens import Tokenizer
-
-    return frozenset(word.lower() for word in Tokenizer.KEYWORDS if word.isalpha())
-
-
-def _identifier(name: str) -> exp.Identifier:
-    """A caller's column name: unquoted when a plain lower-case non-keyword, else quoted."""
-    import re
-
+def _identifier(name: str, dialect: str) -> exp.Identifier:
+    """A caller's column name: unquoted when plain in ``dialect``, else quoted as given."""
     from sqlglot import exp
 
-    plain = re.fullmatch(r"[a-z_][a-z0-9_]*", name) is not None and name not in _keywords()
-    return exp.to_identifier(name, quoted=not plain)
+    return exp.to_identifier(name, quoted=not is_plain(name, dialect))
+
+
+def _table(ref: TableRef, dialect: str) -> exp.Table:
+    """A parsed table reference as a sqlglot table, each part quoted as it needs."""
+    from sqlglot import exp
+
+    parts = [exp.to_identifier(p.name, quoted=p.needs_quotes(dialect)) for p in ref.parts]
+    keys = ("catalog", "db", "this")[-len(parts) :]
+    return exp.Table(**dict(zip(keys, parts, strict=True)))
+
+
+def _check_cte_names(tree, tables: dict[str, tuple[str, TableRef]]) -> None:
+    """A table given by a bare name that one of the query's own CTEs has would read the CTE."""
+    from sqlglot import exp
+
+    ctes = {cte.alias.lower() for cte in tree.find_all(exp.CTE)}
+    for what, ref in tables.values():
+        name = ref.table.name
+        if len(ref.parts) == 1 and name.lower() in ctes:
+            raise PolarsRankError(
+                f"the {what} table {name!r} has the name of one of the query's own CTEs: "
+                f"give it with its schema (e.g. 'public.{name}')"
+            )
 
 
 def _nulls_first_by_default(dialect: str, desc: bool) -> bool:
@@ -111,20 +127,22 @@ def _nulls_first_by_default(dialect: str, desc: bool) -> bool:
 def render(
     text: str,
     dialect: str,
-    tables: dict[str, str],
+    tables: dict[str, tuple[str, TableRef]],
     names: dict[str, str],
     *,
     doc_key: str,
     pretty: bool = True,
 ) -> str:
-    """``text`` (base dialect) printed in ``dialect``: placeholder tables → ``tables`` (names
-    as written in that dialect), placeholder columns → ``names``, and the rewrites of the
-    module docstring; ``doc_key`` is the column whose text gets the byte-order collation."""
+    """``text`` (base dialect) printed in ``dialect``: placeholder tables → ``tables``
+    (placeholder → the argument's name and its parsed reference), placeholder columns →
+    ``names``, and the rewrites of the module docstring; ``doc_key`` is the column whose text
+    gets the byte-order collation."""
     import sqlglot
     from sqlglot import exp
 
     tree = sqlglot.parse_one(text, read=BASE)
-    replaced = {key: exp.to_table(value, dialect=dialect) for key, value in tables.items()}
+    _check_cte_names(tree, tables)
+    replaced = {key: _table(ref, dialect) for key, (_, ref) in tables.items()}
     collation = BYTE_COLLATION.get(dialect)
 
     def rewrite(node: exp.Expression) -> exp.Expression:
@@ -135,7 +153,7 @@ def render(
             table.set("alias", node.args.get("alias"))
             return table
         if isinstance(node, exp.Identifier) and node.this in names:
-            return _identifier(names[node.this])
+            return _identifier(names[node.this], dialect)
         if isinstance(node, exp.Ordered):
             node.set("nulls_first", _nulls_first_by_default(dialect, bool(node.args.get("desc"))))
         if isinstance(node, exp.Least | exp.Greatest):

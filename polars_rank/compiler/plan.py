@@ -50,12 +50,15 @@ from polars_rank.compiler.placeholders import (
     DOC,
     DOC_KEY,
     LEFT_OUT_OUT,
+    MEASURE_OUT,
     ORDER,
     QRELS,
     QUERY,
     QUERY_OUT,
     RELEVANCE,
     RUN,
+    SOURCE,
+    VALUE_OUT,
 )
 from polars_rank.compiler.recsys import recommender_plan
 from polars_rank.core.options import Options
@@ -63,30 +66,37 @@ from polars_rank.core.summary import GM_FLOOR, Summary
 
 
 def _inputs(options: Options, n_ret: bool) -> list[tuple[str, str]]:
-    """``pr_run``, ``pr_qrels`` and ``pr_ranked``."""
-    value = dbl(ORDER)
+    """``pr_run``, ``pr_qrels`` and ``pr_ranked``; the caller's columns qualified by the
+    table's alias :data:`SOURCE` (none of the caller's names can be taken for an alias)."""
+    q, d = f"{SOURCE}.{QUERY}", f"{SOURCE}.{DOC}"
+    value = dbl(f"{SOURCE}.{ORDER}")
     if options.order_by == "score":  # -0.0 ties with 0.0, as in C
         key = f"CASE WHEN {value} = 0 THEN {ZERO} ELSE {value} END"
     else:  # the run's ranks, negated so that higher is better
         key = f"-{value}"
-    grade = dbl(RELEVANCE)
+    grade = dbl(f"{SOURCE}.{RELEVANCE}")
     # rows with a null id, score (rank) or grade are left out, so that no dialect's NULL
     # ordering decides a rank (the engines refuse them; check_sql reports them)
-    run_ok = f"WHERE {QUERY} IS NOT NULL AND {DOC} IS NOT NULL AND {ORDER} IS NOT NULL"
-    qrels_ok = f"WHERE {QUERY} IS NOT NULL AND {DOC} IS NOT NULL AND {RELEVANCE} IS NOT NULL"
+    ids_ok = f"{q} IS NOT NULL AND {d} IS NOT NULL"
+    run_ok = f"WHERE {ids_ok} AND {SOURCE}.{ORDER} IS NOT NULL"
+    qrels_ok = f"WHERE {ids_ok} AND {SOURCE}.{RELEVANCE} IS NOT NULL"
     if options.duplicates == "max":
         run = (
-            f"SELECT {QUERY} AS qid, {DOC} AS {DOC_KEY}, MAX({key}) AS sort_key "
-            f"FROM {RUN} {run_ok} GROUP BY {QUERY}, {DOC}"
+            f"SELECT {q} AS qid, {d} AS {DOC_KEY}, MAX({key}) AS sort_key "
+            f"FROM {RUN} AS {SOURCE} {run_ok} GROUP BY {q}, {d}"
         )
         qrels = (
-            f"SELECT {QUERY} AS qid, {DOC} AS {DOC_KEY}, MAX({grade}) AS grade "
-            f"FROM {QRELS} {qrels_ok} GROUP BY {QUERY}, {DOC}"
+            f"SELECT {q} AS qid, {d} AS {DOC_KEY}, MAX({grade}) AS grade "
+            f"FROM {QRELS} AS {SOURCE} {qrels_ok} GROUP BY {q}, {d}"
         )
     else:
-        run = f"SELECT {QUERY} AS qid, {DOC} AS {DOC_KEY}, {key} AS sort_key FROM {RUN} {run_ok}"
+        run = (
+            f"SELECT {q} AS qid, {d} AS {DOC_KEY}, {key} AS sort_key "
+            f"FROM {RUN} AS {SOURCE} {run_ok}"
+        )
         qrels = (
-            f"SELECT {QUERY} AS qid, {DOC} AS {DOC_KEY}, {grade} AS grade FROM {QRELS} {qrels_ok}"
+            f"SELECT {q} AS qid, {d} AS {DOC_KEY}, {grade} AS grade "
+            f"FROM {QRELS} AS {SOURCE} {qrels_ok}"
         )
     length = ""
     if n_ret:
@@ -247,6 +257,6 @@ def query_text(
     order = " ORDER BY pr_qid, m.i" if per_query else " ORDER BY m.i"
     return (
         f"{with_clause}, pr_measures AS ({measures}) "
-        f"SELECT {lead}m.measure AS measure, CASE m.i {value} END AS value{extra} "
+        f"SELECT {lead}m.measure AS {MEASURE_OUT}, CASE m.i {value} END AS {VALUE_OUT}{extra} "
         f"FROM {source} CROSS JOIN pr_measures AS m{order}"
     )

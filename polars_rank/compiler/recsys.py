@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from polars_rank.catalog.names import MetricSpec
 from polars_rank.compiler.dialects import ID_NUMBER, ID_TEXT
 from polars_rank.compiler.parts import ONE, ZERO, dbl, log2, num
-from polars_rank.compiler.placeholders import DOC, QUERY
+from polars_rank.compiler.placeholders import DOC, QUERY, SOURCE
 from polars_rank.core.recommender_inputs import item_options, largest_cutoff
 from polars_rank.recsys.options import ItemOptions
 
@@ -345,7 +345,11 @@ def recommender_plan(
     popular = [s for s in specs if s.entry.item_value]
     if has_interactions:
         out.ctes.append(
-            ("pr_history", f"SELECT {QUERY} AS qid, {DOC} AS docno FROM {INTERACTIONS}")
+            (
+                "pr_history",
+                f"SELECT {SOURCE}.{QUERY} AS qid, {SOURCE}.{DOC} AS docno "
+                f"FROM {INTERACTIONS} AS {SOURCE}",
+            )
         )
     groups: dict[ItemOptions, list[MetricSpec]] = {}
     for spec in popular:
@@ -382,7 +386,7 @@ def recommender_plan(
     corpus = [s for s in specs if s.entry.level == "corpus"]
     if any("catalog" in s.entry.tables for s in corpus):
         if has_catalog:
-            catalog = f"SELECT DISTINCT {DOC} AS docno FROM {CATALOG}"
+            catalog = f"SELECT DISTINCT {SOURCE}.{DOC} AS docno FROM {CATALOG} AS {SOURCE}"
         else:
             catalog = "SELECT docno FROM pr_run"
             if has_interactions:

@@ -7,11 +7,15 @@ rank. Every metric reads this table (ordering and judging: :mod:`.conventions`).
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Final
 
 import polars as pl
 
+from polars_rank.core import messages
+from polars_rank.core.columns import fresh, is_internal_looking
 from polars_rank.core.conventions import Columns, OrderBy, doc_key, order_key, rank_expr
+from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.frames import as_polars, like, to_lazy
 from polars_rank.core.options import Duplicates, Options
 from polars_rank.core.types import FrameLike
@@ -32,6 +36,55 @@ def _dedupe(frame: pl.LazyFrame, cols: Columns, value: str, policy: Duplicates) 
     if policy == "max":
         return frame.group_by(keys).agg(pl.col(value).max())
     return frame
+
+
+def with_rank_name(options: Options) -> Options:
+    """``options`` (resolved) with a judged-table rank column that is none of the inputs'
+    columns: with ``order_by="score"`` the rank is the engine's own column, named ``rank`` by
+    default, which a relevance (or query, doc, score) column may already be called."""
+    cols = options.columns
+    taken = [cols.query, cols.doc, cols.score, cols.relevance]
+    if options.order_by != "score" or cols.rank not in taken:
+        return options
+    rank = fresh("__pr_rank", taken)
+    return dataclasses.replace(options, columns=dataclasses.replace(cols, rank=rank))
+
+
+def needs_canonical(options: Options) -> bool:
+    """Whether the caller's column names (``options`` resolved, see :func:`with_rank_name`)
+    may meet the engine's own (:func:`~polars_rank.core.columns.is_internal_looking`), or
+    the judged table's columns would share a name: then the engine works on
+    :func:`canonical_inputs`."""
+    cols = options.columns
+    names = [cols.query, cols.doc, options.order_column, cols.rank, cols.relevance]
+    judged = [cols.query, cols.doc, cols.rank, cols.relevance]
+    return any(is_internal_looking(n) for n in names) or len(set(judged)) < len(judged)
+
+
+#: The columns the engine works on when the caller's names may clash with its own.
+CANONICAL = Columns()
+
+
+def canonical_inputs(
+    run: pl.LazyFrame, qrels: pl.LazyFrame, options: Options
+) -> tuple[pl.LazyFrame, pl.LazyFrame, Options]:
+    """The run (``query, doc`` and the score or rank) and the qrels (``query, doc,
+    relevance``) under the :data:`CANONICAL` names, and the options for them (``validate``
+    off: the caller checks the inputs under their own names first, so that every message
+    names the caller's columns). ``options`` must be resolved."""
+    cols, order_by = options.columns, options.order_by
+    assert order_by is not None
+    run = run.select(
+        pl.col(cols.query).alias(CANONICAL.query),
+        pl.col(cols.doc).alias(CANONICAL.doc),
+        pl.col(options.order_column).alias(CANONICAL.order_column(order_by)),
+    )
+    qrels = qrels.select(
+        pl.col(cols.query).alias(CANONICAL.query),
+        pl.col(cols.doc).alias(CANONICAL.doc),
+        pl.col(cols.relevance).alias(CANONICAL.relevance),
+    )
+    return run, qrels, dataclasses.replace(options, columns=CANONICAL, validate=False)
 
 
 def judgments(qrels: pl.LazyFrame, options: Options) -> pl.LazyFrame:
@@ -341,6 +394,16 @@ def judged_table(
     options = options.resolve(run_schema, qrels_schema)
     cols = options.columns
     doc_dtype = run_schema[cols.doc]
+    named = {"query": cols.query, "doc": cols.doc, "rank": cols.rank, "relevance": cols.relevance}
+    for role, name in named.items():
+        other = next((r for r, n in named.items() if n == name and r != role), None)
+        if other is not None:
+            raise PolarsRankError(
+                f"the judged table's {role} and {other} columns would both be called {name!r}: "
+                f"name the judged table's rank column with {messages.option('rank', 'pos')}"
+                if "rank" in (role, other)
+                else f"the {role} and {other} columns are both {name!r}"
+            )
     if compact:
         return compact_table(run, qrels, options, in_memory=in_memory).lazy()
     if options.validate:

@@ -1,4 +1,5 @@
-"""SQL text for values and names: the one place polars_rank quotes anything into SQL.
+"""SQL text for values and names: with :mod:`.identifiers` (column names per dialect, table
+references), the one place polars_rank quotes anything into SQL.
 
 >>> ident('nDCG@10'), literal("it's"), literal(0.5), literal(2.0), literal(["a", "b"])
 ('"nDCG@10"', "'it''s'", "CAST('0.5' AS DOUBLE)", '2', "['a', 'b']::VARCHAR[]")

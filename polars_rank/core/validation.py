@@ -21,6 +21,7 @@ from typing import Any
 import polars as pl
 
 from polars_rank.core import messages
+from polars_rank.core.columns import fresh
 from polars_rank.core.conventions import Columns
 from polars_rank.core.options import Options
 
@@ -149,11 +150,12 @@ def _pair_hash_collisions(frame: pl.LazyFrame, cols: Columns, check: str) -> pl.
 def _duplicate_example(frame: pl.LazyFrame, cols: Columns, check: str) -> pl.LazyFrame:
     """Count of duplicated ``(query, doc)`` pairs and the first one, in the checks' format."""
     keys = [cols.query, cols.doc]
+    n = fresh("len", keys)
     return (
         frame.select(keys)
         .group_by(keys)
-        .len()
-        .filter(pl.col("len") > 1)
+        .len(n)
+        .filter(pl.col(n) > 1)
         .select(
             pl.lit(check).alias("check"),
             pl.len().cast(pl.Int64).alias("count"),

@@ -26,6 +26,7 @@ import duckdb
 import polars as pl
 
 from polars_rank.core import messages
+from polars_rank.core.columns import fresh
 from polars_rank.core.options import Options
 from polars_rank.core.sqltext import ident, literal
 from polars_rank.engines.duckdb.query import BAD_VALUES, DUPLICATE_QUERIES, NULL_IDS, RUN_ROWS
@@ -62,12 +63,15 @@ def _first_bad(
 ) -> dict[str, Any]:
     """count, first row (0-based, scan order), and its query and doc as text."""
     q, d = ident(query), ident(doc)
+    # the row number under a name none of the source's columns has (DuckDB ignores case)
+    columns = [c.lower() for c in con.sql(f"SELECT * FROM {source} LIMIT 0").columns]
+    n = ident(fresh("__row", columns))
     count, row, first_query, first_doc = _row(
         con,
-        f"""SELECT count(*), min(__row),
-                   first(CAST({q} AS VARCHAR) ORDER BY __row),
-                   first(CAST({d} AS VARCHAR) ORDER BY __row)
-            FROM (SELECT *, row_number() OVER () - 1 AS __row FROM {source})
+        f"""SELECT count(*), min({n}),
+                   first(CAST({q} AS VARCHAR) ORDER BY {n}),
+                   first(CAST({d} AS VARCHAR) ORDER BY {n})
+            FROM (SELECT *, row_number() OVER () - 1 AS {n} FROM {source})
             WHERE {bad}""",
     )
     return {"count": count, "row": row, "query": first_query, "doc": first_doc}
@@ -83,10 +87,12 @@ def _pairs(query: str, doc: str, dtypes: tuple[pl.DataType, pl.DataType]) -> tup
 
 
 def _duplicate_count_fast(con: duckdb.DuckDBPyConnection, source: str, q: str, d: str) -> int:
-    """Number of (query, doc) hashes seen more than once: 0 proves there is no duplicate."""
+    """Number of (query, doc) hashes seen more than once: 0 proves there is no duplicate.
+    (The hashes are grouped in a table of their own: ``GROUP BY h`` over the source would
+    take a column ``h`` of the caller's for the alias.)"""
     count = _row(
         con,
-        f"SELECT count(*) FROM (SELECT hash({q}, {d}) AS h FROM {source} "
+        f"SELECT count(*) FROM (SELECT h FROM (SELECT hash({q}, {d}) AS h FROM {source}) "
         "GROUP BY h HAVING count(*) > 1)",
     )[0]
     return int(count)

@@ -30,6 +30,10 @@ DISTINCT_DOCS = "__pr_distinct_docs"
 DUPLICATE_QUERIES = "__pr_duplicate_queries"
 CHECKS = (RUN_ROWS, NULL_IDS, BAD_VALUES, DUPLICATE_QUERIES)
 
+#: The per-query result's query column, renamed to the caller's after the internal columns
+#: (:data:`LEFT_OUT`, :data:`CHECKS`) are dropped: the caller's name may be one of theirs.
+QUERY_OUT = "__pr_query"
+
 #: Queries with at most this many retrieved judged documents rank them by counting the
 #: documents above each (a join, linear in the query's length); longer lists of judged
 #: documents are ranked by sorting the whole query (a window).
@@ -98,7 +102,13 @@ def run_checks(schema: pl.Schema, options: Options) -> dict[str, str]:
 
 
 def judged_sql(
-    run: str, qrels: str, schema: pl.Schema, options: Options, *, checks: bool = False
+    run: str,
+    qrels: str,
+    schema: pl.Schema,
+    options: Options,
+    *,
+    checks: bool = False,
+    rows: tuple[str, str] = (ROW, ROW),
 ) -> str:
     """CTEs ending in ``_judged(query, rank, relevance)``: the compact judged table.
 
@@ -109,19 +119,22 @@ def judged_sql(
     query's documents ordered before it (the sort keys of ``sql/ranking.sql``), counted by a
     join of each judged document with the rows of its query that score at least as high.
     ``checks`` (with ``duplicates="error"`` only) adds the run's input checks to ``_size`` and
-    defines ``_checks``, their totals in one row (see :func:`run_checks`).
+    defines ``_checks``, their totals in one row (see :func:`run_checks`). ``rows`` names the
+    inputs' row-number columns (``duplicates="first"``), read as :data:`ROW`.
     """
     cols, order_column, duplicates = options.columns, options.order_column, options.duplicates
-    row = f", {ROW}" if duplicates == "first" else ""
+    run_row, qrels_row = (
+        (f", {ident(r)} AS {ROW}" if duplicates == "first" else "") for r in rows
+    )
     query_id = id_sql(cols.query, schema[cols.query])
     doc_id = id_sql(cols.doc, schema[cols.doc])
     run_in = (
-        f"SELECT {query_id} AS query, {doc_id} AS doc, {ident(order_column)} AS by_value{row} "
-        f"FROM {run}"
+        f"SELECT {query_id} AS query, {doc_id} AS doc, {ident(order_column)} AS by_value"
+        f"{run_row} FROM {run}"
     )
     qrels_in = (
-        f"SELECT {query_id} AS query, {doc_id} AS doc, {ident(cols.relevance)} AS relevance{row} "
-        f"FROM {qrels}"
+        f"SELECT {query_id} AS query, {doc_id} AS doc, {ident(cols.relevance)} AS relevance"
+        f"{qrels_row} FROM {qrels}"
     )
     key = "_pr_score_key(by_value)" if options.order_by == "score" else "_pr_rank_key(by_value)"
     max_rank = options.max_rank
@@ -208,15 +221,18 @@ def query_sql(
     has_qrels: bool = True,
     outside: str | None = None,
     checks: bool = False,
+    rows: tuple[str, str] = (ROW, ROW),
 ) -> str:
     """The whole evaluation as one SELECT: per-query values (sorted by query) or the summary
-    row, plus the count of run queries without judgments in column :data:`LEFT_OUT`.
+    row, plus the count of run queries without judgments in column :data:`LEFT_OUT`; the
+    per-query values' query column is :data:`QUERY_OUT`.
 
     ``recommender`` holds the CTEs of the recommender metrics (they define ``_rec_user`` and
     ``_rec_corpus``, see :mod:`polars_rank.engines.duckdb.recsys`); ``outside`` names the column
     of ``_rec_corpus`` to return with the summary. Without qrels (``has_qrels=False``) every
     run query is evaluated. ``checks``: the run's check totals come back too, in the columns
-    of :data:`CHECKS` (on every row; none when no query is evaluated)."""
+    of :data:`CHECKS` (on every row; none when no query is evaluated). ``rows``: see
+    :func:`judged_sql`."""
     judged = [s for s in specs if s.entry.table == "judged"]
     query_level = [s for s in specs if s.entry.level == "query"]
     metrics = [f"{metric_sql(s, options.relevance_level)} AS {ident(s.label)}" for s in judged]
@@ -243,7 +259,7 @@ def query_sql(
     values += [f"r.{ident(s.label)}" for s in query_level if s not in judged]
     rec_join = "LEFT JOIN _rec_user AS r ON u.query = r.query" if recommender else ""
     sql = (
-        judged_sql(run, qrels, schema, options, checks=checks)
+        judged_sql(run, qrels, schema, options, checks=checks, rows=rows)
         + f"""_per_query AS (
     SELECT {select}
     FROM _judged
@@ -263,7 +279,7 @@ _left AS ({left_out}),
     if per_query:
         columns = ", ".join(
             [
-                f"query AS {ident(options.columns.query)}",
+                f"query AS {QUERY_OUT}",
                 *(ident(s.label) for s in specs),
                 left,
             ]

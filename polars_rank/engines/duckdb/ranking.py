@@ -34,17 +34,18 @@ import polars as pl
 from polars_rank.catalog.names import MetricSpec
 from polars_rank.core import messages
 from polars_rank.core.arrow import register_frame, to_polars
-from polars_rank.core.columns import LEFT_OUT
+from polars_rank.core.columns import LEFT_OUT, fresh
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.frames import ACCEPTED, as_polars
+from polars_rank.core.identifiers import table_reference
 from polars_rank.core.judged import empty_qrels
 from polars_rank.core.options import Options
-from polars_rank.core.sqltext import ident, literal, table_name
+from polars_rank.core.sqltext import ident, literal
 from polars_rank.core.types import CatalogInput, TableInput
 from polars_rank.core.validation import validate
 from polars_rank.duckdb import follow, read_session_table, session
 from polars_rank.engines.duckdb.checks import check_sql, qrels_look_wrong, run_looks_wrong
-from polars_rank.engines.duckdb.query import CHECKS, ROW, id_sql, query_sql
+from polars_rank.engines.duckdb.query import CHECKS, QUERY_OUT, ROW, id_sql, query_sql
 
 
 @dataclass
@@ -55,6 +56,7 @@ class _Source:
     schema: pl.Schema
     frame: pl.DataFrame | None = None  # the Polars frame, when the input was one
     views: list[str] = field(default_factory=list)  # names registered on the connection
+    row: str = ROW  # the row number's column (``row_index``): none of the input's columns
 
 
 def _is_parquet(obj: object) -> bool:
@@ -81,6 +83,12 @@ def _session_frame(
     return frame
 
 
+def _table(name: str, what: str) -> str:
+    """A table or view name as ``to_sql(..., "duckdb")`` reads it: a table reference only
+    (:func:`~polars_rank.core.identifiers.table_reference`), never other SQL."""
+    return table_reference(name, what, "duckdb").sql("duckdb")
+
+
 def _source(
     con: duckdb.DuckDBPyConnection,
     obj: TableInput,
@@ -90,25 +98,28 @@ def _source(
     user: duckdb.DuckDBPyConnection | None = None,
 ) -> _Source:
     """Make ``obj`` readable by ``con``; register Polars data under a unique name. ``user``:
-    the connection ``con`` is a cursor of, for the names only its session reads."""
+    the connection ``con`` is a cursor of, for the names only its session reads. A name is a
+    table reference only (never other SQL), read as ``to_sql(..., "duckdb")`` reads it."""
     if isinstance(obj, duckdb.DuckDBPyRelation):
         obj = to_polars(obj)
     if isinstance(obj, pl.LazyFrame):
         obj = obj.collect()
     if isinstance(obj, str):
-        sql = f"read_parquet({literal(obj)})" if _is_parquet(obj) else table_name(obj)
+        sql = f"read_parquet({literal(obj)})" if _is_parquet(obj) else _table(obj, what)
         try:
             schema = to_polars(con.sql(f"SELECT * FROM {sql} LIMIT 0")).schema
         except duckdb.Error as error:
             obj = _session_frame(con, user, sql, what, obj, error)
         else:
+            row = fresh(ROW, schema.names())
             if row_index:
-                sql = f"(SELECT *, row_number() OVER () - 1 AS {ROW} FROM {sql})"
-            return _Source(sql, schema)
+                sql = f"(SELECT *, row_number() OVER () - 1 AS {ident(row)} FROM {sql})"
+            return _Source(sql, schema, row=row)
     if isinstance(obj, pl.DataFrame):
         name = f"__pr_{what}_{uuid.uuid4().hex}"
-        register_frame(con, name, obj.with_row_index(ROW) if row_index else obj)
-        return _Source(ident(name), obj.schema, frame=obj, views=[name])
+        row = fresh(ROW, obj.columns)
+        register_frame(con, name, obj.with_row_index(row) if row_index else obj)
+        return _Source(ident(name), obj.schema, frame=obj, views=[name], row=row)
     raise TypeError(
         f"{what} must be {ACCEPTED}, a DuckDB relation, a table name or a .parquet path, "
         f"got {type(obj).__name__}"
@@ -141,7 +152,7 @@ def _frame(
     if isinstance(obj, duckdb.DuckDBPyRelation):
         return to_polars(obj)
     if isinstance(obj, str):
-        sql = f"read_parquet({literal(obj)})" if _is_parquet(obj) else table_name(obj)
+        sql = f"read_parquet({literal(obj)})" if _is_parquet(obj) else _table(obj, what)
         try:
             return to_polars(con.sql(f"SELECT * FROM {sql}"))
         except duckdb.Error as error:
@@ -304,6 +315,7 @@ def evaluate_duckdb(
                 has_qrels=has_qrels,
                 outside=OUTSIDE if has_corpus else None,
                 checks=in_sql,
+                rows=(run_src.row, qrels_src.row),
             )
             try:
                 result = to_polars(con.sql(sql))
@@ -331,5 +343,6 @@ def evaluate_duckdb(
         result = result.drop(OUTSIDE)
     if per_query:
         query = options.columns.query
+        result = result.rename({QUERY_OUT: query})
         result = result.with_columns(pl.col(query).cast(run_src.schema[query]))
     return result.lazy() if lazy_out else result

@@ -22,13 +22,16 @@ import polars as pl
 
 from polars_rank.catalog.names import MetricSpec
 from polars_rank.core import messages
-from polars_rank.core.columns import IN_RUN, JUDGED, LEFT_OUT
+from polars_rank.core.columns import IN_RUN, JUDGED, LEFT_OUT, fresh
 from polars_rank.core.expr import safe_div
 from polars_rank.core.frames import like, to_lazy
 from polars_rank.core.judged import (
+    canonical_inputs,
     compact_table,
     empty_qrels,
     judgments,
+    needs_canonical,
+    with_rank_name,
 )
 from polars_rank.core.options import Options
 from polars_rank.core.recommender_inputs import RecommenderInputs, recommender_specs
@@ -102,13 +105,16 @@ def judged_users(
     in_run = run.select(query).unique()
     judged = qrels.filter(pl.col(options.columns.relevance).is_not_null()).select(query).unique()
     users = judged if options.queries == "qrels" else judged.join(in_run, on=query, how="semi")
+    count = fresh("__pr_left_out", [query])
     left_out = in_run.join(judged, on=query, how="anti").select(
-        pl.len().map_batches(_reporting(warn), return_dtype=pl.UInt32, returns_scalar=True)
+        pl.len()
+        .map_batches(_reporting(warn), return_dtype=pl.UInt32, returns_scalar=True)
+        .alias(count)
     )
     # reading the warning column keeps the optimiser from pruning it
     return (
         users.join(left_out, how="cross")
-        .filter(pl.col("len").is_not_null())
+        .filter(pl.col(count).is_not_null())
         .select(query)
         .sort(query)
     )
@@ -138,17 +144,24 @@ def evaluate_polars(
     run_schema = run_lazy.collect_schema()
     in_memory = isinstance(run, pl.DataFrame) and not isinstance(qrels, pl.LazyFrame)
     given = to_lazy(qrels, "qrels") if qrels is not None else empty_qrels(run_schema, options)
-    options = options.resolve(run_schema, given.collect_schema())
+    options = with_rank_name(options.resolve(run_schema, given.collect_schema()))
     query, doc_dtype = options.columns.query, run_schema[options.columns.doc]
     rec_specs = recommender_specs(specs)
     judged_specs = [s for s in specs if s not in rec_specs]
-    if options.validate and not judged_specs:
+    canonical = bool(judged_specs) and needs_canonical(options)
+    if options.validate and (canonical or not judged_specs):
         validate(run_lazy, given, options, in_memory=in_memory, judgments_given=qrels is not None)
     if judged_specs:  # the input checks run with its first pass
+        table_inputs = (run_lazy, given, options)
+        if canonical:  # names like the engine's own: work on the canonical names
+            table_inputs = canonical_inputs(run_lazy, given, options)
+        table_options = table_inputs[2]
         table = compact_table(
-            run_lazy, given, options, judgments_given=qrels is not None, in_memory=in_memory
+            *table_inputs, judgments_given=qrels is not None, in_memory=in_memory
         ).lazy()
-        values = per_query_values(table, judged_specs, options, warn)
+        values = per_query_values(table, judged_specs, table_options, warn)
+        if canonical:
+            values = values.rename({table_options.columns.query: query})
     elif qrels is not None:
         values = judged_users(run_lazy, given, options, warn)
     else:

@@ -31,6 +31,7 @@ from typing import Any
 import polars as pl
 
 from polars_rank.catalog.names import MetricSpec
+from polars_rank.core.columns import fresh
 from polars_rank.core.conventions import Columns, rank_expr
 from polars_rank.core.judged import deduplicated_run
 from polars_rank.core.options import Options
@@ -73,7 +74,8 @@ def top_rows(
         return unranked
     bound = min(bounds)
     # one cheap pass (list lengths) saves ranking anything when no list is longer than the cut
-    longest = deduped.group_by(query).len().select(pl.col("len").max()).collect().item()
+    n = fresh("len", [query])
+    longest = deduped.group_by(query).len(n).select(pl.col(n).max()).collect().item()
     if longest is None or longest <= bound:
         return unranked
     size = pl.len().over(query)

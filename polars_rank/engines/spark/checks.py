@@ -2,11 +2,10 @@
 
 The checks are those of :func:`polars_rank.core.validation.validate`: empty inputs, null
 ids, null or NaN scores (or ranks) and grades, infinite grades, and duplicate
-``(query, doc)`` pairs when ``duplicates="error"``. One Spark job counts rows, nulls, NaNs
-and infinite grades in both tables; with ``duplicates="error"`` a second groups the rows by
-a 64-bit hash of the pair (a shuffle of 8-byte keys, cheaper than grouping by the two ids).
-Only when one of them finds something is the message built: the first bad row (0-based, in
-the DataFrame's partition order) and its ids, or an example of a repeated pair.
+``(query, doc)`` pairs when ``duplicates="error"``. One Spark job runs the portable checks
+of :func:`polars_rank.check_sql` over both tables. Only when it finds something is the
+message built: the first bad row (0-based, in the DataFrame's partition order) and its ids,
+or an example of a repeated pair.
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from polars_rank.core import messages
+from polars_rank.core.columns import fresh
 from polars_rank.core.options import Options
 
 if TYPE_CHECKING:
@@ -37,12 +37,14 @@ def _infinite(name: str) -> str:
 def _first_bad(spark: SparkSession, view: str, bad: str, query: str, doc: str) -> dict[str, Any]:
     """count, first row (0-based, partition order) and its query and doc as text."""
     q, d = quoted(query), quoted(doc)
+    # the row number under a name none of the view's columns has (Spark ignores case)
+    n = quoted(fresh("pr_row", [c.lower() for c in spark.table(quoted(view)).columns]))
     row = spark.sql(
-        f"""SELECT COUNT(*) AS count, MIN(pr_row) AS row,
-                   MIN_BY(CAST({q} AS STRING), pr_row) AS query,
-                   MIN_BY(CAST({d} AS STRING), pr_row) AS doc
+        f"""SELECT COUNT(*) AS count, MIN({n}) AS row,
+                   MIN_BY(CAST({q} AS STRING), {n}) AS query,
+                   MIN_BY(CAST({d} AS STRING), {n}) AS doc
             FROM (SELECT *, ROW_NUMBER() OVER (ORDER BY monotonically_increasing_id()) - 1
-                            AS pr_row
+                            AS {n}
                   FROM {quoted(view)})
             WHERE {bad}"""
     ).collect()[0]

@@ -29,6 +29,7 @@ from polars_rank.compiler import column_names, to_sql
 from polars_rank.core import messages
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.frames import from_arrow
+from polars_rank.core.identifiers import table_reference
 from polars_rank.core.options import Options
 from polars_rank.core.recommender_inputs import check_request
 from polars_rank.core.types import TableInput
@@ -90,8 +91,9 @@ def _spark_frame(
         sent = obj.with_columns(pl.col(unsigned).cast(pl.Int64)) if unsigned else obj
         return spark.createDataFrame(sent.to_arrow()), obj.schema, obj
     if isinstance(obj, str):
+        reference = table_reference(obj, what, "spark").sql("spark")  # a table, never other SQL
         try:
-            obj = spark.table(obj)
+            obj = spark.table(reference)
         except Exception as error:  # AnalysisException: no such table or view
             first = str(error).strip().splitlines()[0] if str(error).strip() else ""
             raise PolarsRankError(
@@ -157,6 +159,8 @@ def evaluate_spark(
     qrels_df, qrels_schema, qrels_frame = _spark_frame(spark, qrels, "qrels")
     options = options.resolve(run_schema, qrels_schema)
     cols = options.columns
+    # the result's count of left-out queries, under a name the query column does not have
+    left_out_column = LEFT_OUT if cols.query.lower() != LEFT_OUT else f"{LEFT_OUT}_n"
     polars_inputs = run_frame is not None and qrels_frame is not None
     if options.validate and run_frame is not None and qrels_frame is not None:
         validate(run_frame.lazy(), qrels_frame.lazy(), options, in_memory=True)
@@ -179,11 +183,11 @@ def evaluate_spark(
             relevance=cols.relevance,
             order_by=options.ordering,
             duplicates=options.duplicates,
-            left_out_column=LEFT_OUT,
+            left_out_column=left_out_column,
         )
         result = from_arrow(spark.sql(sql).toArrow())
         if result.height:
-            left_out = int(result[LEFT_OUT][0] or 0)
+            left_out = int(result[left_out_column][0] or 0)
         else:  # no query to evaluate: count the run's queries apart
             q = quoted(cols.query)
             left_out = spark.sql(
@@ -191,8 +195,8 @@ def evaluate_spark(
                 f"LEFT ANTI JOIN {quoted(views['qrels'])} AS j ON r.{q} = j.{q}"
             ).collect()[0]["n"]
     warn(left_out)
-    names = column_names(specs, reserved=[cols.query, LEFT_OUT])
-    result = result.drop(LEFT_OUT).rename({v: k for k, v in names.items()})
+    names = column_names(specs, reserved=[cols.query, left_out_column])
+    result = result.drop(left_out_column).rename({v: k for k, v in names.items()})
     labels = [s.label for s in specs]
     result = result.with_columns(pl.col(labels).cast(pl.Float64))
     if per_query:
