@@ -84,9 +84,7 @@ def _inputs(options: Options, n_ret: bool) -> list[tuple[str, str]]:
         )
     else:
         run = f"SELECT {q} AS qid, {d} AS {DOC_KEY}, {key} AS sort_key FROM {RUN} AS {SOURCE}"
-        qrels = (
-            f"SELECT {q} AS qid, {d} AS {DOC_KEY}, {grade} AS grade FROM {QRELS} AS {SOURCE}"
-        )
+        qrels = f"SELECT {q} AS qid, {d} AS {DOC_KEY}, {grade} AS grade FROM {QRELS} AS {SOURCE}"
     length = ""
     if n_ret:
         length = "COUNT(*) OVER (PARTITION BY qid)"
