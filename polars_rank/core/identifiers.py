@@ -179,8 +179,10 @@ def _quoted_part(text: str, start: int, dialect: str) -> tuple[str, int] | None:
             i += 2
             continue
         if c == mark:
-            if i + 1 < len(text) and text[i + 1] == mark and not (
-                mark == "`" and dialect == "bigquery"
+            if (
+                i + 1 < len(text)
+                and text[i + 1] == mark
+                and not (mark == "`" and dialect == "bigquery")
             ):
                 chars.append(mark)
                 i += 2

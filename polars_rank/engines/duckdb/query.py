@@ -123,9 +123,7 @@ def judged_sql(
     inputs' row-number columns (``duplicates="first"``), read as :data:`ROW`.
     """
     cols, order_column, duplicates = options.columns, options.order_column, options.duplicates
-    run_row, qrels_row = (
-        (f", {ident(r)} AS {ROW}" if duplicates == "first" else "") for r in rows
-    )
+    run_row, qrels_row = ((f", {ident(r)} AS {ROW}" if duplicates == "first" else "") for r in rows)
     query_id = id_sql(cols.query, schema[cols.query])
     doc_id = id_sql(cols.doc, schema[cols.doc])
     run_in = (
