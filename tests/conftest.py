@@ -4,7 +4,7 @@ output, and the real engines of the SQL tests (PostgreSQL, Spark; started by
 
 Markers (``pyproject.toml``): ``spark`` and ``postgres`` are added here to every test that
 uses the engine's fixture; ``slow`` and ``install`` are set by the tests. The README's test
-command runs ``-m "not slow and not install"`` with the ``dev`` hypothesis profile (a fifth of
+command runs ``-m "not slow and not install"`` with the ``dev`` hypothesis profile (a tenth of
 the examples); ``.ci/run`` runs everything with the ``ci`` profile (every example count as
 written in the tests). ``HYPOTHESIS_PROFILE`` chooses the profile. At the end of a run the
 time spent under each marker is printed.
@@ -22,12 +22,12 @@ import polars as pl
 import pytest
 from hypothesis import HealthCheck, settings
 
-#: ``ci``: every test's example count as written; ``dev``: a fifth (see ``examples``).
+#: ``ci``: every test's example count as written; ``dev``: a tenth (see ``examples``).
 settings.register_profile(
     "ci", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.register_profile(
-    "dev", max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    "dev", max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 

@@ -23,7 +23,7 @@ def fast_first(values: list) -> list:
 
 def examples(count: int) -> int:
     """A test's example count under the loaded hypothesis profile: ``count`` with the ``ci``
-    profile (100 examples by default), a fifth of it (at least 2) with ``dev`` (20)."""
+    profile (100 examples by default), a tenth of it (at least 2) with ``dev`` (10)."""
     return max(2, math.ceil(count * settings().max_examples / 100))
 
 

@@ -161,6 +161,7 @@ def test_postgres(postgres) -> None:
     assert postgres.query(sql).height == 0
 
 
+@pytest.mark.slow
 def test_spark(spark) -> None:
     spark.createDataFrame(DIRTY_RUN.to_arrow()).createOrReplaceTempView("run_t")
     spark.createDataFrame(DIRTY_QRELS.to_arrow()).createOrReplaceTempView("qrels_t")

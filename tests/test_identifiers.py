@@ -46,6 +46,7 @@ def test_postgres_list_is_the_servers(postgres):
     assert found == _from_engine("postgres")
 
 
+@pytest.mark.slow
 def test_spark_list_is_the_sessions(spark):
     (setup,) = header(KEYWORDS / "spark.txt", "setup")
     key = setup.removeprefix("SET ").split("=")[0]
