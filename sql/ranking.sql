@@ -343,19 +343,26 @@ CREATE OR REPLACE MACRO iprec_at_recall(rank, relevance, recall_level, relevance
 -- the points in the order given and matches them from the last one back: trailing points with
 -- c above the relevant retrieved count 0; then each is matched while 1 <= c <= the previous
 -- match; the first one that is not, and every point before it, count the highest precision.
+-- (The state is carried as {a: state, c: cutoff}, each cutoff wrapped the same way: DuckDB
+-- before 2.0, the CLI 1.5, wants list_reduce's initial value to have the elements' type.)
+CREATE OR REPLACE MACRO _pr_11pt_init(nrr) AS
+    {'skip': true, 'stuck': false, 'bound': CAST(nrr AS DOUBLE), 'total': CAST(0 AS DOUBLE)};
+
 CREATE OR REPLACE MACRO _pr_11pt(precs, nrr, big_r, points) AS
     list_reduce(
-        list_reverse(list_transform(points, lambda x: round(CAST(x AS DOUBLE) * big_r))),
-        lambda acc, c: CASE
-            WHEN acc.skip AND c > nrr THEN acc
-            WHEN acc.stuck OR c > acc.bound OR c = 0
-                THEN {'skip': false, 'stuck': true, 'bound': acc.bound,
-                      'total': acc.total + coalesce(list_max(precs), CAST(0 AS DOUBLE))}
-            ELSE {'skip': false, 'stuck': false, 'bound': c,
-                  'total': acc.total
-                      + coalesce(list_max(list_slice(precs, CAST(greatest(c, 1) AS BIGINT),
+        list_transform(list_reverse(points),
+                       lambda x: {'a': _pr_11pt_init(nrr), 'c': round(CAST(x AS DOUBLE) * big_r)}),
+        lambda acc, e: {'a': CASE
+            WHEN acc.a.skip AND e.c > nrr THEN acc.a
+            WHEN acc.a.stuck OR e.c > acc.a.bound OR e.c = 0
+                THEN {'skip': false, 'stuck': true, 'bound': acc.a.bound,
+                      'total': acc.a.total + coalesce(list_max(precs), CAST(0 AS DOUBLE))}
+            ELSE {'skip': false, 'stuck': false, 'bound': e.c,
+                  'total': acc.a.total
+                      + coalesce(list_max(list_slice(precs, CAST(greatest(e.c, 1) AS BIGINT),
                                                      len(precs))), CAST(0 AS DOUBLE))} END,
-        {'skip': true, 'stuck': false, 'bound': nrr, 'total': CAST(0 AS DOUBLE)}).total
+            'c': e.c},
+        {'a': _pr_11pt_init(nrr), 'c': CAST(NULL AS DOUBLE)}).a.total
     / CAST(len(points) AS DOUBLE);
 
 CREATE OR REPLACE MACRO eleven_pt_avg(rank, relevance,
@@ -438,12 +445,17 @@ CREATE OR REPLACE MACRO _pr_err_stop(relevance, max_grade) AS
 -- ERR@k (Chapelle et al. 2009; gdeval.pl, ir_measures ERR@k), one pass in rank order:
 -- sum over ranks r <= k of R_r / r * prod_{i < r} (1 - R_i). gdeval: max_grade = 4.
 -- Example: ranks 1-3 graded 2, 0, 4: 3/16 + (15/16) (13/16) / 3 = 0.44140625
+-- (each row carries the state's fields too: DuckDB before 2.0 wants list_reduce's initial
+-- value to have the elements' type)
 CREATE OR REPLACE MACRO err(rank, relevance, k := NULL, max_grade := 4) AS
     coalesce(list_reduce(
-        list_sort(list({'r': CAST(rank AS DOUBLE), 'p': _pr_err_stop(relevance, max_grade)})
+        list_sort(list({'r': CAST(rank AS DOUBLE), 'p': _pr_err_stop(relevance, max_grade),
+                        'err': CAST(0 AS DOUBLE), 'reach': CAST(1 AS DOUBLE)})
                   FILTER (WHERE _pr_within(rank, k))),
-        lambda acc, x: {'err': acc.err + x.p * acc.reach / x.r, 'reach': acc.reach * (1.0 - x.p)},
-        {'err': CAST(0 AS DOUBLE), 'reach': CAST(1 AS DOUBLE)}).err,
+        lambda acc, x: {'r': x.r, 'p': x.p, 'err': acc.err + x.p * acc.reach / x.r,
+                        'reach': acc.reach * (1.0 - x.p)},
+        {'r': CAST(NULL AS DOUBLE), 'p': CAST(NULL AS DOUBLE), 'err': CAST(0 AS DOUBLE),
+         'reach': CAST(1 AS DOUBLE)}).err,
         CAST(0 AS DOUBLE));
 
 -- (1 - p) p^(rank - 1): the weight RBP gives a rank

@@ -13,6 +13,9 @@
 -- MAP {1: 3.0::DOUBLE, 2: 9.0, 4: 4.5} for trec_eval's -m ndcg.1=3,2=9,4=4.5; NULL: none.
 --
 -- The walks over a query's judged retrieved documents are list_reduce calls in rank order.
+-- Their accumulator is carried as {a: state, x: row} with each row wrapped the same way
+-- ({a: initial state, x: row}): DuckDB before 2.0 (the CLI 1.5) wants list_reduce's initial
+-- value to have the type of the list's elements.
 -- A value used several times is bound once as a lambda parameter,
 --     list_transform([value], lambda v: ... v ... v ...)[1],
 -- which keeps DuckDB from expanding (and planning) its expression at every use.
@@ -26,9 +29,12 @@ CREATE OR REPLACE MACRO _te_relchar(relevance) AS
          WHEN relevance >= 0 THEN CAST(CAST(floor(relevance) AS BIGINT) AS VARCHAR)
          ELSE '.' END;
 
--- running sums of a DOUBLE list, after a leading 0: [0, v1, v1 + v2, ...]
-CREATE OR REPLACE MACRO _te_running(values) AS
-    list_reduce(values, lambda acc, v: list_append(acc, acc[-1] + v), [CAST(0 AS DOUBLE)]);
+-- running sums of a DOUBLE list, after a leading 0: [0, v1, v1 + v2, ...]. (Each value is
+-- wrapped in a one-element list: DuckDB before 2.0 wants list_reduce's accumulator to have
+-- the type of the list's elements.)
+CREATE OR REPLACE MACRO _te_running(xs) AS
+    list_reduce(list_transform(xs, lambda v: [CAST(v AS DOUBLE)]),
+                lambda acc, v: list_append(acc, acc[-1] + v[1]), [CAST(0 AS DOUBLE)]);
 
 -- one infAP term: j documents above, r relevant, n judged non-relevant, u negative-graded
 CREATE OR REPLACE MACRO _te_infap_term(j, r, n, u) AS
@@ -79,15 +85,21 @@ CREATE OR REPLACE MACRO relevance_string(rank, relevance, length := 10) AS
 -- infAP (m_infap.c): (1/R) sum over retrieved relevant at rank j + 1 of
 -- 1 (j = 0) or 1/(j+1) + (j/(j+1)) ((r+n+u)/j) ((r+eps)/(r+n+2eps)), eps = 1e-5;
 -- r, n, u: relevant, judged non-relevant, negative-graded documents above
+CREATE OR REPLACE MACRO _te_infap_init() AS
+    {'r': 0, 'n': 0, 'u': 0, 't': CAST(0 AS DOUBLE)};
+
 CREATE OR REPLACE MACRO inferred_ap(rank, relevance, relevance_level := 1) AS
-    _pr_div(list_reduce(_te_rows(rank, relevance, NULL, relevance_level), lambda acc, x: {
-        'r': acc.r + CASE WHEN x.k = 1 THEN 1 ELSE 0 END,
-        'n': acc.n + CASE WHEN x.k = 0 THEN 1 ELSE 0 END,
-        'u': acc.u + CASE WHEN x.k = -1 THEN 1 ELSE 0 END,
-        't': acc.t + CASE WHEN x.k <> 1 THEN CAST(0 AS DOUBLE)
-                          WHEN x.r = 1 THEN CAST(1 AS DOUBLE)
-                          ELSE _te_infap_term(x.r - 1, acc.r, acc.n, acc.u) END},
-        {'r': 0, 'n': 0, 'u': 0, 't': CAST(0 AS DOUBLE)}).t,
+    _pr_div(list_transform([_te_rows(rank, relevance, NULL, relevance_level)], lambda rows:
+        list_reduce(list_transform(rows, lambda x: {'a': _te_infap_init(), 'x': x}),
+            lambda acc, e: {'a': {
+                'r': acc.a.r + CASE WHEN e.x.k = 1 THEN 1 ELSE 0 END,
+                'n': acc.a.n + CASE WHEN e.x.k = 0 THEN 1 ELSE 0 END,
+                'u': acc.a.u + CASE WHEN e.x.k = -1 THEN 1 ELSE 0 END,
+                't': acc.a.t + CASE WHEN e.x.k <> 1 THEN CAST(0 AS DOUBLE)
+                                    WHEN e.x.r = 1 THEN CAST(1 AS DOUBLE)
+                                    ELSE _te_infap_term(e.x.r - 1, acc.a.r, acc.a.n, acc.a.u)
+                               END}, 'x': e.x},
+            {'a': _te_infap_init(), 'x': rows[1]}).a.t)[1],
         num_rel(relevance, relevance_level := relevance_level));
 
 -- yaap (m_yaap.c): ln((1 + S) / (1 + R - S)), S = sum of the precisions at the retrieved
@@ -136,14 +148,17 @@ CREATE OR REPLACE MACRO binary_g(rank, relevance, relevance_level := 1) AS
 -- over ideal positions <= i of max(ideal gain, 1), positions past the ideal gains costing 1
 -- (costs: the running costs [0, C_1, ..., C_P])
 CREATE OR REPLACE MACRO _te_g(rows, costs, total) AS
-    _pr_div(list_reduce(rows, lambda acc, x: {
-        's': acc.s + x.g,
-        't': acc.t + CASE WHEN x.g <> 0
-            THEN x.g / log2((2 + (costs[CAST(least(x.r, len(costs) - 1) AS BIGINT) + 1]
-                                  + greatest(x.r - (len(costs) - 1), 0)))
-                            - (acc.s + x.g))
-            ELSE CAST(0 AS DOUBLE) END},
-        {'s': CAST(0 AS DOUBLE), 't': CAST(0 AS DOUBLE)}).t,
+    _pr_div(list_reduce(
+        list_transform(rows, lambda x: {'a': {'s': CAST(0 AS DOUBLE), 't': CAST(0 AS DOUBLE)},
+                                        'x': x}),
+        lambda acc, e: {'a': {
+            's': acc.a.s + e.x.g,
+            't': acc.a.t + CASE WHEN e.x.g <> 0
+                THEN e.x.g / log2((2 + (costs[CAST(least(e.x.r, len(costs) - 1) AS BIGINT) + 1]
+                                        + greatest(e.x.r - (len(costs) - 1), 0)))
+                                  - (acc.a.s + e.x.g))
+                ELSE CAST(0 AS DOUBLE) END}, 'x': e.x},
+        {'a': {'s': CAST(0 AS DOUBLE), 't': CAST(0 AS DOUBLE)}, 'x': rows[1]}).a.t,
         total);
 
 CREATE OR REPLACE MACRO normalized_gain(rank, relevance, gains := NULL) AS
@@ -158,14 +173,17 @@ CREATE OR REPLACE MACRO normalized_gain(rank, relevance, gains := NULL) AS
 -- idcg: running ideal DCG [0, I_1, ..., I_P]; the walk gives d = D_all, n = their number,
 -- s = the sum
 CREATE OR REPLACE MACRO _te_ndcg_rel(rows, idcg) AS
-    list_transform([list_reduce(rows, lambda acc, x: {
-        'd': acc.d + x.g / log2(x.r + 1),
-        'n': acc.n + CASE WHEN x.g > 0 THEN 1 ELSE 0 END,
-        's': acc.s + CASE WHEN x.g > 0
-            THEN (acc.d + x.g / log2(x.r + 1))
-                 / idcg[CAST(least(x.r, len(idcg) - 1) AS BIGINT) + 1]
-            ELSE CAST(0 AS DOUBLE) END},
-        {'d': CAST(0 AS DOUBLE), 'n': 0, 's': CAST(0 AS DOUBLE)})],
+    list_transform([list_reduce(
+        list_transform(rows, lambda x: {'a': {'d': CAST(0 AS DOUBLE), 'n': 0,
+                                              's': CAST(0 AS DOUBLE)}, 'x': x}),
+        lambda acc, e: {'a': {
+            'd': acc.a.d + e.x.g / log2(e.x.r + 1),
+            'n': acc.a.n + CASE WHEN e.x.g > 0 THEN 1 ELSE 0 END,
+            's': acc.a.s + CASE WHEN e.x.g > 0
+                THEN (acc.a.d + e.x.g / log2(e.x.r + 1))
+                     / idcg[CAST(least(e.x.r, len(idcg) - 1) AS BIGINT) + 1]
+                ELSE CAST(0 AS DOUBLE) END}, 'x': e.x},
+        {'a': {'d': CAST(0 AS DOUBLE), 'n': 0, 's': CAST(0 AS DOUBLE)}, 'x': rows[1]}).a],
         lambda w: CASE WHEN len(idcg) > 1
             THEN greatest(w.s + CAST(len(idcg) - 1 - w.n AS DOUBLE) * w.d / idcg[-1],
                           CAST(0 AS DOUBLE))
@@ -182,8 +200,8 @@ CREATE OR REPLACE MACRO ndcg_rel(rank, relevance, gains := NULL) AS
 -- nothing was recorded. dcg: {r: rank, d: DCG through it} of the judged retrieved rows after
 -- {r: 0, d: 0}; idcg: running ideal DCG [0, I_1, ..., I_P]
 CREATE OR REPLACE MACRO _te_dcg_running(rows) AS
-    list_reduce(rows, lambda acc, x:
-        list_append(acc, {'r': x.r, 'd': acc[-1].d + x.g / log2(x.r + 1)}),
+    list_reduce(list_transform(rows, lambda x: [{'r': x.r, 'd': x.g / log2(x.r + 1)}]),
+        lambda acc, x: list_append(acc, {'r': x[1].r, 'd': acc[-1].d + x[1].d}),
         [{'r': CAST(0 AS DOUBLE), 'd': CAST(0 AS DOUBLE)}]);
 
 CREATE OR REPLACE MACRO _te_rndcg(dcg, ideal, idcg, n_ret) AS
