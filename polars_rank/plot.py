@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Unpack, cast
 import polars as pl
 
 from polars_rank.core.errors import PolarsRankError
+from polars_rank.core.extras import require
 from polars_rank.core.frames import to_frame
 from polars_rank.core.types import EvaluateOptions, FrameLike, TableInput
 from polars_rank.ranking.metrics import ELEVEN_POINTS
@@ -33,6 +34,7 @@ _MAX_BARS = 200
 
 
 def _new_figure(width: float = 7.0, height: float = 4.5) -> tuple[Figure, Axes]:
+    require("matplotlib", "plot")  # a PolarsRankError naming the extra when it is missing
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 

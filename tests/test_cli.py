@@ -479,6 +479,6 @@ def test_missing_matplotlib_names_a_command_that_works(capsys, monkeypatch, file
         capsys, "plot", "pr", files["qrels"], files["bm25"], "--out", tmp_path / "pr.png"
     )
     assert code == 2
-    assert "plots need matplotlib (pip install 'matplotlib>=3.8', or in a clone of" in err
-    assert "pip install '.[plot]')" in err
+    assert "plots need matplotlib, which is not installed: pip install 'matplotlib>=3.8'" in err
+    assert "a clone of polars_rank: pip install '.[plot]'" in err
     assert "pip install 'polars-rank[plot]'" not in err  # not published: that fails

@@ -1,7 +1,10 @@
 """The package as a user installs it: the wheel built from this checkout, installed into a
 fresh virtual environment with its runtime dependencies only (no dev group, no pyarrow), run
 from outside the repository: the demo, ``evaluate`` with both engines (command line and
-Python), the classification DuckDB engine and ``polars_rank.duckdb.register``.
+Python), the classification DuckDB engine and ``polars_rank.duckdb.register``; the sdist
+(built from the checkout, then a wheel built from it) installs the same package with the
+macro files; ``python -m polars_rank`` runs; the features of the extras that are not installed
+say which extra to install.
 
 Needs ``uv`` (the README's test command runs under it) and the package registry or uv's cache.
 """
@@ -83,6 +86,20 @@ def _run(argv: list[object], cwd: Path, timeout: float = 600) -> subprocess.Comp
     return done
 
 
+def _macros(python: Path, cwd: Path) -> dict[str, str]:
+    """The macro files the installed package ships: name -> text."""
+    code = (
+        "import json, polars_rank.duckdb as d; "
+        "print(json.dumps({p.name: p.read_text(encoding='utf-8') for p in d.sql_paths()}))"
+    )
+    import json
+
+    return json.loads(_run([python, "-c", code], cwd=cwd).stdout)
+
+
+REPO_MACROS = {p.name: p.read_text(encoding="utf-8") for p in sorted((ROOT / "sql").glob("*.sql"))}
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> Path:
     """A fresh virtual environment holding the wheel built from this checkout."""
@@ -161,3 +178,68 @@ def test_evaluate_with_both_engines_from_the_wheel(installed, tmp_path):
     done = _run([installed / "bin" / "python", script, qrels_path, run_path, parquet], tmp_path)
     assert done.stdout.startswith("ok ")
     assert done.stdout.split()[1] in outputs["duckdb"]
+
+
+def test_the_wheel_ships_the_macro_files_and_runs_as_a_module(installed, tmp_path):
+    python = installed / "bin" / "python"
+    assert _macros(python, tmp_path) == REPO_MACROS
+    import polars_rank as pr
+
+    done = _run([python, "-m", "polars_rank", "--version"], cwd=tmp_path)
+    assert done.stdout.split() == ["polars-rank", pr.__version__]
+    done = _run([python, "-m", "polars_rank", "metrics", "--family", "classification"], tmp_path)
+    assert "LogLoss" in done.stdout
+
+
+def test_missing_extras_name_the_extra(installed, tmp_path):
+    """matplotlib and pyspark are not installed with the package: their features raise a
+    PolarsRankError naming the extra."""
+    code = textwrap.dedent(
+        """
+        import importlib.util
+        import polars as pl
+        import polars_rank as pr
+        from polars_rank import plot
+
+        assert importlib.util.find_spec("matplotlib") is None
+        assert importlib.util.find_spec("pyspark") is None
+        run = pl.DataFrame({"query": ["a"], "doc": ["x"], "score": [1.0]})
+        qrels = pl.DataFrame({"query": ["a"], "doc": ["x"], "relevance": [1]})
+        frame = pr.evaluate_runs({"a": run, "b": run}, qrels, ["AP"], per_query=True)
+        for call in (
+            lambda: pr.evaluate(run, qrels, ["AP"], engine="spark"),
+            lambda: plot.per_query_differences(frame, "AP", "a", "b", "out.png"),
+        ):
+            try:
+                call()
+            except pr.PolarsRankError as err:
+                print(err)
+        """
+    )
+    done = _run([installed / "bin" / "python", "-c", code], cwd=tmp_path)
+    lines = done.stdout.splitlines()
+    assert len(lines) == 2, done.stdout
+    assert lines[0].startswith("engine='spark' needs pyspark, which is not installed")
+    assert "pip install '.[spark]'" in lines[0] and "Java 17" in lines[0]
+    assert lines[1].startswith("plots need matplotlib, which is not installed")
+    assert "pip install '.[plot]'" in lines[1]
+
+
+def test_the_sdist_builds_and_installs(tmp_path):
+    """The sdist holds the sources, the macro files, docs and tests (and no virtual
+    environment or cache); a wheel built from it installs the same package."""
+    import tarfile
+
+    dist = tmp_path / "dist"
+    _run([*_uv(), "build", "--sdist", "--out-dir", dist, ROOT], cwd=tmp_path)
+    (sdist,) = dist.glob("polars_rank-*.tar.gz")
+    with tarfile.open(sdist) as tar:
+        names = [n.split("/", 1)[1] for n in tar.getnames() if "/" in n]
+    for expected in ("pyproject.toml", "README.md", "CHANGELOG.md", "polars_rank/__init__.py",
+                     "sql/trec_eval.sql", "docs/tables.py", "tests/conftest.py"):  # fmt: skip
+        assert expected in names, expected
+    assert not [n for n in names if n.startswith(".venv") or "__pycache__" in n]
+    venv = tmp_path / "venv"
+    _run([*_uv(), "venv", "--python", sys.executable, venv], cwd=tmp_path)
+    _run([*_uv(), "pip", "install", "--python", venv / "bin" / "python", sdist], cwd=tmp_path)
+    assert _macros(venv / "bin" / "python", tmp_path) == REPO_MACROS

@@ -7,7 +7,7 @@ of Spark queries kept low, as each costs a second or two of planning."""
 
 from __future__ import annotations
 
-import builtins
+import sys
 import warnings
 
 import polars as pl
@@ -218,16 +218,11 @@ def test_without_pyspark_or_a_session(monkeypatch):
         patch.setattr(SparkSession, "getActiveSession", staticmethod(lambda: None))
         with pytest.raises(PolarsRankError, match="needs a SparkSession: pass con=spark"):
             pr.evaluate(run, qrels, ["AP"], engine="spark")
-    real_import = builtins.__import__
-
-    def no_pyspark(name, *args, **kwargs):
-        if name.startswith("pyspark"):
-            raise ImportError(name)
-        return real_import(name, *args, **kwargs)
-
     with monkeypatch.context() as patch:
-        patch.setattr(builtins, "__import__", no_pyspark)
-        with pytest.raises(ModuleNotFoundError, match="engine='spark' needs pyspark"):
+        for module in ("pyspark", "pyspark.sql"):
+            patch.setitem(sys.modules, module, None)  # import pyspark fails
+        missing = r"engine='spark' needs pyspark, which is not installed: .*'\.\[spark\]'"
+        with pytest.raises(PolarsRankError, match=missing):
             pr.evaluate(run, qrels, ["AP"], engine="spark")
 
 

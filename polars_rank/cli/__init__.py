@@ -13,10 +13,12 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
+from polars_rank.core.extras import install_hint
+
 PROG = "polars-rank"
 
 #: How to install the plotting extra: a command that works before the package is published.
-PLOT_INSTALL = "pip install 'matplotlib>=3.8', or in a clone of polars_rank: pip install '.[plot]'"
+PLOT_INSTALL = install_hint("plot")
 
 
 class _Parser(argparse.ArgumentParser):

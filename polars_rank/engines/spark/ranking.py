@@ -28,6 +28,7 @@ from polars_rank.catalog.names import MetricSpec
 from polars_rank.compiler import column_names, to_sql
 from polars_rank.core import messages
 from polars_rank.core.errors import PolarsRankError
+from polars_rank.core.extras import require
 from polars_rank.core.frames import from_arrow
 from polars_rank.core.identifiers import table_reference
 from polars_rank.core.options import Options
@@ -43,18 +44,9 @@ if TYPE_CHECKING:
 #: The result column that counts run queries without judgments.
 LEFT_OUT = "pr_left_out"
 
-MISSING_PYSPARK = (
-    "engine='spark' needs pyspark (pip install pyspark) and Java 17 or newer; "
-    "polars_rank does not install them"
-)
-
-
 def _pyspark() -> None:
-    """Import pyspark, or say what to install."""
-    try:
-        import pyspark.sql  # noqa: F401 (the import is the check)
-    except ImportError as err:
-        raise ModuleNotFoundError(MISSING_PYSPARK, name="pyspark") from err
+    """Import pyspark, or say what to install (a PolarsRankError naming the extra)."""
+    require("pyspark.sql", "spark")
 
 
 def _session(con: SparkSession | None, *inputs: object) -> SparkSession:
