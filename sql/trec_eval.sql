@@ -79,8 +79,9 @@ CREATE OR REPLACE MACRO relevance_string(rank, relevance, length := 10) AS
         'rows': coalesce(list({'r': rank, 'c': _te_relchar(relevance)})
                              FILTER (WHERE rank IS NOT NULL AND relevance IS NOT NULL
                                      AND rank <= length), [])}],
-        lambda v: array_to_string(list_transform(range(1, v.n + 1),
-            lambda p: coalesce(list_filter(v.rows, lambda x: x.r = p)[1].c, '-')), ''))[1];
+        lambda v: coalesce(array_to_string(list_transform(range(1, v.n + 1),
+            lambda p: coalesce(list_filter(v.rows, lambda x: x.r = p)[1].c, '-')), ''),
+            ''))[1];  -- (DuckDB 1.4 joins an empty list into NULL)
 
 -- infAP (m_infap.c): (1/R) sum over retrieved relevant at rank j + 1 of
 -- 1 (j = 0) or 1/(j+1) + (j/(j+1)) ((r+n+u)/j) ((r+eps)/(r+n+2eps)), eps = 1e-5;

@@ -7,6 +7,7 @@ shares no code with the macros)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import warnings
 from pathlib import Path
@@ -31,7 +32,10 @@ SQL_FILES = [ROOT / "sql" / p.name for p in prd.sql_paths()]
 
 @pytest.fixture(scope="module")
 def cli() -> Path:
-    """The ``duckdb`` executable of the ``duckdb-cli`` wheel (a development dependency)."""
+    """The ``duckdb`` executable of the ``duckdb-cli`` wheel (a development dependency), or
+    the one the environment variable ``DUCKDB_CLI`` names (to try another release)."""
+    if os.environ.get("DUCKDB_CLI"):
+        return Path(os.environ["DUCKDB_CLI"])
     import duckdb_cli
 
     binary = Path(duckdb_cli.__file__).parent / "duckdb"
