@@ -1,8 +1,10 @@
-"""The README's generated tables, rendered from the metric catalog.
+"""The documentation's generated tables and its metric reference, rendered from the catalog.
 
-Each table sits between ``<!-- registry:NAME -->`` and ``<!-- /registry:NAME -->`` in
-README.md. ``python docs/tables.py`` rewrites them; ``python docs/tables.py --check`` exits 1
-when one is stale (``tests/test_catalog.py`` runs the check).
+Each table sits between ``<!-- registry:NAME -->`` and ``<!-- /registry:NAME -->`` in a page of
+``docs/`` (or README.md). ``python docs/tables.py`` rewrites them; ``python docs/tables.py
+--check`` exits 1 when one is stale (``tests/test_registry.py`` runs the check). The metric
+reference (:func:`metric_reference`) is not kept in a file: ``docs/hooks.py`` renders it into
+the site at every build.
 """
 
 from __future__ import annotations
@@ -16,7 +18,13 @@ from pathlib import Path
 from polars_rank.catalog.model import Alias, Metric, Table, TrecEval, alias_parameters
 from polars_rank.catalog.registry import metrics
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+
+
+def pages() -> list[Path]:
+    """The files that may hold generated tables: README.md and every page of ``docs/``."""
+    return [README, *sorted((ROOT / "docs").rglob("*.md"))]
 
 
 def _code(text: str) -> str:
@@ -147,27 +155,221 @@ def _block(name: str) -> re.Pattern[str]:
 
 
 def render(text: str) -> str:
-    """``text`` with every generated table replaced by its current rendering."""
+    """``text`` with every generated table it holds replaced by its current rendering."""
     for name, table in TABLES.items():
         pattern = _block(name)
-        if not pattern.search(text):
-            raise SystemExit(f"README has no <!-- registry:{name} --> block")
         text = pattern.sub(lambda m, t=table: m.group(1) + t() + m.group(3), text)
     return text
+
+
+def _placed() -> dict[str, list[Path]]:
+    """Each table's name -> the files holding it."""
+    found: dict[str, list[Path]] = {name: [] for name in TABLES}
+    for path in pages():
+        text = path.read_text(encoding="utf-8")
+        for name in TABLES:
+            if _block(name).search(text):
+                found[name].append(path)
+    return found
+
+
+# ------------------------------------------------------------------------------------------
+# the metric reference: one section per metric of every family
+
+FAMILY_TITLES = {
+    "ranking": "Ranking",
+    "trec_eval": "trec_eval's other measures",
+    "recommender": "Recommender (beyond accuracy)",
+    "classification": "Classification and click-through",
+}
+#: Where each family's conventions are written (pages relative to the reference's page).
+CONVENTIONS = {
+    "ranking": "conventions.md#ordering-judgments-and-numbers",
+    "trec_eval": "conventions.md#ordering-judgments-and-numbers",
+    "recommender": "guides/recommender.md#conventions",
+    "classification": "guides/classification.md#conventions",
+}
+#: The Python module holding each family's functions.
+MODULES = {
+    "ranking": "polars_rank",
+    "trec_eval": "polars_rank",
+    "recommender": "polars_rank.recsys",
+    "classification": "polars_rank.classification",
+}
+TOOLS = {
+    "ir_measures": "ir_measures",
+    "ranx": "ranx",
+    "sklearn": "scikit-learn",
+    "recbole": "RecBole",
+    "recommenders": "Microsoft Recommenders",
+}
+TARGET_TITLES = {
+    "polars": "Polars engine",
+    "duckdb": "DuckDB engine and macros",
+    "spark": "Spark engine",
+}
+
+
+def anchor(e: Metric) -> str:
+    """The metric's anchor on the reference page: ``ranking-ndcg``."""
+    return f"{e.family}-{e.name}".replace("_", "-").lower()
+
+
+def _macro_files() -> dict[str, str]:
+    """macro name -> the ``sql/`` file defining it."""
+    found: dict[str, str] = {}
+    for path in sorted((ROOT / "sql").glob("*.sql")):
+        text = path.read_text(encoding="utf-8")
+        for match in re.finditer(r'CREATE OR REPLACE MACRO "?(\w+)"?\(', text):
+            found.setdefault(match.group(1).lower(), f"sql/{path.name}")
+    return found
+
+
+def _names(e: Metric) -> list[tuple[str, str]]:
+    """(tool, its names of the metric) for every tool that has one, then the other names."""
+    rows = []
+    if e.trec_eval:
+        rows.append(("trec_eval (`-m`)", ", ".join(_trec_spelled(e, t) for t in e.trec_eval)))
+    for tool, title in TOOLS.items():
+        named = [_spelled(e, a) for a in e.aliases if tool in a.tools]
+        if named:
+            rows.append((title, ", ".join(named)))
+    other = [_spelled(e, a) for a in e.aliases if not a.tools or "other" in a.tools]
+    if other:
+        rows.append(("also accepted", ", ".join(other)))
+    return rows
+
+
+def _runs_on(e: Metric) -> list[str]:
+    cells = []
+    targets = e.engines()
+    engines = [TARGET_TITLES[t] for t in targets if t in TARGET_TITLES]
+    dialects = [t.removeprefix("sql:") for t in targets if t.startswith("sql:")]
+    if engines:
+        cells.append(", ".join(engines))
+    if dialects:
+        cells.append("portable SQL (`to_sql`) for " + ", ".join(dialects))
+    seen: set[str] = set()
+    for target, why in e.unsupported:
+        if why not in seen:
+            seen.add(why)
+            where = "portable SQL" if target == "sql" else target
+            cells.append(f"not on {where}: {why}")
+    return cells
+
+
+def _number(x: float) -> str:
+    return {float("inf"): "∞", float("-inf"): "−∞"}.get(x, f"{x:g}")
+
+
+def _range(e: Metric) -> str:
+    if e.value_range is None:
+        return "a string" if e.result == "string" else "—"
+    low, high = e.value_range
+    better = {True: "higher is better", False: "lower is better", None: "a count"}
+    return f"[{_number(low)}, {_number(high)}], {better[e.higher_is_better]}"
+
+
+def _summary(e: Metric) -> tuple[str, str]:
+    if e.family == "classification":
+        return "value", "one per table (or per `by` segment)"
+    if e.level == "corpus":
+        return "summary over queries", "one value per run (no per-query value)"
+    rules = {"mean": "mean", "sum": "sum", "gmean": "geometric mean", "none": "none"}
+    return "summary over queries", rules[e.summary]
+
+
+def _section(e: Metric, macros: dict[str, str]) -> list[str]:
+    facts = [
+        ("definition", e.formula),
+        ("names", ", ".join(_spelled(e, a) for a in e.aliases)),
+        ("parameters", "; ".join(_param_cells(e)) or "—"),
+        ("Python", f"`{MODULES[e.family]}.{e.python_signature()}`"),
+    ]
+    keys = [m.strip('"').lower() for m, _ in e.sql_macros()]
+    files = sorted({macros[k] for k in keys if k in macros})
+    if files:
+        calls = "; ".join(f"`{m}({e.sql_signature(v)})`" for m, v in e.sql_macros())
+        facts.append(("SQL macro", f"{calls} in " + ", ".join(f"`{f}`" for f in files)))
+    if e.inputs and e.inputs != ("qrels",):
+        facts.append(("reads", ", ".join(f"`{i}`" for i in e.inputs)))
+    facts += [
+        _summary(e),
+        ("range", _range(e)),
+        ("conventions", f"[{FAMILY_TITLES[e.family]}]({CONVENTIONS[e.family]})"),
+    ]
+    facts += [
+        ("other names accepted" if tool == "also accepted" else f"name in {tool}", names)
+        for tool, names in _names(e)
+    ]
+    facts.append(("runs on", "; ".join(_runs_on(e))))
+    if e.reference:
+        facts.append(("reference", e.reference))
+    lines = [f"### {e.title or e.name} {{#{anchor(e)}}}", "", "| | |", "| --- | --- |"]
+    lines += ["| " + key + " | " + value.replace("|", "\\|") + " |" for key, value in facts]
+    return [*lines, ""]
+
+
+def reference_entries() -> list[Metric]:
+    """Every metric of the catalog, in the reference's order (family, then catalog order)."""
+    from polars_rank.catalog.model import FAMILIES
+
+    entries = [*metrics(), *metrics("classification")]
+    return [e for family in FAMILIES for e in entries if e.family == family]
+
+
+def metric_reference() -> str:
+    """The metric reference page: an index of every metric, then one section each with its
+    definition, names (every tool's), parameters, Python function, SQL macro, summary rule,
+    range, conventions, the engines and dialects that run it, and its reference."""
+    entries = reference_entries()
+    macros = _macro_files()
+    out = [
+        "# Metric reference",
+        "",
+        "Every metric of the catalog (`polars_rank/catalog/`), generated from it at each build",
+        "of this site: its definition, the names `evaluate` (or `evaluate_classification`)",
+        "accepts and which tool uses each, its parameters, the Python function and the SQL",
+        "macro, how it is summarised over queries, the conventions it follows and where it",
+        "runs. The same facts as a table: `pr.metric_catalog()`, or `polars-rank metrics` on",
+        "the command line.",
+        "",
+        "| family | metric | names |",
+        "| --- | --- | --- |",
+    ]
+    for e in entries:
+        names = ", ".join(f"`{a.name}`" for a in e.aliases[:4])
+        out.append(f"| {e.family} | [{e.title or e.name}](#{anchor(e)}) | {names} |")
+    out.append("")
+    family = None
+    for e in entries:
+        if e.family != family:
+            family = e.family
+            out += [f"## {FAMILY_TITLES[family]}", ""]
+        out += _section(e, macros)
+    return "\n".join(out)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 when a table is stale")
     args = parser.parse_args(argv)
-    text = README.read_text(encoding="utf-8")
-    updated = render(text)
-    if args.check:
+    missing = [name for name, files in _placed().items() if not files]
+    if missing:
+        print(f"no page holds the generated table(s) {', '.join(missing)}")
+        return 1
+    stale = []
+    for path in pages():
+        text = path.read_text(encoding="utf-8")
+        updated = render(text)
         if updated != text:
-            print("README.md: a generated table is stale; run python docs/tables.py")
-            return 1
-        return 0
-    README.write_text(updated, encoding="utf-8")
+            stale.append(path)
+            if not args.check:
+                path.write_text(updated, encoding="utf-8")
+    if args.check and stale:
+        names = ", ".join(str(p.relative_to(ROOT)) for p in stale)
+        print(f"{names}: a generated table is stale; run python docs/tables.py")
+        return 1
     return 0
 
 

@@ -132,13 +132,21 @@ def test_public_functions_are_registered() -> None:
     assert REGISTRY["gm_map"].polars is pr.average_precision
 
 
-def test_readme_tables_are_the_catalog() -> None:
-    """The README's metric tables are generated from the catalog by ``docs/tables.py``
-    (``uv run python docs/tables.py`` refreshes them)."""
+def test_doc_tables_are_the_catalog() -> None:
+    """The metric tables of the docs (and README) are generated from the catalog by
+    ``docs/tables.py`` (``uv run python docs/tables.py`` refreshes them); each table is on a
+    page; the metric reference has a section for every metric of every family."""
     spec = importlib.util.spec_from_file_location("docs_tables", ROOT / "docs" / "tables.py")
     assert spec is not None and spec.loader is not None
     tables = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tables)
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert tables.render(text) == text, "README tables are stale: uv run python docs/tables.py"
+    for path in tables.pages():
+        text = path.read_text(encoding="utf-8")
+        assert tables.render(text) == text, f"{path} is stale: uv run python docs/tables.py"
     assert tables.main(["--check"]) == 0
+    reference = tables.metric_reference()
+    entries = [*registry.metrics(), *registry.metrics("classification")]
+    for entry in entries:
+        assert f"{{#{tables.anchor(entry)}}}" in reference, entry.name
+        assert f"](#{tables.anchor(entry)})" in reference, entry.name  # in the index
+    assert reference.count("\n### ") == len(entries)
