@@ -26,7 +26,7 @@ Variants (times are wall seconds of the evaluation alone, inputs already loaded)
 The in-process variants run round-robin, ``--repeat`` rounds, so that load changes on the
 shared host hit them alike; every line prints the 1-minute load average before and after. At
 the end each variant's summary is compared with the Polars engine's, and MLlib's values with
-polars_rank's for the same definition (see the README's table of peers).
+polars_rank's for the same definition (see docs/guides/warehouses.md, Spark MLlib's table).
 """
 
 from __future__ import annotations

@@ -305,8 +305,8 @@ def _section(e: Metric, macros: dict[str, str]) -> list[str]:
     facts.append(("runs on", "; ".join(_runs_on(e))))
     if e.reference:
         facts.append(("reference", e.reference))
-    lines = [f"### {e.title or e.name} {{#{anchor(e)}}}", "", "| | |", "| --- | --- |"]
-    lines += ["| " + key + " | " + value.replace("|", "\\|") + " |" for key, value in facts]
+    lines = [f"### {e.title or e.name} {{#{anchor(e)}}}", "", facts[0][1], ""]
+    lines += [f"- **{key}**: {value}" for key, value in facts[1:]]
     return [*lines, ""]
 
 

@@ -75,7 +75,7 @@ def evaluate(
         qrels: ``query, doc, relevance``; None to evaluate only recommender metrics that do
             not read judgments, over every user of the run.
         metrics: names such as ``["nDCG@10", "RR@10", "AP", "P(rel=2)@5", "ndcg_cut.10"]``
-            (see the README's metric table), and the recommender metrics such as
+            (see the docs' metric reference), and the recommender metrics such as
             ``["coverage@10", "novelty@10", "ild@10", "serendipity@10"]``.
         interactions: the training history ``query, doc`` (item popularity, novelty, the long
             tail, serendipity's history), for the recommender metrics that need it.

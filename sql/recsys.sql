@@ -1,5 +1,5 @@
 -- polars_rank: recommender beyond-accuracy metrics as DuckDB SQL macros (the same definitions
--- as polars_rank.recsys; the README's "Recommender metrics" section has the references).
+-- as polars_rank.recsys; the docs' guide docs/guides/recommender.md has the references).
 --
 -- Load after ranking.sql (it uses _pr_id_bytes, _pr_score_key, _pr_rel, _pr_within and the
 -- parameter checks _pr_cutoff_ok, _pr_choice_ok, _pr_checked):

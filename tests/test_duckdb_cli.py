@@ -146,10 +146,15 @@ def test_every_file_reads(cli: Path, tmp_path: Path) -> None:
 
 
 def test_version_is_the_one_documented(cli: Path) -> None:
-    """The docs state the DuckDB releases the macro files are tested with."""
+    """The DuckDB guide's table of supported versions has the CLI's release and the Python
+    package's."""
+    import duckdb
+
     text = (ROOT / "docs" / "guides" / "duckdb.md").read_text(encoding="utf-8")
-    major_minor = ".".join(cli_version(cli).split(".")[:2])
-    assert f"DuckDB {major_minor}" in text
+    table = text.split("## Supported DuckDB versions", 1)[1].split("\n## ", 1)[0]
+    for version in (cli_version(cli), duckdb.__version__):
+        major_minor = ".".join(version.split(".")[:2])
+        assert f"\n| {major_minor} (" in table, version
 
 
 @pytest.mark.parametrize("per_query", [True, False])
