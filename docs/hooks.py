@@ -60,13 +60,7 @@ def on_config(config: Any) -> Any:
 
 
 def on_files(files: Files, config: Any) -> Files:
-    for name in ("tables.py", "hooks.py"):
-        found = files.get_file_from_path(name)
-        if found is not None:
-            files.remove(found)
     files.append(File.generated(config, "metrics.md", content=_tables().metric_reference()))
     changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     files.append(File.generated(config, "changelog.md", content=changelog))
     return files
-
-

@@ -175,3 +175,16 @@ def test_duckdb_cli_examples_run_as_written(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         printed = [float(x) for x in re.findall(r"\d+\.\d+", done.stdout)]
         assert any(abs(x - expected) < 1e-9 for x in printed), done.stdout  # mean nDCG@10
+
+
+def test_readme_is_short_and_points_at_the_docs() -> None:
+    """The README fits on a screen or two (at most 300 lines), keeps the two quick-start
+    commands, and every docs page it links to exists."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 300
+    quick = text.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    assert "uv run polars-rank demo" in quick and "uv run pytest" in quick
+    links = re.findall(r"\]\(((?:docs/)[^)#]+)", text)
+    assert len(links) >= 10
+    for link in links:
+        assert (ROOT / link).exists(), link
