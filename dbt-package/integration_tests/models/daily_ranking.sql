@@ -1,0 +1,13 @@
+{#- One row per run and day: a scheduled job runs `dbt build --vars '{run_date: ...}'`;
+    running a day again replaces its row (delete+insert on DuckDB and PostgreSQL). -#}
+{{ config(materialized='incremental', unique_key=['run_date', 'run_name'],
+          incremental_strategy='delete+insert') }}
+with report as (
+{{ polars_rank.evaluate(ref('run'), ref('qrels'), metrics=['nDCG@10', 'AP'],
+                        left_out_column='left_out') }}
+)
+select
+  cast('{{ var("run_date", "2026-01-01") }}' as date) as run_date,
+  cast('{{ var("run_name", "bm25") }}' as varchar(100)) as run_name,
+  report.*
+from report
