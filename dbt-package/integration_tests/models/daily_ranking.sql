@@ -4,7 +4,9 @@
           incremental_strategy='delete+insert') }}
 with report as (
 {{ polars_rank.evaluate(ref('run'), ref('qrels'), metrics=['nDCG@10', 'AP'],
-                        left_out_column='left_out') }}
+                        left_out_column='left_out',
+                        relevance_level=1.0, per_query=false) }}{#- = the defaults: the
+                        report 'daily' matches -#}
 )
 select
   cast('{{ var("run_date", "2026-01-01") }}' as date) as run_date,
