@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import textwrap
 import warnings
 from pathlib import Path
 from typing import Any
@@ -235,3 +236,25 @@ def test_dbt_git_install(tmp_path: Path, dbt_venv: Path) -> None:
     summary = _duckdb_read(database)("ranking_summary")
     metrics = _reports()["ranking_summary"]["metrics"]
     _close(list(summary.row(0)), [*_expected(metrics, per_query=False).row(0), _left_out()], "git")
+
+    # an undeclared request fails when dbt parses the project, printing the entry to add
+    (project.path / "models" / "undeclared.sql").write_text(
+        "{{ polars_rank.evaluate(ref('run'), ref('qrels'), metrics=['nDCG@20', 'P@5'], "
+        "per_query=true, relevance_level=2.0) }}"
+    )
+    result = project.dbt("parse", check=False)
+    assert result.returncode != 0
+    text = result.stdout
+    assert "this evaluation is not declared" in text
+    lines = text[text.index("reports:") :].splitlines()
+    entry = textwrap.dedent("\n".join(lines[: [ln.strip() for ln in lines].index("")]))
+    assert yaml.safe_load(entry) == {
+        "reports": [
+            {
+                "name": "undeclared",
+                "metrics": ["nDCG@20", "P@5"],
+                "per_query": True,
+                "relevance_level": 2,
+            }
+        ]
+    }

@@ -1,12 +1,13 @@
-{#- One row per run and day: a scheduled job runs `dbt build --vars '{run_date: ...}'`;
-    running a day again replaces its row (delete+insert on DuckDB and PostgreSQL). -#}
+{#- One row per run and day: a scheduled job runs
+      dbt build --vars '{run_date: 2026-01-02, run_name: bm25}'
+    and running a day again replaces its row (delete+insert on DuckDB and PostgreSQL).
+    relevance_level=1.0 and per_query=false are the defaults: the request is still the
+    report 'daily' of polars_rank.yml. -#}
 {{ config(materialized='incremental', unique_key=['run_date', 'run_name'],
           incremental_strategy='delete+insert') }}
 with report as (
 {{ polars_rank.evaluate(ref('run'), ref('qrels'), metrics=['nDCG@10', 'AP'],
-                        left_out_column='left_out',
-                        relevance_level=1.0, per_query=false) }}{#- = the defaults: the
-                        report 'daily' matches -#}
+                        left_out_column='left_out', relevance_level=1.0, per_query=false) }}
 )
 select
   cast('{{ var("run_date", "2026-01-01") }}' as date) as run_date,
