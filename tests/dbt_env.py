@@ -64,6 +64,7 @@ class DbtProject:
             "DBT_LOG_PATH": str(self.path / "logs"),
             "DBT_TARGET_PATH": str(self.path / "target"),
             "DBT_USE_COLORS": "false",
+            "SPARK_LOCAL_IP": os.environ.get("SPARK_LOCAL_IP", "127.0.0.1"),  # dbt-spark session
             "PATH": f"{self.venv / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
         }
         env.pop("VIRTUAL_ENV", None)

@@ -258,3 +258,40 @@ def test_dbt_git_install(tmp_path: Path, dbt_venv: Path) -> None:
             }
         ]
     }
+
+
+@pytest.mark.spark
+def test_dbt_spark_session(tmp_path: Path, dbt_venv: Path) -> None:
+    """dbt-spark with ``method: session``: a local Spark inside the dbt process (one per dbt
+    command, so this is the slow one), tables as Parquet files in a warehouse folder read
+    back with Polars. The incremental model overwrites the day's partition."""
+    warehouse = tmp_path / "warehouse"
+    output = {
+        "type": "spark",
+        "method": "session",
+        "host": "NA",
+        "schema": SCHEMA,
+        "threads": 1,
+        "server_side_parameters": {
+            "spark.master": "local[1]",
+            "spark.ui.enabled": "false",
+            "spark.ui.showConsoleProgress": "false",
+            "spark.sql.shuffle.partitions": "2",
+            "spark.driver.host": "127.0.0.1",
+            "spark.driver.bindAddress": "127.0.0.1",
+            "spark.sql.warehouse.dir": str(warehouse),
+            "spark.sql.session.timeZone": "UTC",
+        },
+    }
+    project = copy_project(tmp_path, dbt_venv, {"spark": output})
+    _build(project, "spark")
+
+    def read(name: str) -> pl.DataFrame:
+        files = warehouse / f"{SCHEMA}.db" / name
+        if name == "daily_ranking":  # partition columns come last in Spark
+            frame = pl.read_parquet(files / "**" / "*.parquet", hive_partitioning=True)
+            return frame.select("run_date", "run_name", "ndcg_at_10", "ap", "left_out")
+        return pl.read_parquet(files / "*.parquet")
+
+    _compare(read)
+    assert read("ranking_summary")["left_out"].dtype == pl.Int64
