@@ -26,6 +26,7 @@ import polars_rank as pr
 pytestmark = [pytest.mark.slow, pytest.mark.dbt]
 
 TOLERANCE = 1e-12
+STRINGS = {"query": pl.String, "doc": pl.String}
 SCHEMA = "pr_dbt"
 
 #: The columns the reports' metrics get (to_sql's naming, written out here).
@@ -104,6 +105,14 @@ def _compare(read: Any) -> None:
     assert joined.height == long.height == want.height == 10 * len(long_metrics)
     for q, m, w, g in joined.select(*key, "value", "value_got").rows():
         _close([g], [w], f"long {q} {m}")
+
+    recsys = read("recsys_summary")
+    assert recsys.columns == ["coverage_at_5", "gini_at_5", "novelty_at_5", "arp_at_5"]
+    run, _ = seeds()
+    interactions = pl.read_csv(PROJECT / "seeds" / "interactions.csv", schema=STRINGS)
+    want = pr.evaluate(run, None, reports["recsys"]["metrics"], interactions=interactions)
+    assert isinstance(want, pl.DataFrame)
+    _close(list(recsys.row(0)), list(want.row(0)), "recommender")
 
     daily = read("daily_ranking")
     assert daily.columns == ["run_date", "run_name", "ndcg_at_10", "ap", "left_out"]
