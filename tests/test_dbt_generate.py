@@ -93,6 +93,12 @@ def test_deterministic_and_check(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["dbt", "check", *args]) == 1
 
 
+def test_out_defaults_beside_the_config(tmp_path: Path) -> None:
+    config, out = _write(tmp_path, {"adapters": ["duckdb"]})
+    assert main(["dbt", "generate", "--config", str(config)]) == 0
+    assert out.exists() and main(["dbt", "check", "--config", str(config)]) == 0
+
+
 def test_request_keys() -> None:
     """The key is the MD5 of the request's JSON with sorted keys (dbt's
     ``local_md5(tojson(request, sort_keys=true))``), options equal to the defaults left out

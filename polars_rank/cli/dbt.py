@@ -2,7 +2,7 @@
 project declares in ``polars_rank.yml`` (:mod:`polars_rank.dbt`), written or compared.
 
 Run in the dbt project's folder: the config defaults to ``polars_rank.yml`` there and the
-output to ``macros/polars_rank_generated.sql``. ``check`` regenerates in memory and compares
+output to ``macros/polars_rank_generated.sql`` beside the config. ``check`` regenerates in memory and compares
 byte for byte: exit code 1 when the file is missing or stale (the YAML edited, polars_rank
 upgraded), 0 when it is current.
 """
@@ -30,7 +30,7 @@ def _generated(args: argparse.Namespace) -> str:
 def run_dbt(args: argparse.Namespace) -> int:
     """``polars-rank dbt generate`` and ``polars-rank dbt check``."""
     text = _generated(args)
-    out = Path(args.out)
+    out = Path(args.out) if args.out is not None else Path(args.config).parent / DEFAULT_OUT
     if args.dbt_command == "generate":
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_bytes(text.encode("utf-8"))
@@ -69,7 +69,6 @@ def build_dbt_parser(parser: argparse.ArgumentParser) -> None:
         )
         sub.add_argument(
             "--out",
-            default=DEFAULT_OUT,
             metavar="FILE",
-            help=f"the generated macros file (default: {DEFAULT_OUT})",
+            help=f"the generated macros file (default: {DEFAULT_OUT} beside the config)",
         )
