@@ -2,9 +2,9 @@
 project declares in ``polars_rank.yml`` (:mod:`polars_rank.dbt`), written or compared.
 
 Run in the dbt project's folder: the config defaults to ``polars_rank.yml`` there and the
-output to ``macros/polars_rank_generated.sql`` beside the config. ``check`` regenerates in memory and compares
-byte for byte: exit code 1 when the file is missing or stale (the YAML edited, polars_rank
-upgraded), 0 when it is current.
+output to ``macros/polars_rank_generated.sql`` beside the config. ``check`` regenerates in
+memory and compares byte for byte: exit code 1 when the file is missing or stale (the YAML
+edited, polars_rank upgraded), 0 when it is current.
 """
 
 from __future__ import annotations
