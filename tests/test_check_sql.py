@@ -70,6 +70,14 @@ def test_duckdb_finds_each_problem_in_order() -> None:
     assert _duckdb(sql, DIRTY_RUN, DIRTY_QRELS) == EXPECTED
 
 
+def test_judgments_alone() -> None:
+    """run=None: the judgments' checks only (what the dbt test valid_judgments runs)."""
+    sql = pr.check_sql("duckdb", None, "qrels_t", metrics=["ERR@10"])
+    assert _duckdb(sql, DIRTY_RUN, DIRTY_QRELS) == [r for r in EXPECTED if r[0] == "qrels"]
+    with pytest.raises(pr.PolarsRankError, match="needs a run table, a qrels table or both"):
+        pr.check_sql("duckdb", None, None)
+
+
 def test_clean_tables_give_no_row() -> None:
     sql = pr.check_sql("duckdb", "run_t", "qrels_t", metrics=["ERR@10", "nDCG@5"])
     assert _duckdb(sql, CLEAN_RUN, CLEAN_QRELS) == []

@@ -95,7 +95,7 @@ def _duplicates(table: str, label: str, keys: tuple[str, str]) -> str:
 
 def check_sql(
     dialect: Dialect,
-    run: str,
+    run: str | None,
     qrels: str | None = None,
     *,
     metrics: Sequence[str | MetricSpec] | str | None = None,
@@ -128,7 +128,8 @@ def check_sql(
       the rows of those pairs), with ``duplicates="error"`` (``"max"`` keeps the highest).
 
     Arguments as :func:`~polars_rank.compiler.compile.to_sql`'s; table arguments are table
-    references, quoted per dialect as there.
+    references, quoted per dialect as there. ``run`` may be None to check the judgments
+    alone (``qrels`` given).
 
     >>> import duckdb
     >>> con = duckdb.connect()
@@ -152,20 +153,22 @@ def check_sql(
         raise PolarsRankError(
             "duplicates='first' is refused: a table has no row order (use 'error' or 'max')"
         )
+    if run is None and qrels is None:
+        raise PolarsRankError("check_sql needs a run table, a qrels table or both")
     specs = _parsed(metrics) if metrics is not None else []
     parts: list[str] = []
-    tables: dict[str, tuple[str, TableRef]] = {
-        ph.RUN: ("run", table_reference(run, "run", dialect))
-    }
+    tables: dict[str, tuple[str, TableRef]] = {}
     order_problem = "bad_score" if order_by == "score" else "bad_rank"
     null_id = f"({ph.QUERY} IS NULL OR {ph.DOC} IS NULL)"
-    parts += [
-        _empty(ph.RUN, "run"),
-        _rows_where(ph.RUN, "run", "null_id", null_id, ph.DOC),
-        _rows_where(ph.RUN, "run", order_problem, _bad_number(ph.ORDER, dialect), ph.DOC),
-    ]
-    if options.duplicates == "error":
-        parts.append(_duplicates(ph.RUN, "run", (ph.QUERY, ph.DOC)))
+    if run is not None:
+        tables[ph.RUN] = ("run", table_reference(run, "run", dialect))
+        parts += [
+            _empty(ph.RUN, "run"),
+            _rows_where(ph.RUN, "run", "null_id", null_id, ph.DOC),
+            _rows_where(ph.RUN, "run", order_problem, _bad_number(ph.ORDER, dialect), ph.DOC),
+        ]
+        if options.duplicates == "error":
+            parts.append(_duplicates(ph.RUN, "run", (ph.QUERY, ph.DOC)))
     if qrels is not None:
         tables[ph.QRELS] = ("qrels", table_reference(qrels, "qrels", dialect))
         grade = ph.RELEVANCE

@@ -158,7 +158,8 @@ def to_sql(
             ``nDCG@10`` → ``ndcg_at_10``); ``"long"``: columns ``measure`` (the label as
             written) and ``value``, a row per metric (and query).
         left_out_column: also output, under this name, the number of run queries that have no
-            judgments and were not evaluated (what the engines warn about).
+            judgments and were not evaluated (what the engines warn about), a BIGINT on
+            every dialect.
         pretty: indent the SQL.
 
     The recommender metrics (coverage, entropy, Gini, user coverage, novelty, ARP, APLT, ILD

@@ -246,7 +246,8 @@ def query_text(
             summary.append("COUNT(*) AS pr_n")
         ctes.append(("pr_summary", f"SELECT {', '.join(summary)} FROM pr_values"))
         source, lead, order = " CROSS JOIN ".join(["pr_summary", *rec.corpus]), "", ""
-    extra = f", pr_left_out AS {LEFT_OUT_OUT}" if left_out else ""
+    # a BIGINT on every dialect (a SUM of integers is INT128 on DuckDB, NUMBER on Snowflake)
+    extra = f", CAST(pr_left_out AS BIGINT) AS {LEFT_OUT_OUT}" if left_out else ""
     with_clause = "WITH " + ", ".join(f"{name} AS ({sql})" for name, sql in ctes)
     if layout == "wide":
         return f"{with_clause} SELECT {lead}{', '.join(columns)}{extra} FROM {source}{order}"

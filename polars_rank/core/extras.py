@@ -1,6 +1,7 @@
-"""The optional features and the extra that installs each: ``plot`` (matplotlib) and ``spark``
-(pyspark with its SQL dependencies). A feature imports its packages through :func:`require`,
-which raises a :class:`PolarsRankError` naming the extra when one is missing.
+"""The optional features and the extra that installs each: ``dbt`` (PyYAML, for
+``polars-rank dbt``), ``plot`` (matplotlib) and ``spark`` (pyspark with its SQL dependencies).
+A feature imports its packages through :func:`require`, which raises a
+:class:`PolarsRankError` naming the extra when one is missing.
 
 >>> require("math", "plot").__name__
 'math'
@@ -31,6 +32,7 @@ class Extra:
 
 #: The extras of ``pyproject.toml`` (``all`` installs every one).
 EXTRAS: dict[str, Extra] = {
+    "dbt": Extra("polars-rank dbt needs", ("pyyaml>=6",)),
     "plot": Extra("plots need", ("matplotlib>=3.8",)),
     "spark": Extra(
         "engine='spark' needs",

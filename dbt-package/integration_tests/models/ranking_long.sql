@@ -1,0 +1,1 @@
+{{ polars_rank.report('ranking_long', ref('run'), ref('qrels')) }}

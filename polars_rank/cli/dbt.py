@@ -1,0 +1,74 @@
+"""``polars-rank dbt generate`` / ``polars-rank dbt check``: the macros of the reports a dbt
+project declares in ``polars_rank.yml`` (:mod:`polars_rank.dbt`), written or compared.
+
+Run in the dbt project's folder: the config defaults to ``polars_rank.yml`` there and the
+output to ``macros/polars_rank_generated.sql`` beside the config. ``check`` regenerates in
+memory and compares byte for byte: exit code 1 when the file is missing or stale (the YAML
+edited, polars_rank upgraded), 0 when it is current.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+DEFAULT_CONFIG = "polars_rank.yml"
+DEFAULT_OUT = "macros/polars_rank_generated.sql"
+
+#: The exit code of ``check`` when the generated file is stale or missing.
+STALE_EXIT_CODE = 1
+
+
+def _generated(args: argparse.Namespace) -> str:
+    from polars_rank.dbt.config import read_config
+    from polars_rank.dbt.generate import generate
+
+    return generate(read_config(args.config))
+
+
+def run_dbt(args: argparse.Namespace) -> int:
+    """``polars-rank dbt generate`` and ``polars-rank dbt check``."""
+    text = _generated(args)
+    out = Path(args.out) if args.out is not None else Path(args.config).parent / DEFAULT_OUT
+    if args.dbt_command == "generate":
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(text.encode("utf-8"))
+        sys.stderr.write(f"polars-rank: wrote {out} ({len(text.encode('utf-8'))} bytes)\n")
+        return 0
+    if not out.exists():
+        sys.stderr.write(f"polars-rank: {out} is missing: run polars-rank dbt generate\n")
+        return STALE_EXIT_CODE
+    if out.read_bytes() != text.encode("utf-8"):
+        sys.stderr.write(
+            f"polars-rank: {out} is stale (differs from what {args.config} generates with "
+            "this polars_rank): run polars-rank dbt generate\n"
+        )
+        return STALE_EXIT_CODE
+    sys.stderr.write(f"polars-rank: {out} is up to date\n")
+    return 0
+
+
+def build_dbt_parser(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``polars-rank dbt``."""
+    commands = parser.add_subparsers(
+        dest="dbt_command", metavar="COMMAND", required=True, parser_class=type(parser)
+    )
+    for name, help_text in (
+        ("generate", "write the macros of the reports declared in polars_rank.yml"),
+        ("check", "exit 1 when the generated macros are missing or stale"),
+    ):
+        sub = commands.add_parser(
+            name, help=help_text, description=help_text[:1].upper() + help_text[1:] + "."
+        )
+        sub.add_argument(
+            "--config",
+            default=DEFAULT_CONFIG,
+            metavar="FILE",
+            help=f"the reports to generate (default: {DEFAULT_CONFIG})",
+        )
+        sub.add_argument(
+            "--out",
+            metavar="FILE",
+            help=f"the generated macros file (default: {DEFAULT_OUT} beside the config)",
+        )

@@ -1,0 +1,278 @@
+"""The dbt project's ``polars_rank.yml``: the reports and input checks to generate.
+
+::
+
+    adapters: [duckdb, postgres]        # default: every adapter in ADAPTERS
+    reports:
+      - name: daily_summary             # a macro name part: [a-z_][a-z0-9_]*
+        metrics: [nDCG@10, P@5, AP]     # as polars_rank.evaluate takes them
+      - name: daily_per_query
+        metrics: [nDCG@10]
+        per_query: true                 # any to_sql keyword option, passed as written
+        left_out_column: left_out
+      - name: recsys
+        metrics: [coverage, novelty@10]
+        tables: [run, interactions]     # default: [run, qrels]
+    checks:                             # the checks with default columns are always there
+      - input: qrels
+        relevance: grade
+
+A request in a model matches a report when its metric list (same names, same order), its
+tables and its options (those different from :func:`~polars_rank.compiler.to_sql`'s
+defaults) are the same (:func:`request_key`).
+
+>>> config = parse_config({"reports": [{"name": "s", "metrics": ["P@5"], "per_query": True}]})
+>>> config.reports[0].options, config.adapters[:2]
+({'per_query': True}, ('duckdb', 'postgres'))
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from polars_rank.compiler.checks import check_sql
+from polars_rank.compiler.compile import to_sql
+from polars_rank.core.errors import PolarsRankError
+from polars_rank.core.extras import require
+
+#: dbt adapter type (``target.type``) -> the compiler's dialect.
+ADAPTERS: dict[str, str] = {
+    "duckdb": "duckdb",
+    "postgres": "postgres",
+    "spark": "spark",
+    "databricks": "spark",
+    "bigquery": "bigquery",
+    "snowflake": "snowflake",
+    "trino": "trino",
+}
+
+#: The table arguments of a report, in the order the macros take them.
+TABLES: tuple[str, ...] = ("run", "qrels", "interactions", "catalog", "item_features")
+DEFAULT_TABLES: tuple[str, ...] = ("run", "qrels")
+
+#: The inputs a check reads (``input:`` of a ``checks:`` entry).
+CHECK_INPUTS: tuple[str, ...] = ("run", "qrels")
+
+_NAME = re.compile(r"[a-z_][a-z0-9_]*\Z")
+
+
+def _keyword_defaults(function: Callable[..., object], left_out: set[str]) -> dict[str, Any]:
+    """The keyword-only parameters of ``function`` and their defaults (``left_out`` excepted):
+    read from its signature, so a new option of the compiler is accepted here at once."""
+    return {
+        name: _normal(p.default)
+        for name, p in inspect.signature(function).parameters.items()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY and name not in left_out
+    }
+
+
+def report_defaults() -> dict[str, Any]:
+    """The options a report may set (``to_sql``'s keyword options but tables and ``pretty``)
+    with their defaults."""
+    return _keyword_defaults(to_sql, {*TABLES, "pretty"})
+
+
+def check_defaults() -> dict[str, Any]:
+    """The options a check may set (``check_sql``'s keyword options but tables and
+    ``pretty``) with their defaults."""
+    return _keyword_defaults(check_sql, {*TABLES, "pretty"})
+
+
+def _normal(value: Any) -> Any:
+    """A value as a request key holds it: a whole float as an int (``1.0`` and ``1`` are one
+    request), a tuple as a list."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def _options(given: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
+    """The options that differ from their defaults, normalised (:func:`_normal`)."""
+    out = {}
+    for key, value in given.items():
+        value = _normal(value)
+        is_bool, default_bool = isinstance(value, bool), isinstance(defaults[key], bool)
+        if value != defaults[key] or is_bool != default_bool:
+            out[key] = value
+    return dict(sorted(out.items()))
+
+
+def request_key(kind: str, request: Mapping[str, Any]) -> str:
+    """The key a request is looked up by: the MD5 of its JSON with sorted keys, as dbt's
+    ``local_md5(tojson(request, sort_keys=true))`` computes it in the package's macros.
+
+    >>> text = '{"kind": "report", "metrics": ["P@5"], "options": {}, "tables": ["run"]}'
+    >>> key = request_key("report", {"tables": ["run"], "options": {}, "metrics": ["P@5"]})
+    >>> key == hashlib.md5(text.encode()).hexdigest()
+    True
+    """
+    text = json.dumps({"kind": kind, **request}, sort_keys=True)
+    return hashlib.md5(text.encode("utf-8"), usedforsecurity=False).hexdigest()
+
+
+@dataclass(frozen=True)
+class Report:
+    """A declared report: ``name``, ``metrics``, the ``tables`` it reads and the options that
+    differ from ``to_sql``'s defaults."""
+
+    name: str
+    metrics: tuple[str, ...]
+    tables: tuple[str, ...] = DEFAULT_TABLES
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def key(self) -> str:
+        return request_key(
+            "report",
+            {
+                "metrics": list(self.metrics),
+                "options": self.options,
+                "tables": sorted(self.tables),
+            },
+        )
+
+
+@dataclass(frozen=True)
+class Check:
+    """A declared input check: the ``input`` (run or qrels) and the options that differ from
+    ``check_sql``'s defaults."""
+
+    input: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        """The macro name part: the input and a short hash of the options."""
+        return f"{self.input}_{self.key()[:10]}"
+
+    def key(self) -> str:
+        return request_key("check", {"input": self.input, "options": self.options})
+
+
+@dataclass(frozen=True)
+class DbtConfig:
+    """A parsed ``polars_rank.yml``."""
+
+    adapters: tuple[str, ...]
+    reports: tuple[Report, ...]
+    checks: tuple[Check, ...]
+
+
+def _where(what: str) -> str:
+    return f"polars_rank.yml: {what}"
+
+
+def _report(entry: Any, n: int, defaults: dict[str, Any]) -> Report:
+    if not isinstance(entry, dict):
+        raise PolarsRankError(_where(f"reports[{n}] must be a mapping, got {entry!r}"))
+    entry = dict(entry)
+    name = entry.pop("name", None)
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise PolarsRankError(
+            _where(f"reports[{n}] needs a name of lower-case letters, digits and _, got {name!r}")
+        )
+    metrics = entry.pop("metrics", None)
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    if not isinstance(metrics, list) or not metrics or not all(isinstance(m, str) for m in metrics):
+        raise PolarsRankError(_where(f"report {name!r} needs a list of metric names"))
+    tables = entry.pop("tables", list(DEFAULT_TABLES))
+    if (
+        not isinstance(tables, list)
+        or "run" not in tables
+        or not set(tables) <= set(TABLES)
+        or len(set(tables)) < len(tables)
+    ):
+        raise PolarsRankError(
+            _where(f"report {name!r}: tables must list run and any of {list(TABLES[1:])}")
+        )
+    unknown = [key for key in entry if key not in defaults]
+    if unknown:
+        raise PolarsRankError(
+            _where(
+                f"report {name!r}: unknown option {unknown[0]!r} (the options are to_sql's: "
+                f"{', '.join(defaults)}; tables go in 'tables')"
+            )
+        )
+    ordered = tuple(t for t in TABLES if t in tables)
+    return Report(name, tuple(metrics), ordered, _options(entry, defaults))
+
+
+def _check(entry: Any, n: int, defaults: dict[str, Any]) -> Check:
+    if not isinstance(entry, dict) or entry.get("input") not in CHECK_INPUTS:
+        raise PolarsRankError(_where(f"checks[{n}] needs 'input: run' or 'input: qrels'"))
+    entry = dict(entry)
+    what = entry.pop("input")
+    unknown = [key for key in entry if key not in defaults]
+    if unknown:
+        raise PolarsRankError(
+            _where(
+                f"checks[{n}]: unknown option {unknown[0]!r} (the options are check_sql's: "
+                f"{', '.join(defaults)})"
+            )
+        )
+    return Check(what, _options(entry, defaults))
+
+
+def parse_config(data: Any) -> DbtConfig:
+    """A ``polars_rank.yml`` already read (a mapping) checked and parsed."""
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise PolarsRankError(_where("the file must hold a mapping (adapters, reports, checks)"))
+    unknown = [key for key in data if key not in ("adapters", "reports", "checks")]
+    if unknown:
+        raise PolarsRankError(
+            _where(f"unknown key {unknown[0]!r} (the keys: adapters, reports, checks)")
+        )
+    adapters = data.get("adapters", list(ADAPTERS))
+    if isinstance(adapters, str):
+        adapters = [adapters]
+    if not isinstance(adapters, list) or not adapters:
+        raise PolarsRankError(_where("adapters must be a list of dbt adapter types"))
+    for adapter in adapters:
+        if adapter not in ADAPTERS:
+            raise PolarsRankError(
+                _where(f"unknown adapter {adapter!r} (known: {', '.join(ADAPTERS)})")
+            )
+    defaults = report_defaults()
+    reports = tuple(_report(e, n, defaults) for n, e in enumerate(data.get("reports") or []))
+    names = [r.name for r in reports]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise PolarsRankError(_where(f"report name {repeated[0]!r} is used twice"))
+    keys: dict[str, str] = {}
+    for report in reports:
+        if report.key() in keys:
+            raise PolarsRankError(
+                _where(f"reports {keys[report.key()]!r} and {report.name!r} are the same request")
+            )
+        keys[report.key()] = report.name
+    cdefaults = check_defaults()
+    checks = [Check(what) for what in CHECK_INPUTS]
+    for n, entry in enumerate(data.get("checks") or []):
+        check = _check(entry, n, cdefaults)
+        if check.key() not in {c.key() for c in checks}:
+            checks.append(check)
+    ordered = tuple(a for a in ADAPTERS if a in adapters)
+    return DbtConfig(ordered, reports, tuple(checks))
+
+
+def read_config(path: str | Path) -> DbtConfig:
+    """Read and parse the ``polars_rank.yml`` at ``path`` (needs PyYAML: the ``dbt``
+    extra)."""
+    yaml = require("yaml", "dbt")
+    text = Path(path).read_text(encoding="utf-8")
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        raise PolarsRankError(f"{path}: not valid YAML: {' '.join(str(err).split())}") from err
+    return parse_config(data)

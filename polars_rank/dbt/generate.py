@@ -1,0 +1,191 @@
+"""The macros ``polars-rank dbt generate`` writes into a dbt project: the compiled SQL of
+every declared report and input check for every adapter, with only the table references
+left live, and ``polars_rank_generated()``, the catalogue the package's public macros
+(``polars_rank.evaluate``, ``polars_rank.report``, the generic tests) look requests up in.
+dbt then runs them with no Python.
+
+The SQL sits in ``{% raw %}`` blocks (a column named ``q{{x}}`` stays text); the tables are
+``{{ tables['run'] }}``. The output is deterministic: :func:`generate` twice gives the same
+bytes, which is what ``polars-rank dbt check`` compares.
+
+>>> from polars_rank.dbt.config import parse_config
+>>> text = generate(parse_config({"adapters": ["duckdb"],
+...                               "reports": [{"name": "s", "metrics": ["P@5"]}]}))
+>>> "{% macro polars_rank__s__duckdb(tables) %}" in text
+True
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from polars_rank.compiler.checks import check_sql
+from polars_rank.compiler.compile import to_sql
+from polars_rank.core.errors import PolarsRankError
+from polars_rank.dbt.config import (
+    ADAPTERS,
+    TABLES,
+    Check,
+    DbtConfig,
+    Report,
+    check_defaults,
+    report_defaults,
+)
+
+#: The stand-in table names compiled into the SQL and replaced by ``{{ tables[...] }}``.
+_PREFIX = "pr_dbt_table_"
+_PLACEHOLDER = re.compile(r"\bpr_dbt_table_(" + "|".join(TABLES) + r")\b")
+
+#: The input of a generic test: a CTE over ``{{ model }}``, which dbt renders as a subquery
+#: when the test has a ``where:`` config.
+_TEST_INPUT = "pr_dbt_input"
+
+#: The root-project macro holding the catalogue.
+CATALOG_MACRO = "polars_rank_generated"
+
+#: The root-project macro that calls a generated macro by its name. The calls are written
+#: out (an ``if`` per macro): dbt gives a generic test only the macros its templates call
+#: by name, and a computed name crashes its parser.
+RENDER_MACRO = "polars_rank_generated_sql"
+
+
+def _version() -> str:
+    from polars_rank import __version__
+
+    return __version__
+
+
+def _jinja(sql: str) -> str:
+    """``sql`` as Jinja that renders to itself, with the placeholder tables live."""
+    out: list[str] = []
+    position = 0
+    for match in _PLACEHOLDER.finditer(sql):
+        out.append(_raw(sql[position : match.start()]))
+        out.append(f"{{{{ tables['{match.group(1)}'] }}}}")
+        position = match.end()
+    out.append(_raw(sql[position:]))
+    return "".join(out)
+
+
+def _raw(text: str) -> str:
+    """``text`` in raw blocks; a ``{%`` (which could start an ``endraw``) as an expression."""
+    if not text:
+        return ""
+    pieces = text.split("{%")
+    return "{{ '{%' }}".join(f"{{% raw %}}{p}{{% endraw %}}" if p else "" for p in pieces)
+
+
+def _refuse_placeholder(where: str, options: dict[str, Any]) -> None:
+    for key, value in options.items():
+        if _PREFIX in json.dumps(value):
+            raise PolarsRankError(
+                f"polars_rank.yml: {where}: option {key!r} holds {_PREFIX!r}, a name the "
+                "generated macros reserve"
+            )
+
+
+def _report_sql(report: Report, dialect: str) -> str:
+    tables = {t: (f"{_PREFIX}{t}" if t in report.tables else None) for t in TABLES}
+    _refuse_placeholder(f"report {report.name!r}", report.options)
+    try:
+        return to_sql(
+            list(report.metrics),
+            dialect,  # type: ignore[arg-type]
+            tables["run"] or "",
+            tables["qrels"],
+            interactions=tables["interactions"],
+            catalog=tables["catalog"],
+            item_features=tables["item_features"],
+            **report.options,
+        )
+    except PolarsRankError as err:
+        raise PolarsRankError(
+            f"polars_rank.yml: report {report.name!r} ({dialect}): {err}"
+        ) from err
+
+
+def _check_sql(check: Check, dialect: str) -> str:
+    _refuse_placeholder(f"check of {check.input}", check.options)
+    table = _TEST_INPUT
+    run, qrels = (table, None) if check.input == "run" else (None, table)
+    try:
+        body = check_sql(dialect, run, qrels, **check.options)  # type: ignore[arg-type]
+    except PolarsRankError as err:
+        raise PolarsRankError(f"polars_rank.yml: check of {check.input}: {err}") from err
+    return f"WITH {_TEST_INPUT} AS (SELECT * FROM {_PREFIX}run)\n{body}"
+
+
+def _macro(name: str, body: str) -> str:
+    return f"{{% macro {name}(tables) %}}\n{body}\n{{% endmacro %}}\n"
+
+
+def _literal(value: Any) -> str:
+    """A JSON value as a Jinja literal: strings and numbers as JSON writes them, ``none``,
+    ``true`` and ``false`` as Jinja spells them.
+
+    >>> _literal({"a": [None, True, 1.5, "x"]})
+    '{"a": [none, true, 1.5, "x"]}'
+    """
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_literal(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_literal(str(k))}: {_literal(v)}" for k, v in value.items()) + "}"
+    return json.dumps(value)
+
+
+def generate(config: DbtConfig) -> str:
+    """The text of the generated macros file for ``config``."""
+    parts = [
+        "{# Generated by `polars-rank dbt generate` from polars_rank.yml (polars_rank "
+        f"{_version()}). Do not edit: change polars_rank.yml and generate again; "
+        "`polars-rank dbt check` fails when this file is stale. #}\n"
+    ]
+    reports, checks, macros = [], [], []
+    for report in config.reports:
+        for adapter in config.adapters:
+            sql = _report_sql(report, ADAPTERS[adapter])
+            macros.append(f"polars_rank__{report.name}__{adapter}")
+            parts.append(_macro(macros[-1], _jinja(sql)))
+        entry = {
+            "name": report.name,
+            "metrics": list(report.metrics),
+            "tables": list(report.tables),
+            "options": report.options,
+            "macro": f"polars_rank__{report.name}__",
+        }
+        reports.append(f"    {_literal(report.key())}: {_literal(entry)}")
+    for check in config.checks:
+        for adapter in config.adapters:
+            sql = _check_sql(check, ADAPTERS[adapter])
+            macros.append(f"polars_rank__check_{check.name}__{adapter}")
+            parts.append(_macro(macros[-1], _jinja(sql)))
+        entry = {"input": check.input, "macro": f"polars_rank__check_{check.name}__"}
+        checks.append(f"    {_literal(check.key())}: {_literal(entry)}")
+    catalog = (
+        f"{{% macro {CATALOG_MACRO}() %}}\n{{% do return({{\n"
+        f"  'version': {_literal(_version())},\n"
+        f"  'adapters': {_literal(list(config.adapters))},\n"
+        f"  'report_defaults': {_literal(report_defaults())},\n"
+        f"  'check_defaults': {_literal(check_defaults())},\n"
+        "  'reports': {\n" + ",\n".join(reports) + "\n  },\n"
+        "  'checks': {\n" + ",\n".join(checks) + "\n  }\n"
+        "}) %}\n{% endmacro %}\n"
+    )
+    calls = "".join(
+        f"  {{%- {'if' if n == 0 else 'elif'} name == {_literal(m)} -%}}"
+        f"{{{{ return({m}(tables)) }}}}\n"
+        for n, m in enumerate(macros)
+    )
+    render = (
+        f"{{% macro {RENDER_MACRO}(name, tables) %}}\n{calls}"
+        + ("  {%- endif -%}\n" if macros else "")
+        + "  {{ exceptions.raise_compiler_error('polars_rank: no generated macro ' ~ name) }}\n"
+        "{% endmacro %}\n"
+    )
+    return "\n".join([*parts, catalog, render])

@@ -1,0 +1,214 @@
+"""``polars-rank dbt generate / check`` and the generated macros, without dbt: the YAML rules,
+staleness, and the macros rendered by Jinja (what dbt does) giving back ``to_sql``'s and
+``check_sql``'s text exactly, hostile column names included. dbt itself runs in
+``tests/test_dbt_live.py``."""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import pytest
+import yaml
+
+import polars_rank.dbt.config as dbt_config
+import polars_rank.dbt.generate as dbt_generate
+from polars_rank import to_sql
+from polars_rank.cli import main
+from polars_rank.compiler.checks import check_sql
+from polars_rank.core.errors import PolarsRankError
+from polars_rank.dbt.config import parse_config
+from polars_rank.dbt.generate import generate
+
+HOSTILE = ["q{{id}}%s{#x", "a{% endraw %}b", "d'oc\"}}", "{%- raw -%}"]
+
+
+def _render(text: str, macro: str, tables: dict[str, str]) -> str:
+    """Call ``macro`` of the generated ``text`` with plain Jinja (dbt's engine)."""
+    env = jinja2.Environment(extensions=["jinja2.ext.do"], undefined=jinja2.StrictUndefined)
+    template = env.from_string(text + "{{ " + macro + "(tables) }}")
+    return template.render(tables=tables)
+
+
+def _write(tmp_path: Path, data: Any) -> tuple[Path, Path]:
+    config = tmp_path / "polars_rank.yml"
+    config.write_text(yaml.safe_dump(data))
+    return config, tmp_path / "macros" / "polars_rank_generated.sql"
+
+
+@pytest.mark.parametrize(
+    "adapter", ["duckdb", "postgres", "spark", "bigquery", "trino"], ids=lambda a: f"to-{a}"
+)
+def test_macro_renders_to_sql(adapter: str) -> None:
+    dialect = dbt_config.ADAPTERS[adapter]
+    options = {
+        "per_query": True,
+        "query": HOSTILE[0],
+        "doc": HOSTILE[1],
+        "score": HOSTILE[3],
+        "left_out_column": "left_out",
+    }
+    if adapter == "bigquery":  # BigQuery names cannot hold a dot: none here
+        options["relevance"] = HOSTILE[2]
+    report = {"name": "r", "metrics": ["nDCG@10", "P@5"], **options}
+    text = generate(parse_config({"adapters": [adapter], "reports": [report]}))
+    tables = {"run": "db.run", "qrels": "db.qrels"}
+    got = _render(text, f"polars_rank__r__{adapter}", tables).strip()
+    want = to_sql(["nDCG@10", "P@5"], dialect, "db.run", "db.qrels", **options)  # type: ignore[arg-type]
+    assert got == want
+
+
+def test_check_macro_renders_check_sql() -> None:
+    config = parse_config(
+        {"adapters": ["postgres"], "checks": [{"input": "qrels", "doc": HOSTILE[1]}]}
+    )
+    text = generate(config)
+    check = config.checks[-1]
+    got = _render(text, f"polars_rank__check_{check.name}__postgres", {"run": "s.model"})
+    body = check_sql("postgres", None, "pr_dbt_input", doc=HOSTILE[1])
+    assert got.strip() == f"WITH pr_dbt_input AS (SELECT * FROM s.model)\n{body}"
+
+
+def test_deterministic_and_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = {"adapters": ["duckdb"], "reports": [{"name": "a", "metrics": ["AP"]}]}
+    config, out = _write(tmp_path, data)
+    args = ["--config", str(config), "--out", str(out)]
+    assert main(["dbt", "check", *args]) == 1  # missing
+    assert "missing" in capsys.readouterr().err
+    assert main(["dbt", "generate", *args]) == 0
+    first = out.read_bytes()
+    assert main(["dbt", "generate", *args]) == 0
+    assert out.read_bytes() == first
+    assert main(["dbt", "check", *args]) == 0
+    out.write_bytes(first + b" ")  # one byte more
+    assert main(["dbt", "check", *args]) == 1
+    assert "stale" in capsys.readouterr().err
+    out.write_bytes(first)
+    data["reports"][0]["metrics"] = ["AP", "RR"]  # the YAML edited
+    config.write_text(yaml.safe_dump(data))
+    assert main(["dbt", "check", *args]) == 1
+
+
+def test_out_defaults_beside_the_config(tmp_path: Path) -> None:
+    config, out = _write(tmp_path, {"adapters": ["duckdb"]})
+    assert main(["dbt", "generate", "--config", str(config)]) == 0
+    assert out.exists() and main(["dbt", "check", "--config", str(config)]) == 0
+
+
+def test_request_keys() -> None:
+    """The key is the MD5 of the request's JSON with sorted keys (dbt's
+    ``local_md5(tojson(request, sort_keys=true))``), options equal to the defaults left out
+    and whole floats as integers."""
+    config = parse_config(
+        {"reports": [{"name": "a", "metrics": ["P@5"], "relevance_level": 2.0, "per_query": False}]}
+    )
+    report = config.reports[0]
+    assert report.options == {"relevance_level": 2}
+    text = (
+        '{"kind": "report", "metrics": ["P@5"], "options": {"relevance_level": 2}, '
+        '"tables": ["qrels", "run"]}'
+    )
+    assert report.key() == hashlib.md5(text.encode()).hexdigest()
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"adapters": ["redshift"]}, "unknown adapter 'redshift'"),
+        ({"reports": [{"name": "A b", "metrics": ["AP"]}]}, "needs a name"),
+        ({"reports": [{"name": "a"}]}, "needs a list of metric names"),
+        ({"reports": [{"name": "a", "metrics": ["AP"], "segment": 1}]}, "unknown option 'segment'"),
+        ({"reports": [{"name": "a", "metrics": ["AP"], "interactions": "t"}]}, "tables go in"),
+        ({"reports": [{"name": "a", "metrics": ["AP"], "tables": ["qrels"]}]}, "must list run"),
+        (
+            {"reports": [{"name": "a", "metrics": ["AP"]}, {"name": "a", "metrics": ["RR"]}]},
+            "used twice",
+        ),
+        (
+            {
+                "reports": [
+                    {"name": "a", "metrics": ["AP"]},
+                    {"name": "b", "metrics": ["AP"], "per_query": False},
+                ]
+            },
+            "the same request",
+        ),
+        ({"checks": [{"input": "interactions"}]}, "needs 'input: run'"),
+        ({"report": []}, "unknown key 'report'"),
+    ],
+)
+def test_config_errors(data: Any, message: str) -> None:
+    with pytest.raises(PolarsRankError, match=message):
+        parse_config(data)
+
+
+def test_compiler_errors_name_the_report() -> None:
+    config = parse_config(
+        {"adapters": ["duckdb"], "reports": [{"name": "bad", "metrics": ["relstring"]}]}
+    )
+    with pytest.raises(PolarsRankError, match="report 'bad' \\(duckdb\\): .*relstring"):
+        generate(config)
+
+
+def test_every_to_sql_option_passes_through(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An option ``to_sql`` takes is accepted and passed as written, read from its signature:
+    a compiler with a new ``by`` option (segments) gets it from the YAML with no change here."""
+    seen: dict[str, Any] = {}
+
+    def with_by(*args: Any, by: list[str] | None = None, **kwargs: Any) -> str:
+        seen["by"] = by
+        return to_sql(*args, **kwargs)
+
+    with_by.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [
+            *inspect.signature(to_sql).parameters.values(),
+            inspect.Parameter("by", inspect.Parameter.KEYWORD_ONLY, default=None),
+        ]
+    )
+    monkeypatch.setattr(dbt_config, "to_sql", with_by)
+    monkeypatch.setattr(dbt_generate, "to_sql", with_by)
+    config = parse_config(
+        {"adapters": ["duckdb"], "reports": [{"name": "s", "metrics": ["AP"], "by": ["segment"]}]}
+    )
+    assert config.reports[0].options == {"by": ["segment"]}
+    text = generate(config)
+    assert seen["by"] == ["segment"]
+    assert '"by": ["segment"]' in text  # in the catalogue entry the macros match requests on
+    assert "'report_defaults': {" in text and '"by": none' in text
+
+
+def test_placeholder_names_refused() -> None:
+    config = parse_config(
+        {
+            "adapters": ["duckdb"],
+            "reports": [{"name": "s", "metrics": ["AP"], "query": "pr_dbt_table_run"}],
+        }
+    )
+    with pytest.raises(PolarsRankError, match="reserve"):
+        generate(config)
+
+
+def test_catalogue_is_json_for_jinja() -> None:
+    """The catalogue macro's entries read back (Jinja literals) as the config holds them."""
+    config = parse_config(
+        {"adapters": ["duckdb"], "reports": [{"name": "s", "metrics": ["AP"], "max_rank": 100}]}
+    )
+    text = generate(config)
+    env = jinja2.Environment(extensions=["jinja2.ext.do"])
+    env.globals["return"] = lambda value: (_ for _ in ()).throw(_Returned(value))
+    with pytest.raises(_Returned) as returned:
+        env.from_string(text + "{{ polars_rank_generated() }}").render()
+    catalogue = returned.value.value
+    assert catalogue["adapters"] == ["duckdb"]
+    (entry,) = catalogue["reports"].values()
+    assert entry["options"] == {"max_rank": 100} and entry["macro"] == "polars_rank__s__"
+    assert json.dumps(catalogue["report_defaults"]["max_rank"]) == "null"
+
+
+class _Returned(Exception):
+    def __init__(self, value: Any) -> None:
+        self.value = value

@@ -1,0 +1,306 @@
+"""The dbt package, live: the integration project (``dbt-package/integration_tests``) copied
+to a temp folder, its macros generated, ``dbt deps`` and ``dbt build`` run on dbt-duckdb (a
+file database) and dbt-postgres (the test server, through its socket folder), and every table
+compared with :func:`polars_rank.evaluate` (the Polars engine) within 1e-12.
+
+dbt runs in its own environment, without polars_rank (``tests/dbt_env.py``).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import textwrap
+import warnings
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+import pytest
+import yaml
+from dbt_env import PACKAGE, PROJECT, DbtProject, copy_project, dbt_environment, seeds
+
+import polars_rank as pr
+
+pytestmark = [pytest.mark.slow, pytest.mark.dbt]
+
+TOLERANCE = 1e-12
+STRINGS = {"query": pl.String, "doc": pl.String}
+SCHEMA = "pr_dbt"
+
+#: The columns the reports' metrics get (to_sql's naming, written out here).
+COLUMNS = {
+    "nDCG@10": "ndcg_at_10",
+    "P@5": "p_at_5",
+    "AP": "ap",
+    "RR": "rr",
+    "R@10": "r_at_10",
+    "bpref": "bpref",
+    "Rprec": "rprec",
+    "num_ret": "num_ret",
+}
+
+
+@pytest.fixture(scope="module")
+def dbt_venv() -> Path:
+    return dbt_environment()
+
+
+def _reports() -> dict[str, dict[str, Any]]:
+    data = yaml.safe_load((PROJECT / "polars_rank.yml").read_text())
+    return {r["name"]: r for r in data["reports"]}
+
+
+def _expected(metrics: list[str], *, per_query: bool) -> pl.DataFrame:
+    run, qrels = seeds()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the run query without judgments
+        out = pr.evaluate(run, qrels, metrics, per_query=per_query)
+    assert isinstance(out, pl.DataFrame)
+    return out
+
+
+def _left_out() -> int:
+    """Run queries without judgments, counted here: the ``left_out`` column's value."""
+    run, qrels = seeds()
+    return len(set(run["query"]) - set(qrels["query"]))
+
+
+def _close(got: list[Any], want: list[Any], what: str) -> None:
+    assert len(got) == len(want), what
+    for g, w in zip(got, want, strict=True):
+        if isinstance(w, float):
+            assert g == pytest.approx(w, abs=TOLERANCE, rel=0), what
+        else:
+            assert g == w, what
+
+
+def _compare(read: Any) -> None:
+    """Every table of the integration project against :func:`polars_rank.evaluate`;
+    ``read(name)`` returns a table as a frame (columns as the database named them)."""
+    reports = _reports()
+    metrics = reports["ranking_summary"]["metrics"]
+    summary = read("ranking_summary")
+    assert summary.columns == [COLUMNS[m] for m in metrics] + ["left_out"]
+    want = _expected(metrics, per_query=False)
+    _close(list(summary.row(0)), [*want.row(0), _left_out()], "summary")
+    assert summary.height == 1
+
+    per_query = read("ranking_per_query").sort("query")
+    assert per_query.columns == ["query"] + [COLUMNS[m] for m in metrics]
+    want = _expected(metrics, per_query=True).sort("query")
+    assert per_query.height == want.height == 10
+    for got_row, want_row in zip(per_query.rows(), want.rows(), strict=True):
+        _close(list(got_row), list(want_row), f"per query {want_row[0]}")
+
+    long_metrics = reports["ranking_long"]["metrics"]
+    long = read("ranking_long")
+    assert long.columns == ["query", "measure", "value"]
+    want = _expected(long_metrics, per_query=True).unpivot(
+        index="query", variable_name="measure", value_name="value"
+    )
+    key = ["query", "measure"]
+    joined = want.join(long, on=key, how="full", coalesce=True, suffix="_got")
+    assert joined.height == long.height == want.height == 10 * len(long_metrics)
+    for q, m, w, g in joined.select(*key, "value", "value_got").rows():
+        _close([g], [w], f"long {q} {m}")
+
+    recsys = read("recsys_summary")
+    assert recsys.columns == ["coverage_at_5", "gini_at_5", "novelty_at_5", "arp_at_5"]
+    run, _ = seeds()
+    interactions = pl.read_csv(PROJECT / "seeds" / "interactions.csv", schema=STRINGS)
+    want = pr.evaluate(run, None, reports["recsys"]["metrics"], interactions=interactions)
+    assert isinstance(want, pl.DataFrame)
+    _close(list(recsys.row(0)), list(want.row(0)), "recommender")
+
+    daily = read("daily_ranking")
+    assert daily.columns == ["run_date", "run_name", "ndcg_at_10", "ap", "left_out"]
+    want = _expected(reports["daily"]["metrics"], per_query=False)
+    assert daily.height == 2, "incremental: one row per run and day, a day run again replaced"
+    assert sorted(str(d) for d in daily["run_date"]) == ["2026-01-01", "2026-01-02"]
+    for row in daily.rows():
+        _close(list(row[2:]), [*want.row(0), _left_out()], f"daily {row[0]}")
+
+
+def _build(project: DbtProject, target: str) -> None:
+    """deps, build, the incremental model again for the same day and for the next one."""
+    project.dbt("deps")
+    project.dbt("build", "--target", target)
+    for day in ("2026-01-01", "2026-01-02"):
+        project.dbt(
+            "run", "--target", target, "-s", "daily_ranking", "--vars", f"{{run_date: '{day}'}}"
+        )
+
+
+def _duckdb_read(path: Path) -> Any:
+    def read(name: str) -> pl.DataFrame:
+        with duckdb.connect(str(path), read_only=True) as con:
+            return con.sql(f"SELECT * FROM main.{name}").pl()
+
+    return read
+
+
+def test_dbt_duckdb(tmp_path: Path, dbt_venv: Path) -> None:
+    database = tmp_path / "warehouse.duckdb"
+    project = copy_project(
+        tmp_path,
+        dbt_venv,
+        {"duckdb": {"type": "duckdb", "path": str(database), "threads": 1}},
+    )
+    # no polars_rank where dbt runs
+    probe = subprocess.run([str(dbt_venv / "bin" / "python"), "-c", "import polars_rank"])
+    assert probe.returncode != 0
+    _build(project, "duckdb")
+    _compare(_duckdb_read(database))
+    with duckdb.connect(str(database), read_only=True) as con:
+        types = dict(
+            con.sql(
+                "SELECT column_name, data_type FROM information_schema.columns "
+                "WHERE table_name = 'ranking_summary'"
+            ).fetchall()
+        )
+    assert types == {**{c: "DOUBLE" for c in COLUMNS.values()}, "left_out": "BIGINT"}
+
+    # the generic tests fail on bad data: a repeated run pair, a null grade and a repeated
+    # judgment, a value above 1, a left-out count that is not 1
+    with duckdb.connect(str(database)) as con:
+        con.sql("INSERT INTO main.run VALUES ('q01', 'd01', 1.0), ('q01', 'd01', 2.0)")
+        con.sql(
+            "INSERT INTO main.qrels VALUES ('q01', 'zz', NULL), ('q02', 'yy', 1), ('q02', 'yy', 2)"
+        )
+        con.sql("UPDATE main.ranking_summary SET ndcg_at_10 = 1.5, left_out = 2")
+    result = project.dbt("test", "--target", "duckdb", check=False)
+    assert result.returncode != 0
+    failures = {
+        uid.split(".")[2]: (r["status"], r["failures"]) for uid, r in project.results().items()
+    }
+    assert failures["polars_rank_valid_run_run_"] == ("fail", 1)  # duplicate_pair
+    assert failures["polars_rank_valid_judgments_qrels_"] == ("fail", 2)  # bad_grade, duplicate
+    assert failures["polars_rank_between_ranking_summary_ndcg_at_10__1__0"] == ("fail", 1)
+    assert failures["polars_rank_equal_within_ranking_summary_left_out__0__1"] == ("fail", 1)
+    assert failures["polars_rank_between_ranking_per_query_p_at_5__1__0"] == ("pass", 0)
+
+
+def test_dbt_postgres(tmp_path: Path, dbt_venv: Path, postgres: Any) -> None:
+    output = {
+        "type": "postgres",
+        "host": str(postgres.directory),  # the socket folder
+        "port": 5432,
+        "user": "postgres",
+        "password": "",
+        "dbname": "postgres",
+        "schema": SCHEMA,
+        "threads": 1,
+    }
+    project = copy_project(tmp_path, dbt_venv, {"postgres": output})
+    _build(project, "postgres")
+
+    def read(name: str) -> pl.DataFrame:
+        with postgres.connect() as con, con.cursor() as cur:
+            cur.execute(f"SELECT * FROM {SCHEMA}.{name}")
+            columns = [d.name for d in cur.description]
+            return pl.DataFrame(
+                cur.fetchall(), schema=columns, orient="row", infer_schema_length=None
+            )
+
+    _compare(read)
+    with postgres.connect() as con, con.cursor() as cur:
+        cur.execute(
+            "SELECT column_name, data_type FROM information_schema.columns "
+            "WHERE table_schema = %s AND table_name = 'ranking_summary'",
+            (SCHEMA,),
+        )
+        types = dict(cur.fetchall())
+    assert types == {**{c: "double precision" for c in COLUMNS.values()}, "left_out": "bigint"}
+
+
+def test_dbt_git_install(tmp_path: Path, dbt_venv: Path) -> None:
+    """The package installed by dbt from a git repository with ``subdirectory:``: a local
+    clone of a repository holding the package folder (as committed)."""
+    origin = tmp_path / "origin"
+    (origin / PACKAGE.name).mkdir(parents=True)
+    shutil.copytree(
+        PACKAGE,
+        origin / PACKAGE.name,
+        dirs_exist_ok=True,
+        ignore=shutil.ignore_patterns("integration_tests"),
+    )
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "package"]):
+        subprocess.run([*git, *args], cwd=origin, check=True)
+    clone = tmp_path / "clone"
+    subprocess.run([*git, "clone", "-q", origin.as_uri(), str(clone)], check=True)
+    database = tmp_path / "git.duckdb"
+    project = copy_project(
+        tmp_path, dbt_venv, {"duckdb": {"type": "duckdb", "path": str(database), "threads": 1}}
+    )
+    (project.path / "packages.yml").write_text(
+        f'packages:\n  - git: "{clone.as_uri()}"\n    subdirectory: {PACKAGE.name}\n'
+        "    revision: main\n"
+    )
+    project.dbt("deps")
+    assert (project.path / "dbt_packages" / "polars_rank" / "dbt_project.yml").exists()
+    project.dbt("build", "-s", "+ranking_summary")
+    summary = _duckdb_read(database)("ranking_summary")
+    metrics = _reports()["ranking_summary"]["metrics"]
+    _close(list(summary.row(0)), [*_expected(metrics, per_query=False).row(0), _left_out()], "git")
+
+    # an undeclared request fails when dbt parses the project, printing the entry to add
+    (project.path / "models" / "undeclared.sql").write_text(
+        "{{ polars_rank.evaluate(ref('run'), ref('qrels'), metrics=['nDCG@20', 'P@5'], "
+        "per_query=true, relevance_level=2.0) }}"
+    )
+    result = project.dbt("parse", check=False)
+    assert result.returncode != 0
+    text = result.stdout
+    assert "this evaluation is not declared" in text
+    lines = text[text.index("reports:") :].splitlines()
+    entry = textwrap.dedent("\n".join(lines[: [ln.strip() for ln in lines].index("")]))
+    assert yaml.safe_load(entry) == {
+        "reports": [
+            {
+                "name": "undeclared",
+                "metrics": ["nDCG@20", "P@5"],
+                "per_query": True,
+                "relevance_level": 2,
+            }
+        ]
+    }
+
+
+@pytest.mark.spark
+def test_dbt_spark_session(tmp_path: Path, dbt_venv: Path) -> None:
+    """dbt-spark with ``method: session``: a local Spark inside the dbt process (one per dbt
+    command, so this is the slow one), tables as Parquet files in a warehouse folder read
+    back with Polars. The incremental model overwrites the day's partition."""
+    warehouse = tmp_path / "warehouse"
+    output = {
+        "type": "spark",
+        "method": "session",
+        "host": "NA",
+        "schema": SCHEMA,
+        "threads": 1,
+        "server_side_parameters": {
+            "spark.master": "local[1]",
+            "spark.ui.enabled": "false",
+            "spark.ui.showConsoleProgress": "false",
+            "spark.sql.shuffle.partitions": "2",
+            "spark.driver.host": "127.0.0.1",
+            "spark.driver.bindAddress": "127.0.0.1",
+            "spark.sql.warehouse.dir": str(warehouse),
+            "spark.sql.session.timeZone": "UTC",
+        },
+    }
+    project = copy_project(tmp_path, dbt_venv, {"spark": output})
+    _build(project, "spark")
+
+    def read(name: str) -> pl.DataFrame:
+        files = warehouse / f"{SCHEMA}.db" / name
+        if name == "daily_ranking":  # partition columns come last in Spark
+            frame = pl.read_parquet(files / "**" / "*.parquet", hive_partitioning=True)
+            return frame.select("run_date", "run_name", "ndcg_at_10", "ap", "left_out")
+        return pl.read_parquet(files / "*.parquet")
+
+    _compare(read)
+    assert read("ranking_summary")["left_out"].dtype == pl.Int64
