@@ -322,8 +322,10 @@ def evaluate_classification(
     by: str | Iterable[str] | None = None,
     group: str | Iterable[str] | None = None,
     threshold: float = 0.5,
-    engine: Literal["polars", "duckdb"] = "polars",
-    con: duckdb.DuckDBPyConnection | None = None,
+    weight: str | None = None,
+    engine: Literal["polars", "duckdb", "spark"] = "polars",
+    con: Any = None,
+    validate: bool = True,
 ) -> pl.DataFrame:
     """Evaluate a binary classifier's (or click model's) scores against 0/1 labels.
 
@@ -342,8 +344,17 @@ def evaluate_classification(
             each weighted by its rows, over the groups with both classes.
         threshold: thresholded metrics predict positive when ``score >= threshold``, unless
             the name sets its own.
-        engine: ``"polars"`` (one lazy plan) or ``"duckdb"`` (the ``cls_*`` macros of
-            ``sql/classification.sql``, on ``con`` or the package's in-memory database).
+        weight: a sample-weight column (scikit-learn's ``sample_weight``): counts become
+            sums of weights, every mean and pair weighs by it, GAUC's groups weigh their
+            total weight; rows with a null weight are skipped, negative weights refused.
+        engine: ``"polars"`` (one lazy plan), ``"duckdb"`` (the ``cls_*`` macros of
+            ``sql/classification.sql``, on ``con`` or the package's in-memory database; with
+            ``weight``, the compiled SQL of :func:`~polars_rank.to_sql`) or ``"spark"``
+            (``data`` a Spark DataFrame or a table name, ``con`` the SparkSession: the
+            compiled SQL runs in Spark, only the result rows come back;
+            :mod:`polars_rank.engines.spark.classification`).
+        validate: check the input first (labels, NaN scores, probabilities, weights); on
+            Spark one aggregation job (:func:`~polars_rank.check_sql`'s query).
 
     Returns:
         A DataFrame: the ``by`` columns, then one column per metric named as written. An
@@ -365,6 +376,21 @@ def evaluate_classification(
     from polars_rank.engines.polars import classification as polars_engine
 
     specs = parse_metrics(metrics, scope="classification")
+    if engine == "spark":
+        from polars_rank.engines.spark.classification import evaluate_classification_spark
+
+        return evaluate_classification_spark(
+            data,
+            specs,
+            label=label,
+            score=score,
+            by=_column_list(by),
+            group=_column_list(group),
+            threshold=threshold,
+            weight=weight,
+            con=con,
+            validate=validate,
+        )
     if engine not in ("polars", "duckdb"):
         refused = specs[0]
         why = (refused.entry.reason(engine) if engine in TARGETS else None) or (
@@ -377,7 +403,8 @@ def evaluate_classification(
     segments, groups = _column_list(by), _column_list(group)
     lf = to_lazy(data, "data")
     schema = lf.collect_schema()
-    for column in dict.fromkeys([label, score, *segments, *groups]):
+    weights = [weight] if weight is not None else []
+    for column in dict.fromkeys([label, score, *segments, *groups, *weights]):
         if column not in schema:
             raise PolarsRankError(f"column {column!r} not found; columns are {schema.names()}")
     clash = [s.label for s in specs if s.label in segments]
@@ -390,13 +417,28 @@ def evaluate_classification(
     if not math.isfinite(cut):
         raise PolarsRankError(f"threshold must be a finite number, got {threshold!r}")
     specs = [_classification_spec(s, cut, groups) for s in specs]
-    frames.validate_binary(lf, label, score)
-    probabilities = [s.label for s in specs if PROBABILITY in s.entry.columns]
-    if probabilities:
-        frames.check_probabilities(lf, score, probabilities)
+    if validate:
+        frames.validate_binary(lf, label, score)
+        probabilities = [s.label for s in specs if PROBABILITY in s.entry.columns]
+        if probabilities:
+            frames.check_probabilities(lf, score, probabilities)
+        if weight is not None:
+            frames.check_weights(lf, weight)
     if engine == "polars":
         return polars_engine.evaluate_classification(
-            lf, specs, label=label, score=score, by=segments, group=groups
+            lf, specs, label=label, score=score, by=segments, group=groups, weight=weight
+        )
+    if weight is not None:
+        columns = list(dict.fromkeys([*segments, *groups, label, score, weight]))
+        return duckdb_engine.evaluate_compiled(
+            lf.select(columns).collect(),
+            specs,
+            label=label,
+            score=score,
+            by=segments,
+            group=groups,
+            weight=weight,
+            con=con,
         )
     frame = lf.select(list(dict.fromkeys([*segments, *groups, label, score]))).collect()
     return duckdb_engine.evaluate_classification(

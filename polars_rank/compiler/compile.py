@@ -86,8 +86,8 @@ def _check_bigquery_names(columns: dict[str, str]) -> None:
 def to_sql(
     metrics: Sequence[str | MetricSpec] | str,
     dialect: Dialect,
-    run: str,
-    qrels: str | None,
+    run: str | None = None,
+    qrels: str | None = None,
     *,
     interactions: str | None = None,
     catalog: str | None = None,
@@ -107,6 +107,12 @@ def to_sql(
     layout: Layout = "wide",
     left_out_column: str | None = None,
     pretty: bool = True,
+    predictions: str | None = None,
+    label: str = "label",
+    by: str | Sequence[str] | None = None,
+    group: str | Sequence[str] | None = None,
+    threshold: float = 0.5,
+    weight: str | None = None,
 ) -> str:
     """One self-contained ``SELECT`` computing ``metrics`` in ``dialect``, with trec_eval's
     numbers (the Polars engine's, within 1e-12).
@@ -166,13 +172,50 @@ def to_sql(
     rule); the corpus ones have one value for the whole run, so they are refused with
     ``per_query``.
 
+    Classification: with ``predictions`` (a table of ``label`` and ``score`` columns,
+    instead of ``run`` and ``qrels``), ``metrics`` are classification names (``AUC``,
+    ``GAUC``, ``LogLoss``, ``AP``, ``Brier``, ``NE``, ``calibration``, ``F1``, ``TP``, ...),
+    ``by`` splits the table into segments, ``group`` names GAUC's groups, ``threshold`` is
+    the thresholded metrics' default and ``weight`` a sample-weight column:
+    :func:`~polars_rank.compiler.classification.classification_sql`. One family per call;
+    curves come from :func:`~polars_rank.compiler.classification.curve_sql`.
+
     Returns:
         The query text.
 
     Example:
         >>> print(to_sql(["P@10"], "spark", "db.run", "db.qrels").splitlines()[0])
         WITH pr_run AS (
+        >>> "auc" in to_sql(["AUC"], "postgres", predictions="db.preds", label="clicked")
+        True
     """
+    if predictions is not None:
+        from polars_rank.compiler.classification import classification_sql
+
+        if run is not None or qrels is not None:
+            raise PolarsRankError(
+                "to_sql takes either run and qrels (ranking and recommender metrics) or "
+                "predictions= (classification metrics): one family per call"
+            )
+        return classification_sql(
+            metrics,
+            dialect,
+            predictions,
+            label=label,
+            score=score,
+            by=by,
+            group=group,
+            threshold=threshold,
+            weight=weight,
+            pretty=pretty,
+        )
+    if run is None:
+        raise PolarsRankError(
+            "to_sql needs run (and qrels) for ranking and recommender metrics, or "
+            "predictions= for classification metrics"
+        )
+    if by is not None or group is not None or weight is not None:
+        raise PolarsRankError("by=, group= and weight= go with predictions= (classification)")
     specs = _specs(metrics)
     options = Options.from_arguments(
         query=query,
