@@ -392,13 +392,11 @@ def evaluate_classification(
             validate=validate,
         )
     if engine not in ("polars", "duckdb"):
-        refused = specs[0]
-        why = (refused.entry.reason(engine) if engine in TARGETS else None) or (
-            refused.entry.reason("spark")
-        )
+        refused = [s for s in specs if engine in TARGETS and s.entry.reason(engine)]
+        why = f"; {refused[0].label}: {refused[0].entry.reason(engine)}" if refused else ""
         raise PolarsRankError(
-            f"engine {engine!r}: evaluate_classification runs on 'polars' or 'duckdb'; "
-            f"{refused.label}: {why}"
+            f"engine {engine!r}: evaluate_classification runs on 'polars', 'duckdb' or "
+            f"'spark' (for SQL, pr.to_sql(..., predictions=...)){why}"
         )
     segments, groups = _column_list(by), _column_list(group)
     lf = to_lazy(data, "data")
