@@ -15,9 +15,9 @@ import numpy as np
 import polars as pl
 import pytest
 from sklearn.metrics import (
-    brier_score_loss,
     accuracy_score,
     average_precision_score,
+    brier_score_loss,
     confusion_matrix,
     f1_score,
     fbeta_score,
@@ -66,8 +66,9 @@ SKLEARN = {
     "tp": lambda y, p, t, z, b: _counts(y, p, t)[3],
     "brier_score": lambda y, p, t, z, b: brier_score_loss(y, p, pos_label=1),
     # log loss over the log loss of always predicting the base rate (its entropy)
-    "normalized_entropy": lambda y, p, t, z, b: log_loss(y, p)
-    / log_loss(y, np.full(len(y), y.mean())),
+    "normalized_entropy": lambda y, p, t, z, b: (
+        log_loss(y, p) / log_loss(y, np.full(len(y), y.mean()))
+    ),
     # predicted over observed rate, by hand: sum of scores / number of positives
     "calibration": lambda y, p, t, z, b: float(np.sum(p)) / float(np.sum(y)),
 }

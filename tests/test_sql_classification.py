@@ -113,7 +113,7 @@ def reference(frame: pl.DataFrame, weighted: bool) -> dict[tuple[int, str], floa
         classes = len(np.unique(y))
         has_pos = bool((y == 1).any())
 
-        def at(t: float) -> np.ndarray:
+        def at(t: float, p: np.ndarray = p) -> np.ndarray:
             return (p >= t).astype(int)
 
         values: dict[str, float | None] = {}
@@ -227,7 +227,8 @@ def test_null_segment_key_and_no_by():
     result = _duckdb_run(sql, "duckdb", frame)
     expected = pr.evaluate_classification(frame, ["AUC", "TP"], by="seg")
     assert result["seg"].to_list() == expected["seg"].to_list() and result["seg"][0] is None
-    assert np.allclose(result["auc"].to_numpy(), expected["AUC"].to_numpy(), rtol=1e-12, equal_nan=True)
+    got, want = result["auc"].to_numpy(), expected["AUC"].to_numpy()
+    assert np.allclose(got, want, rtol=1e-12, equal_nan=True)
     whole = _duckdb_run(pr.to_sql(["AUC"], "duckdb", predictions="preds_t"), "duckdb", frame)
     kept = frame.drop_nulls(["label", "score"])
     assert whole.shape == (1, 1)
@@ -269,9 +270,7 @@ def _same_points(got: list[tuple], want: list[tuple]) -> None:
 @pytest.mark.parametrize("dialect", fast_first(list(DIALECTS)))
 def test_curves_equal_sklearn(dialect, kind, drop):
     frame = predictions(seed=3).filter(pl.col("seg") < 3)  # both classes in every segment
-    sql = pr.curve_sql(
-        kind, dialect, "preds_t", by="seg", weight="w", drop_intermediate=drop
-    )
+    sql = pr.curve_sql(kind, dialect, "preds_t", by="seg", weight="w", drop_intermediate=drop)
     result = _duckdb_run(sql, dialect, frame)
     columns = ["threshold", "fpr", "tpr"] if kind == "roc" else ["threshold", "precision", "recall"]
     assert result.columns == ["seg", *columns]

@@ -151,8 +151,7 @@ def check_sql(
 
         if run is not None or qrels is not None or predictions is None:
             raise PolarsRankError(
-                "check_sql checks either a run (and qrels ...) or predictions=, one family "
-                "per call"
+                "check_sql checks either a run (and qrels ...) or predictions=, one family per call"
             )
         return predictions_check_sql(
             dialect,

@@ -490,6 +490,23 @@ def curve_sql(
     return render(text, dialect, tables, names, doc_key="pr_no_doc_key", pretty=pretty)
 
 
+#: The columns of a check's result, as :func:`~polars_rank.check_sql` names them.
+_OUT = {
+    f"pr_out_{name}": name
+    for name in ("input", "problem", "rows_affected", "example_query", "example_doc")
+}
+#: The largest finite DOUBLE: a weight beyond it is infinite.
+_DOUBLE_MAX = "1.7976931348623157E308"
+
+
+def _is_nan(column: str, dialect: str) -> str:
+    """True for NaN (PostgreSQL and Snowflake have no ``isnan``, and compare NaN equal to
+    itself), as :mod:`.checks` writes it."""
+    if dialect in ("postgres", "snowflake"):
+        return f"CAST({column} AS DOUBLE) = CAST('NaN' AS DOUBLE)"
+    return f"ISNAN(CAST({column} AS DOUBLE))"
+
+
 #: Problems of :func:`predictions_check_sql` that make the metrics wrong (the others, NULLs,
 #: are rows the metrics skip, reported so that a warehouse test can see them).
 HARD_PROBLEMS = ("empty", "bad_label", "bad_score", "score_outside_0_1", "bad_weight")
@@ -517,8 +534,6 @@ def predictions_check_sql(
       loss, Brier, NE, calibration) or ``metrics`` is not given;
     * ``bad_weight``: a negative, NaN or infinite weight.
     """
-    from polars_rank.compiler.checks import _DOUBLE_MAX, _OUT, _is_nan
-
     _check(dialect, label, score, weight, [])
     specs = _specs(metrics, 0.5) if metrics is not None else None
     probability = specs is None or any(s.entry.name in _PROBABILITY_METRICS for s in specs)

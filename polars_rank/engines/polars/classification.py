@@ -39,8 +39,8 @@ def evaluate_classification(
             arguments = spec.arguments()
             if entry.tables:
                 mode = str(arguments.get("weight", "impressions"))
-                frame = weighted.group_auc(lf, group, label, score, weight, mode, by)
-                frames.append(frame.select(*by, pl.col(entry.name).alias(spec.label)))
+                gauc = weighted.group_auc(lf, group, label, score, weight, mode, by)
+                frames.append(gauc.select(*by, pl.col(entry.name).alias(spec.label)))
             else:
                 value = weighted.expression(entry.name, arguments, label, score, weight)
                 exprs.append(value.alias(spec.label))
