@@ -85,7 +85,8 @@ def _top(specs: Sequence[MetricSpec], max_rank: int | None, with_grades: bool) -
 
 def _item_table(option: ItemOptions, popularity: str) -> str:
     """The item table of one configuration: ``docno, popularity, self_information, in_tail``
-    (:func:`polars_rank.recsys.item_table`)."""
+    (:func:`polars_rank.recsys.item_table`); an item of popularity 0 (a catalog item without
+    interactions) has a NULL self-information (novelty's ``unknown`` rule)."""
     pop = dbl("popularity")
     ordered = (
         f"SELECT docno, popularity, {pop} / SUM({pop}) OVER () AS choice, "
@@ -103,7 +104,8 @@ def _item_table(option: ItemOptions, popularity: str) -> str:
     else:
         tail = f"item_pos <= n_items - FLOOR(n_items * {num(option.head_share)})"
     return (
-        f"SELECT docno, popularity, -{log2(share)} AS self_information, "
+        f"SELECT docno, popularity, CASE WHEN popularity > 0 THEN -{log2(share)} END "
+        "AS self_information, "
         f"CASE WHEN {tail} THEN 1 ELSE 0 END AS in_tail FROM {source}"
     )
 
@@ -360,12 +362,15 @@ def recommender_plan(
         if option.count not in counted:
             counted.add(option.count)
             counter = "COUNT(DISTINCT qid)" if option.count == "users" else "COUNT(*)"
-            out.ctes.append(
-                (
-                    popularity,
-                    f"SELECT docno, {counter} AS popularity FROM pr_history GROUP BY docno",
+            counted_sql = f"SELECT docno, {counter} AS popularity FROM pr_history GROUP BY docno"
+            if has_catalog:  # catalog items without interactions: popularity 0, in the tail
+                counted_sql += (
+                    f" UNION ALL SELECT c.docno, 0 AS popularity FROM (SELECT DISTINCT "
+                    f"{SOURCE}.{DOC} AS docno FROM {CATALOG} AS {SOURCE}) AS c "
+                    "WHERE NOT c.docno IS NULL AND NOT EXISTS (SELECT 1 FROM pr_history AS h "
+                    "WHERE h.docno = c.docno)"
                 )
-            )
+            out.ctes.append((popularity, counted_sql))
         if option.model == "discovery" and "pr_user_count" not in dict(out.ctes):
             out.ctes.append(
                 ("pr_user_count", f"SELECT {dbl('COUNT(DISTINCT qid)')} AS n_users FROM pr_history")
