@@ -333,7 +333,8 @@ def evaluate_classification(
         data: a table with the ``label`` and ``score`` columns: a Polars DataFrame or
             LazyFrame, a pandas DataFrame or a pyarrow Table.
         metrics: classification metric names (``polars-rank metrics --family classification``
-            lists them): ``AUC`` (``roc_auc``), ``GAUC``, ``LogLoss``, ``AP``, ``accuracy``,
+            lists them): ``AUC`` (``roc_auc``), ``GAUC``, ``LogLoss``, ``AP``, ``Brier``, ``NE``
+            (normalized entropy), ``calibration``, ``accuracy``,
             ``precision``, ``recall``, ``F1``, ``Fbeta(beta=2)``, ``specificity``, ``TP``,
             ``FP``, ``TN``, ``FN``; a thresholded metric may set its own threshold,
             ``F1(threshold=0.3)``, and ``zero_division`` (0 or 1).
