@@ -90,7 +90,8 @@ def evaluate(
             for them per query is an error.
         engine: ``"polars"`` (lazy in, lazy out), ``"duckdb"`` (one SQL query) or
             ``"spark"`` (the portable SQL of :func:`polars_rank.to_sql`, run by Spark; needs
-            pyspark; ranking metrics only).
+            pyspark; every input a Spark DataFrame, a table name or a Polars frame; item
+            features as vectors only).
         queries: ``"qrels"`` (default; every query with judgments counts, a query missing from
             the run scores 0, as trec_eval ``-c``, ir_measures and MS MARCO) or ``"both"``
             (only queries in both the run and the qrels, as trec_eval without ``-c``,
@@ -199,6 +200,21 @@ def _evaluate(
 
         # engine="spark" takes the SparkSession as con (evaluate's docstring)
         spark = cast("SparkSession | None", con)
+        if any(v is not None for v in recommender.values()) or any(
+            s.entry.family == "recommender" for s in specs
+        ):
+            from polars_rank.engines.spark.recsys import evaluate_spark_recommender
+
+            return evaluate_spark_recommender(
+                run,
+                qrels,
+                specs,
+                options,
+                per_query=per_query,
+                recommender=recommender,
+                con=spark,
+                warn=warn,
+            )
         return evaluate_spark(run, qrels, specs, options, per_query=per_query, con=spark, warn=warn)
     if engine == "duckdb":
         from polars_rank.engines.duckdb.ranking import evaluate_duckdb
