@@ -395,3 +395,30 @@ def test_spark_equals_sklearn(spark):
     logits = spark.createDataFrame(frame.with_columns(pl.col("score") * 4 - 2).to_arrow())
     with pytest.raises(PolarsRankError, match="outside"):
         pr.evaluate_classification(logits, ["LogLoss"], engine="spark")
+
+
+@pytest.mark.parametrize("dialect", fast_first(list(DIALECTS)))
+def test_any_column_names(dialect):
+    """Reserved words, spaces, mixed case and the query's own prefixes as column names."""
+    frame = predictions(seed=7).rename(
+        {"seg": "Order", "user": "group", "label": "user", "score": "score value", "w": "pr_w"}
+    )
+    sql = pr.to_sql(
+        ["AUC", "GAUC", "F1"],
+        dialect,
+        predictions="preds_t",
+        label="user",
+        score="score value",
+        by="Order",
+        group="group",
+        weight="pr_w",
+    )
+    got = _duckdb_run(sql, dialect, frame)
+    want = pr.evaluate_classification(
+        frame, ["AUC", "GAUC", "F1"], label="user", score="score value", by="Order",
+        group="group", weight="pr_w",
+    )  # fmt: skip
+    if dialect == "snowflake":
+        got = got.rename({"order": "Order"})
+    assert got.columns == ["Order", "auc", "gauc", "f1"]
+    _same_points(got.rows(), want.rows())
