@@ -18,7 +18,7 @@ distinct scores; GAUC's groups and their scores) and divides at the end, so segm
 rows are all skipped still get a row, as in the Polars engine.
 
 >>> sql = classification_sql(["AUC", "LogLoss"], "spark", "db.preds", label="y", score="p")
->>> "FROM db.preds" in sql, "log_loss" in sql
+>>> "FROM db.preds" in sql, "AS logloss" in sql
 (True, True)
 """
 
