@@ -241,6 +241,9 @@ def test_empty_table_gives_the_polars_engine_values():
     result = _duckdb_run(pr.to_sql(metrics, "duckdb", predictions="preds_t"), "duckdb", frame)
     assert result.row(0) == (None, 0.0, None, 0.0)
     assert pr.evaluate_classification(frame, metrics).row(0) == (None, 0, None, 0.0)
+    for engine in ("polars", "duckdb"):  # weighted: counts are sums of weights
+        weighted = pr.evaluate_classification(frame, metrics, weight="w", engine=engine)
+        assert weighted.row(0) == (None, 0.0, None, 0.0)
 
 
 def _sklearn_curve(kind: str, y, p, w, drop: bool) -> list[tuple]:

@@ -145,10 +145,8 @@ def evaluate_compiled(
     from polars_rank.compiler.columns import column_names
 
     keys = frame.select(by).unique(maintain_order=True).with_row_index(_SEGMENT)
-    if by:
+    if by:  # without by, no segment: one row even for no rows (as in Polars)
         frame = frame.join(keys, on=by, how="left", nulls_equal=True, maintain_order="left")
-    else:
-        frame = frame.with_columns(pl.lit(0, dtype=pl.UInt32).alias(_SEGMENT))
     name = f"__cls_input_{uuid.uuid4().hex}"
     connection = (con or duckdb.connect()).cursor()
     try:
@@ -159,17 +157,18 @@ def evaluate_compiled(
             ident(name),
             label=label,
             score=score,
-            by=_SEGMENT,
+            by=_SEGMENT if by else None,
             group=group or None,
             weight=weight,
         )
-        values = to_polars(connection.sql(sql)).cast({_SEGMENT: pl.UInt32})
+        values = to_polars(connection.sql(sql))
     finally:
         connection.unregister(name)
         connection.close()
     names = column_names(specs, reserved=[_SEGMENT])
     values = values.rename({v: k for k, v in names.items()})
     if by:
+        values = values.cast({_SEGMENT: pl.UInt32})
         out = keys.join(values, on=_SEGMENT, how="left").select(*by, *(s.label for s in specs))
         return out.sort(by, nulls_last=False, maintain_order=True)
     return values.select(s.label for s in specs)
