@@ -19,9 +19,13 @@ from polars_rank.compiler.columns import column_names
 from polars_rank.compiler.dialects import DIALECTS, Dialect, render
 from polars_rank.compiler.recsys import (
     CATALOG,
-    FEATURE_KIND,
+    CATEGORY,
+    DOC_A,
+    DOC_B,
+    FEATURE_KINDS,
     FEATURES,
     INTERACTIONS,
+    SIMILARITY,
     VECTOR,
 )
 from polars_rank.core import messages
@@ -102,6 +106,8 @@ def to_sql(
     rank: str = "rank",
     relevance: str = "relevance",
     vector: str = "vector",
+    features: str = "vectors",
+    category: str = "category",
     order_by: OrderBy = "score",
     duplicates: Duplicates = "error",
     layout: Layout = "wide",
@@ -147,8 +153,10 @@ def to_sql(
             ``vector``: cosine similarity) for intra-list diversity and serendipity. The SQL
             explodes the arrays with their positions (``UNNEST ... WITH ORDINALITY``,
             ``POSEXPLODE`` on Spark, ``WITH OFFSET`` on BigQuery, ``FLATTEN`` on Snowflake).
-            Category and similarity tables are not covered by the portable SQL: evaluate
-            those with engine='polars' or engine='duckdb'.
+            ``features="categories"``: ``doc`` and the ``category`` column, a row per item and
+            category (cosine of the multi-hot vectors, or Jaccard with ILD's
+            ``similarity=jaccard``); ``features="similarities"``: a similarity table ``doc_a,
+            doc_b, similarity`` (either orientation; a missing pair 0, an item with itself 1).
         per_query: one row per query (ordered by query) instead of one summary row.
         queries, relevance_level, max_rank, order_by: as in :func:`polars_rank.evaluate`
             (``order_by="rank"`` ranks by the run's ``rank`` column).
@@ -250,16 +258,22 @@ def to_sql(
                 shown = option("item_features", GivenTable())
                 raise PolarsRankError(
                     f"metric {spec.label!r} needs {shown} (feature vectors: doc and an array "
-                    "column)"
+                    "column; or categories or a similarity table, with features=)"
                 )
+    if features not in FEATURE_KINDS:
+        raise messages.bad_choice("features", features, FEATURE_KINDS)
     check_request(
         specs,
         per_query=per_query,
         has_qrels=qrels is not None,
         given=given,
-        feature_kind=FEATURE_KIND,
+        feature_kind=features,
         shown=GivenTable(),
     )
+    if not isinstance(category, str) or not category:
+        raise PolarsRankError(
+            f"the category column name must be a non-empty string, got {category!r}"
+        )
     if not isinstance(vector, str) or not vector:
         raise PolarsRankError(f"the vector column name must be a non-empty string, got {vector!r}")
     tables = {
@@ -299,6 +313,7 @@ def to_sql(
         has_qrels=qrels is not None,
         has_catalog=catalog is not None,
         has_interactions=interactions is not None,
+        feature_kind=features,
     )
     cols = options.columns
     if dialect == "bigquery":
@@ -319,6 +334,10 @@ def to_sql(
         ph.RELEVANCE: cols.relevance,
         ph.QUERY_OUT: cols.query,
         VECTOR: vector,
+        CATEGORY: category,
+        DOC_A: "doc_a",
+        DOC_B: "doc_b",
+        SIMILARITY: "similarity",
     }
     names.update(zip(internal, out.values(), strict=True))
     names.update(zip((ph.MEASURE_OUT, ph.VALUE_OUT), LONG_COLUMNS, strict=True))
