@@ -90,8 +90,7 @@ def evaluate(
             for them per query is an error.
         engine: ``"polars"`` (lazy in, lazy out), ``"duckdb"`` (one SQL query) or
             ``"spark"`` (the portable SQL of :func:`polars_rank.to_sql`, run by Spark; needs
-            pyspark; every input a Spark DataFrame, a table name or a Polars frame; item
-            features as vectors only).
+            pyspark; every input a Spark DataFrame, a table name or a Polars frame).
         queries: ``"qrels"`` (default; every query with judgments counts, a query missing from
             the run scores 0, as trec_eval ``-c``, ir_measures and MS MARCO) or ``"both"``
             (only queries in both the run and the qrels, as trec_eval without ``-c``,

@@ -77,12 +77,8 @@ def test_spark_equals_the_polars_engine(spark, int_ids):
     _same(got, want)
 
 
-def test_spark_refuses_what_the_sql_cannot_do(spark):
+def test_spark_errors_as_the_other_engines(spark):
     frames = recommender_random(10, int_ids=False, seed=1)
-    categories = pl.DataFrame({"doc": ["a", "b"], "genre": ["x", "y"]})
-    with pytest.raises(PolarsRankError, match="vectors .* only.*ild@5"):
-        pr.evaluate(frames["run"], frames["qrels"], ["ild@5"], engine="spark", con=spark,
-                    item_features=categories)  # fmt: skip
     with pytest.raises(PolarsRankError, match="needs"):
         pr.evaluate(frames["run"], frames["qrels"], ["novelty@5"], engine="spark", con=spark)
     bad = frames["interactions"].with_columns(pl.lit(None, dtype=frames["run"]["doc"].dtype)

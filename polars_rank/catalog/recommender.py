@@ -10,7 +10,7 @@ from polars_rank.catalog.model import Metric, Param, alias, with_family
 from polars_rank.catalog.params import COUNT_PARAM
 
 #: The recommender metrics run on every engine: on Spark as their portable SQL
-#: (:mod:`polars_rank.engines.spark.recsys`; item features as vectors only, as in the SQL).
+#: (:mod:`polars_rank.engines.spark.recsys`).
 _SPARK: tuple[tuple[str, str], ...] = ()
 
 

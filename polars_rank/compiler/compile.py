@@ -46,8 +46,7 @@ def not_portable(entry: Metric, dialect: str = "duckdb") -> str | None:
     """Why a catalog metric has no portable SQL in ``dialect`` (None when it has): the reason
     its entry gives (:attr:`Metric.unsupported`), e.g. trec_eval's ``relstring``, a string
     built in rank order, which the dialects aggregate in incompatible ways. (Every recommender
-    metric has it; intra-list diversity and serendipity with feature vectors only, see
-    :func:`to_sql`.)"""
+    metric has it, with vectors, categories or a similarity table, see :func:`to_sql`.)"""
     return entry.reason(f"sql:{dialect}")
 
 
@@ -254,7 +253,7 @@ def to_sql(
     }
     if item_features is None:
         for spec in specs:
-            if "item_features" in spec.entry.inputs:  # the portable SQL takes vectors only
+            if "item_features" in spec.entry.inputs:  # a table of features of some kind
                 shown = option("item_features", GivenTable())
                 raise PolarsRankError(
                     f"metric {spec.label!r} needs {shown} (feature vectors: doc and an array "

@@ -460,9 +460,7 @@ def _lookup_serendipity(
             f"WHERE {where} GROUP BY t.qid",
         )
     )
-    similarity = (
-        f"CASE WHEN t.docno = h.docno THEN {ONE} ELSE COALESCE(p.sim, {ZERO}) END"
-    )
+    similarity = f"CASE WHEN t.docno = h.docno THEN {ONE} ELSE COALESCE(p.sim, {ZERO}) END"
     out.ctes.append(
         (
             f"pr_dots_{n}",

@@ -8,8 +8,8 @@ views (dropped afterwards) and checked in Spark as the other engines check them:
 qrels by :func:`~polars_rank.engines.spark.checks.check_spark`, the recommender inputs for
 null ids (and null or NaN vector components) by one aggregation each. The warnings are the
 other engines': run queries without judgments, recommended items outside an explicit
-catalog. Item features are vectors (``doc`` and one array column): category features and
-similarity tables have no portable SQL and are refused with the reason.
+catalog. Item features are vectors, categories or a similarity table, read as the other
+engines read them (:func:`polars_rank.recsys.features.item_features`).
 """
 
 from __future__ import annotations
@@ -40,35 +40,24 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame as SparkDataFrame
     from pyspark.sql import SparkSession
 
-#: Why item features other than vectors do not run on Spark.
-NOT_VECTORS = (
-    "engine='spark' takes item features as vectors (doc and one array column) only: category "
-    "features and similarity tables have no portable SQL; evaluate {labels} with "
-    "engine='polars' or engine='duckdb'"
-)
-
 
 def _same_dtype(what: str, schema: pl.Schema, column: str, run_dtype: pl.DataType) -> None:
     if column not in schema:
         raise messages.missing_column(what, column, list(schema.names()))
     if schema[column] != run_dtype:
         raise PolarsRankError(
-            f"run column {column!r} is {run_dtype} but {what} column {column!r} is "
+            f"run's doc or query column is {run_dtype} but {what} column {column!r} is "
             f"{schema[column]}; ids must have the same dtype in both (cast one of them)"
         )
 
 
-def _vector_column(schema: pl.Schema, doc: str, specs: list[MetricSpec]) -> str:
-    """The vector column of item features (refusing other kinds with the reason)."""
-    others = [n for n in schema.names() if n != doc]
-    labels = ", ".join(s.label for s in specs if s.entry.pairwise) or "them"
-    if doc not in schema or len(others) != 1:
-        raise PolarsRankError(NOT_VECTORS.format(labels=labels) + f" (columns: {schema.names()})")
-    dtype = schema[others[0]]
-    inner = dtype.inner if isinstance(dtype, pl.List | pl.Array) else None
-    if inner is None or not inner.is_numeric():
-        raise PolarsRankError(NOT_VECTORS.format(labels=labels) + f" ({others[0]!r} is {dtype})")
-    return others[0]
+def _feature_kind(schema: pl.Schema, doc: str) -> tuple[str, str | None]:
+    """The kind of item features (as :func:`polars_rank.recsys.features.item_features` reads
+    a frame) and its vector or category column."""
+    from polars_rank.recsys.features import item_features
+
+    kind = item_features(pl.LazyFrame(schema=schema), doc=doc)
+    return kind.kind, kind.column
 
 
 def _count(spark: SparkSession, sql: str) -> int:
@@ -76,7 +65,12 @@ def _count(spark: SparkSession, sql: str) -> int:
 
 
 def _check_inputs(
-    spark: SparkSession, views: Mapping[str, str], query: str, doc: str, vector: str | None
+    spark: SparkSession,
+    views: Mapping[str, str],
+    query: str,
+    doc: str,
+    vector: str | None,
+    kind: str | None = None,
 ) -> None:
     """The recommender inputs' checks (:func:`~polars_rank.core.recommender_inputs.
     validate_inputs`), with the same messages (without the first row: a Spark table has no
@@ -96,10 +90,27 @@ def _check_inputs(
             raise PolarsRankError(f"catalog has {n} null doc id(s)")
     if "item_features" in views and vector is not None:
         table = quoted(views["item_features"])
+        if kind == "similarities":
+            n = _count(
+                spark,
+                f"SELECT COUNT(*) FROM {table} WHERE doc_a IS NULL OR doc_b IS NULL OR "
+                "similarity IS NULL OR isnan(CAST(similarity AS DOUBLE))",
+            )
+            if n:
+                raise PolarsRankError(
+                    f"item_features has {n} row(s) with a null doc_a, doc_b or similarity, "
+                    "or a NaN similarity"
+                )
+            return
         n = _count(spark, f"SELECT COUNT(*) FROM {table} WHERE {d} IS NULL")
         if n:
             raise PolarsRankError(f"item_features has {n} null doc id(s)")
         v = quoted(vector)
+        if kind == "categories":
+            n = _count(spark, f"SELECT COUNT(*) FROM {table} WHERE {v} IS NULL")
+            if n:
+                raise PolarsRankError(f"item_features column {vector!r} has {n} null categories")
+            return
         n = _count(
             spark,
             f"SELECT COUNT(*) FROM {table} WHERE EXISTS({v}, x -> x IS NULL "
@@ -177,21 +188,26 @@ def evaluate_spark_recommender(
         qrels_schema = empty_qrels(run_schema, options).collect_schema()
     options = options.resolve(run_schema, qrels_schema)
     cols = options.columns
-    vector = None
+    vector, kind = None, None
     for name, obj in given.items():
         frame, schema, _ = _spark_frame(spark, obj, name)
         frames[name] = frame
         if name == "interactions":
             _same_dtype(name, schema, cols.query, run_schema[cols.query])
         if name == "item_features":
-            vector = _vector_column(schema, cols.doc, specs)
+            kind, vector = _feature_kind(schema, cols.doc)
+            if kind == "similarities":
+                vector = "similarity"
+                for column in ("doc_a", "doc_b"):
+                    _same_dtype(name, schema, column, run_schema[cols.doc])
+                continue
         _same_dtype(name, schema, cols.doc, run_schema[cols.doc])
     check_request(
         specs,
         per_query=per_query,
         has_qrels=qrels is not None,
         given=set(given),
-        feature_kind="vectors" if vector else None,
+        feature_kind=kind,
         shown=GivenTable(),
     )
     left_out_column = LEFT_OUT if cols.query.lower() != LEFT_OUT else f"{LEFT_OUT}_n"
@@ -199,7 +215,7 @@ def evaluate_spark_recommender(
         if options.validate:
             if qrels is not None:
                 check_spark(spark, views["run"], views["qrels"], options)
-            _check_inputs(spark, views, cols.query, cols.doc, vector)
+            _check_inputs(spark, views, cols.query, cols.doc, vector, kind)
         sql = to_sql(
             specs,
             "spark",
@@ -208,7 +224,9 @@ def evaluate_spark_recommender(
             interactions=quoted(views["interactions"]) if "interactions" in views else None,
             catalog=quoted(views["catalog"]) if "catalog" in views else None,
             item_features=quoted(views["item_features"]) if "item_features" in views else None,
-            vector=vector or "vector",
+            vector=vector if kind == "vectors" and vector else "vector",
+            features=kind or "vectors",
+            category=vector if kind == "categories" and vector else "category",
             per_query=per_query,
             queries=options.queries,
             relevance_level=options.relevance_level,
