@@ -141,12 +141,47 @@ def markdown_macro_table(table: Table = "judged") -> str:
     return "\n".join(lines) + "\n"
 
 
+def markdown_engine_table() -> str:
+    """Where each family runs: per engine (Polars, DuckDB, Spark) and the portable SQL's
+    dialects, how many of the family's metrics run there, then every refused pair with the
+    catalog's reason (:attr:`Metric.unsupported`)."""
+    from polars_rank.catalog.model import DIALECTS, ENGINES, FAMILIES
+    from polars_rank.catalog.registry import entries
+
+    targets = [*ENGINES, *(f"sql:{d}" for d in DIALECTS)]
+    lines = [
+        "| family | metrics | " + " | ".join(f"`{t}`" for t in targets) + " |",
+        "| --- | --- |" + " --- |" * len(targets),
+    ]
+    refused: dict[str, tuple[dict[str, None], dict[str, None]]] = {}
+    for family in FAMILIES:
+        members = entries(family)
+        cells = []
+        for target in targets:
+            running = [e for e in members if e.reason(target) is None]
+            cells.append("all" if len(running) == len(members) else f"{len(running)}")
+            for e in members:
+                why = e.reason(target)
+                if why is not None:
+                    names, where = refused.setdefault(why, ({}, {}))
+                    names[f"`{e.name}`"] = None
+                    where[f"`{target}`"] = None
+        lines.append(f"| {family} | {len(members)} | " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append("Refused, with the reason a user reads:")
+    lines.append("")
+    for why, (names, where) in refused.items():
+        lines.append(f"- {', '.join(names)} on {', '.join(where)}: {why}")
+    return "\n".join(lines) + "\n"
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "metrics": markdown_metric_table,
     "names": markdown_names_table,
     "macros": markdown_macro_table,
     "recommender": markdown_recommender_table,
     "recommender-macros": lambda: markdown_macro_table("recommendations"),
+    "engines": markdown_engine_table,
 }
 
 

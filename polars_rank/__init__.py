@@ -13,6 +13,7 @@ from polars_rank.catalog import metric_catalog
 from polars_rank.catalog.names import MetricSpec, parse_metric, valid_names
 from polars_rank.comparison import compare, compare_per_query
 from polars_rank.compiler import check_sql, to_sql
+from polars_rank.compiler.classification import curve_sql
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.judged import judge
 from polars_rank.evaluation import evaluate, evaluate_classification, evaluate_runs
@@ -29,6 +30,7 @@ __all__ = [
     "classification",
     "compare",
     "compare_per_query",
+    "curve_sql",
     "comparison",
     "duckdb",
     "evaluate",

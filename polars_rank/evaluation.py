@@ -90,7 +90,7 @@ def evaluate(
             for them per query is an error.
         engine: ``"polars"`` (lazy in, lazy out), ``"duckdb"`` (one SQL query) or
             ``"spark"`` (the portable SQL of :func:`polars_rank.to_sql`, run by Spark; needs
-            pyspark; ranking metrics only).
+            pyspark; every input a Spark DataFrame, a table name or a Polars frame).
         queries: ``"qrels"`` (default; every query with judgments counts, a query missing from
             the run scores 0, as trec_eval ``-c``, ir_measures and MS MARCO) or ``"both"``
             (only queries in both the run and the qrels, as trec_eval without ``-c``,
@@ -199,6 +199,21 @@ def _evaluate(
 
         # engine="spark" takes the SparkSession as con (evaluate's docstring)
         spark = cast("SparkSession | None", con)
+        if any(v is not None for v in recommender.values()) or any(
+            s.entry.family == "recommender" for s in specs
+        ):
+            from polars_rank.engines.spark.recsys import evaluate_spark_recommender
+
+            return evaluate_spark_recommender(
+                run,
+                qrels,
+                specs,
+                options,
+                per_query=per_query,
+                recommender=recommender,
+                con=spark,
+                warn=warn,
+            )
         return evaluate_spark(run, qrels, specs, options, per_query=per_query, con=spark, warn=warn)
     if engine == "duckdb":
         from polars_rank.engines.duckdb.ranking import evaluate_duckdb
@@ -322,8 +337,10 @@ def evaluate_classification(
     by: str | Iterable[str] | None = None,
     group: str | Iterable[str] | None = None,
     threshold: float = 0.5,
-    engine: Literal["polars", "duckdb"] = "polars",
-    con: duckdb.DuckDBPyConnection | None = None,
+    weight: str | None = None,
+    engine: Literal["polars", "duckdb", "spark"] = "polars",
+    con: Any = None,
+    validate: bool = True,
 ) -> pl.DataFrame:
     """Evaluate a binary classifier's (or click model's) scores against 0/1 labels.
 
@@ -331,7 +348,8 @@ def evaluate_classification(
         data: a table with the ``label`` and ``score`` columns: a Polars DataFrame or
             LazyFrame, a pandas DataFrame or a pyarrow Table.
         metrics: classification metric names (``polars-rank metrics --family classification``
-            lists them): ``AUC`` (``roc_auc``), ``GAUC``, ``LogLoss``, ``AP``, ``accuracy``,
+            lists them): ``AUC`` (``roc_auc``), ``GAUC``, ``LogLoss``, ``AP``, ``Brier``, ``NE``
+            (normalized entropy), ``calibration``, ``accuracy``,
             ``precision``, ``recall``, ``F1``, ``Fbeta(beta=2)``, ``specificity``, ``TP``,
             ``FP``, ``TN``, ``FN``; a thresholded metric may set its own threshold,
             ``F1(threshold=0.3)``, and ``zero_division`` (0 or 1).
@@ -342,8 +360,17 @@ def evaluate_classification(
             each weighted by its rows, over the groups with both classes.
         threshold: thresholded metrics predict positive when ``score >= threshold``, unless
             the name sets its own.
-        engine: ``"polars"`` (one lazy plan) or ``"duckdb"`` (the ``cls_*`` macros of
-            ``sql/classification.sql``, on ``con`` or the package's in-memory database).
+        weight: a sample-weight column (scikit-learn's ``sample_weight``): counts become
+            sums of weights, every mean and pair weighs by it, GAUC's groups weigh their
+            total weight; rows with a null weight are skipped, negative weights refused.
+        engine: ``"polars"`` (one lazy plan), ``"duckdb"`` (the ``cls_*`` macros of
+            ``sql/classification.sql``, on ``con`` or the package's in-memory database; with
+            ``weight``, the compiled SQL of :func:`~polars_rank.to_sql`) or ``"spark"``
+            (``data`` a Spark DataFrame or a table name, ``con`` the SparkSession: the
+            compiled SQL runs in Spark, only the result rows come back;
+            :mod:`polars_rank.engines.spark.classification`).
+        validate: check the input first (labels, NaN scores, probabilities, weights); on
+            Spark one aggregation job (:func:`~polars_rank.check_sql`'s query).
 
     Returns:
         A DataFrame: the ``by`` columns, then one column per metric named as written. An
@@ -365,19 +392,33 @@ def evaluate_classification(
     from polars_rank.engines.polars import classification as polars_engine
 
     specs = parse_metrics(metrics, scope="classification")
-    if engine not in ("polars", "duckdb"):
-        refused = specs[0]
-        why = (refused.entry.reason(engine) if engine in TARGETS else None) or (
-            refused.entry.reason("spark")
+    if engine == "spark":
+        from polars_rank.engines.spark.classification import evaluate_classification_spark
+
+        return evaluate_classification_spark(
+            data,
+            specs,
+            label=label,
+            score=score,
+            by=_column_list(by),
+            group=_column_list(group),
+            threshold=threshold,
+            weight=weight,
+            con=con,
+            validate=validate,
         )
+    if engine not in ("polars", "duckdb"):
+        refused = [s for s in specs if engine in TARGETS and s.entry.reason(engine)]
+        why = f"; {refused[0].label}: {refused[0].entry.reason(engine)}" if refused else ""
         raise PolarsRankError(
-            f"engine {engine!r}: evaluate_classification runs on 'polars' or 'duckdb'; "
-            f"{refused.label}: {why}"
+            f"engine {engine!r}: evaluate_classification runs on 'polars', 'duckdb' or "
+            f"'spark' (for SQL, pr.to_sql(..., predictions=...)){why}"
         )
     segments, groups = _column_list(by), _column_list(group)
     lf = to_lazy(data, "data")
     schema = lf.collect_schema()
-    for column in dict.fromkeys([label, score, *segments, *groups]):
+    weights = [weight] if weight is not None else []
+    for column in dict.fromkeys([label, score, *segments, *groups, *weights]):
         if column not in schema:
             raise PolarsRankError(f"column {column!r} not found; columns are {schema.names()}")
     clash = [s.label for s in specs if s.label in segments]
@@ -390,13 +431,28 @@ def evaluate_classification(
     if not math.isfinite(cut):
         raise PolarsRankError(f"threshold must be a finite number, got {threshold!r}")
     specs = [_classification_spec(s, cut, groups) for s in specs]
-    frames.validate_binary(lf, label, score)
-    probabilities = [s.label for s in specs if PROBABILITY in s.entry.columns]
-    if probabilities:
-        frames.check_probabilities(lf, score, probabilities)
+    if validate:
+        frames.validate_binary(lf, label, score)
+        probabilities = [s.label for s in specs if PROBABILITY in s.entry.columns]
+        if probabilities:
+            frames.check_probabilities(lf, score, probabilities)
+        if weight is not None:
+            frames.check_weights(lf, weight)
     if engine == "polars":
         return polars_engine.evaluate_classification(
-            lf, specs, label=label, score=score, by=segments, group=groups
+            lf, specs, label=label, score=score, by=segments, group=groups, weight=weight
+        )
+    if weight is not None:
+        columns = list(dict.fromkeys([*segments, *groups, label, score, weight]))
+        return duckdb_engine.evaluate_compiled(
+            lf.select(columns).collect(),
+            specs,
+            label=label,
+            score=score,
+            by=segments,
+            group=groups,
+            weight=weight,
+            con=con,
         )
     frame = lf.select(list(dict.fromkeys([*segments, *groups, label, score]))).collect()
     return duckdb_engine.evaluate_classification(

@@ -157,6 +157,31 @@ CREATE OR REPLACE MACRO cls_log_loss(label, probability) AS
             1 - 2.220446049250313e-16), 2.220446049250313e-16)))
         FILTER (WHERE _cls_ok(label, probability));
 
+-- the share of positives among the rows with label and probability
+CREATE OR REPLACE MACRO _cls_rate(label, probability) AS
+    avg(CASE WHEN _cls_pos(label) THEN 1.0 ELSE 0.0 END)
+        FILTER (WHERE _cls_ok(label, probability));
+
+-- Brier score: mean of (p - y)^2 (scikit-learn's brier_score_loss)
+CREATE OR REPLACE MACRO cls_brier_score(label, probability) AS
+    avg((CAST(probability AS DOUBLE) - CASE WHEN _cls_pos(label) THEN 1.0 ELSE 0.0 END) ^ 2)
+        FILTER (WHERE _cls_ok(label, probability));
+
+-- normalized entropy: log loss over the entropy of the base rate r; NULL with one class
+CREATE OR REPLACE MACRO cls_normalized_entropy(label, probability) AS
+    CASE WHEN count(*) FILTER (WHERE _cls_ok(label, probability) AND _cls_pos(label)) > 0
+          AND count(*) FILTER (WHERE _cls_ok(label, probability) AND NOT _cls_pos(label)) > 0
+         THEN cls_log_loss(label, probability)
+              / -(_cls_rate(label, probability) * ln(_cls_rate(label, probability))
+                  + (1 - _cls_rate(label, probability))
+                    * ln(1 - _cls_rate(label, probability))) END;
+
+-- calibration: predicted over observed rate, sum(p) / sum(y); NULL without positives
+CREATE OR REPLACE MACRO cls_calibration(label, probability) AS
+    sum(CAST(probability AS DOUBLE)) FILTER (WHERE _cls_ok(label, probability))
+    / CAST(nullif(count(*) FILTER (WHERE _cls_ok(label, probability) AND _cls_pos(label)), 0)
+           AS DOUBLE);
+
 -- ------------------------------------------------------------------------------------------
 -- validation: TRUE, or an error naming what is wrong (labels outside {0, 1}, NaN scores,
 -- probabilities outside [0, 1] when probability := true)

@@ -379,3 +379,36 @@ def test_vector_expressions_match_frame_functions_and_ms_formulas(seed, k) -> No
     for name, frame in frames.items():
         for user, value in frame.collect().iter_rows():
             assert value == expected[user][name] or _close(value, expected[user][name]), name
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb", "sql"])
+def test_recbole_tail_percentage_with_a_catalog_item_never_interacted(engine) -> None:
+    """RecBole's documented TailPercentage case through ``evaluate``: its counter's item 1
+    (count 0) is a catalog item that no interaction has, so it has popularity 0 and is the
+    one tail item (max(⌊0.1 · 6⌋, 1) = 1 of the 6 catalog items): user 3 has it at rank 1,
+    [1, 1/2, 1/3] at k = 1, 2, 3 (RecBole's expected values); every other user 0. Novelty
+    skips it (−log₂ 0 is infinite: the ``unknown`` rule), unknown=zero counts it 0."""
+    run, inter = _recbole_run(), _recbole_interactions()
+    catalog = pl.DataFrame({"doc": list(RB_ITEM_COUNT)})
+    qrels = run.select("query", "doc", pl.lit(1).alias("relevance"))
+    names = ["TailPercentage@1", "TailPercentage@2", "TailPercentage@3", "novelty@3",
+             "novelty(unknown=zero)@3"]  # fmt: skip
+    options = {"interactions": inter, "catalog": catalog, "per_query": True}
+    if engine == "sql":
+        con = duckdb.connect()
+        for name, frame in (("r", run), ("q", qrels), ("i", inter), ("c", catalog)):
+            con.register(name, frame)
+        sql = pr.to_sql(names, "duckdb", "r", "q", interactions="i", catalog="c", per_query=True)
+        columns = pr.compiler.column_names(names)
+        got = con.sql(sql).pl().rename({v: k for k, v in columns.items()}).sort("query")
+    else:
+        got = pr.evaluate(run, qrels, names, engine=engine, **options).sort("query")
+    tail = got.select(names[:3]).rows()
+    assert tail == [(0, 0, 0), (0, 0, 0), (0, 0, 0), (1, 0.5, 1 / 3), (0, 0, 0)]
+    # user 3's top 3: items 1 (popularity 0), then two others; novelty by hand
+    total = sum(RB_ITEM_COUNT.values())
+    top3 = [int(i) for i in RB_ITEM_MATRIX[3][:3]]
+    known = [-np.log2(RB_ITEM_COUNT[i] / total) for i in top3 if RB_ITEM_COUNT[i] > 0]
+    row = got.row(3, named=True)
+    assert abs(row[names[3]] - np.mean(known)) < 1e-12
+    assert abs(row[names[4]] - np.sum(known) / 3) < 1e-12

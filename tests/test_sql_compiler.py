@@ -279,7 +279,8 @@ def test_duplicates_max_groups_the_inputs():
         (
             ["ild@10"],
             {},
-            r"metric 'ild@10' needs item_features=… \(feature vectors: doc and an array column\)",
+            r"metric 'ild@10' needs item_features=… \(feature vectors: doc and an array column; "
+            "or categories or a similarity table, with features=\\)",
         ),
         (["serendipity"], {"item_features": "f"}, "metric 'serendipity' needs interactions=…"),
         (
@@ -288,6 +289,12 @@ def test_duplicates_max_groups_the_inputs():
             "similarity=jaccard needs categories features, got vectors",
         ),
         (["ild"], {"item_features": "f", "vector": ""}, "the vector column name must be a non"),
+        (["ild"], {"item_features": "f", "features": "tags"}, "features must be .vectors."),
+        (
+            ["ild"],
+            {"item_features": "f", "features": "categories", "category": ""},
+            "the category column name must be a non",
+        ),
     ],
 )
 def test_recommender_inputs_are_checked_up_front(metrics, arguments, message):

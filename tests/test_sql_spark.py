@@ -242,12 +242,3 @@ def test_to_sql_recommender_metrics(spark, int_ids):
         batch=12,
         **options,
     )
-
-
-def test_recommender_metrics_are_refused_by_name():
-    """The engine does not pass the recommender inputs to the query: it says so rather than
-    evaluate coverage over a default catalog the caller did not ask for."""
-    run = pl.DataFrame({"query": ["a"], "doc": ["x"], "score": [1.0]})
-    qrels = pl.DataFrame({"query": ["a"], "doc": ["x"], "relevance": [1]})
-    with pytest.raises(PolarsRankError, match=r"recommender metrics' inputs yet \(coverage@10\)"):
-        pr.evaluate(run, qrels, ["AP", "coverage@10"], engine="spark", catalog=run["doc"])

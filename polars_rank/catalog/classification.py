@@ -22,19 +22,10 @@ from polars_rank.catalog.model import REQUIRED, Alias, Metric, Param, alias, wit
 from polars_rank.classification import binary as b
 from polars_rank.classification.frames import group_auc
 
-#: Every classification metric runs on the Polars and DuckDB engines only.
-_UNSUPPORTED = (
-    (
-        "spark",
-        "classification metrics run on the polars and duckdb engines only: there is no Spark "
-        "implementation yet (collect the predictions, or use engine='duckdb')",
-    ),
-    (
-        "sql",
-        "classification metrics do not compile to portable SQL yet; in DuckDB, the cls_* "
-        "macros of sql/classification.sql compute them",
-    ),
-)
+#: Every classification metric runs on every engine and in every dialect: the Polars
+#: expressions, the DuckDB macros (with sample weights, the compiled SQL), and the portable
+#: SQL of :mod:`polars_rank.compiler.classification`, which the Spark engine runs.
+_UNSUPPORTED: tuple[tuple[str, str], ...] = ()
 
 
 def _finite(value: float) -> bool:
@@ -124,6 +115,36 @@ def _count(name: str, polars: Callable[..., Any], formula: str, title: str, spel
     )
 
 
+def _probability(
+    name: str,
+    polars: Callable[..., Any],
+    formula: str,
+    aliases: tuple[Alias, ...],
+    title: str,
+    reference: str,
+    *,
+    higher_is_better: bool | None,
+    value_range: tuple[float, float] = (0.0, 1.0),
+) -> Metric:
+    """An entry of a metric of probabilities (no threshold)."""
+    return Metric(
+        name,
+        polars,
+        formula,
+        relevance_level=False,
+        columns=("label", "probability"),
+        macro=f"cls_{name}",
+        aliases=aliases,
+        title=title,
+        table="predictions",
+        inputs=("predictions",),
+        reference=reference,
+        higher_is_better=higher_is_better,
+        value_range=value_range,
+        unsupported=_UNSUPPORTED,
+    )
+
+
 #: What each column an entry names (:attr:`~polars_rank.catalog.model.Metric.columns`) is
 #: bound to by :func:`polars_rank.evaluate_classification`.
 LABEL, SCORE, PROBABILITY, GROUP = "label", "score", "probability", "grp"
@@ -187,6 +208,40 @@ _ENTRIES: tuple[Metric, ...] = (
         higher_is_better=False,
         value_range=(0.0, math.inf),
         unsupported=_UNSUPPORTED,
+    ),
+    _probability(
+        "brier_score",
+        b.brier_score,
+        "mean of (p − y)² over the rows (y = 1 for a positive, 0 otherwise); scores must be "
+        "probabilities in [0, 1]",
+        (alias("Brier"), alias("brier_score_loss", "sklearn"), alias("brier_score")),
+        "Brier score",
+        "scikit-learn brier_score_loss; Brier 1950",
+        higher_is_better=False,
+    ),
+    _probability(
+        "normalized_entropy",
+        b.normalized_entropy,
+        "log loss / H(r), H(r) = −(r·ln r + (1 − r)·ln(1 − r)) the entropy of the base rate r "
+        "(share of positives): below 1 when the model beats predicting r for every row; null "
+        "when a class is missing",
+        (alias("NE"), alias("normalized_entropy"), alias("normalized_cross_entropy")),
+        "normalized entropy",
+        "He et al. 2014, Practical Lessons from Predicting Clicks on Ads at Facebook (ADKDD); "
+        "= scikit-learn log_loss(y, p) / log_loss(y, [r] * n)",
+        higher_is_better=False,
+        value_range=(0.0, math.inf),
+    ),
+    _probability(
+        "calibration",
+        b.calibration,
+        "predicted over observed rate, Σ p / Σ y (mean score / share of positives): 1 when "
+        "calibrated on average; null without positives",
+        (alias("calibration"), alias("calibration_ratio"), alias("pred_over_obs")),
+        "calibration",
+        "He et al. 2014 (calibration: average estimated CTR / empirical CTR)",
+        higher_is_better=None,
+        value_range=(0.0, math.inf),
     ),
     Metric(
         "average_precision",

@@ -9,16 +9,10 @@ from polars_rank import recsys as rs
 from polars_rank.catalog.model import Metric, Param, alias, with_family
 from polars_rank.catalog.params import COUNT_PARAM
 
-#: Why the Spark engine does not take the recommender metrics (their portable SQL runs in
-#: Spark); a Spark reason reads after "engine='spark'".
-_SPARK = (
-    (
-        "spark",
-        "does not take the recommender metrics' inputs yet: run "
-        "pr.to_sql(..., 'spark', interactions=..., catalog=..., item_features=...) in the "
-        "session, or evaluate them with engine='polars' or engine='duckdb'",
-    ),
-)
+#: The recommender metrics run on every engine: on Spark as their portable SQL
+#: (:mod:`polars_rank.engines.spark.recsys`).
+_SPARK: tuple[tuple[str, str], ...] = ()
+
 
 _ENTRIES: tuple[Metric, ...] = (
     Metric(

@@ -31,7 +31,7 @@ SCOPES: dict[Scope, tuple[Family, ...]] = {
 #: The entry point of each name space, as an error names it.
 ENTRY_POINTS: dict[Scope, str] = {
     "evaluate": "evaluate / to_sql",
-    "classification": "evaluate_classification",
+    "classification": "evaluate_classification / to_sql(predictions=...)",
 }
 
 #: Every entry, family by family, in the order of the docs' tables.

@@ -196,3 +196,43 @@ def log_loss(label: ColumnLike, probability: ColumnLike) -> pl.Expr:
     pos, p = _pairs(label, probability)
     chosen = pl.when(pos).then(p).otherwise(1 - p)
     return (-(chosen.clip(EPS, 1 - EPS).log())).mean().alias("log_loss")
+
+
+def brier_score(label: ColumnLike, probability: ColumnLike) -> pl.Expr:
+    """Mean of (p − y)² (scikit-learn's ``brier_score_loss``). Null for no rows.
+
+    >>> df = pl.DataFrame({"y": [1, 0], "p": [0.8, 0.4]})
+    >>> round(df.select(brier_score("y", "p")).item(), 12)  # (0.2² + 0.4²) / 2
+    0.1
+    """
+    pos, p = _pairs(label, probability)
+    return ((p - pos.cast(pl.Float64)) ** 2).mean().alias("brier_score")
+
+
+def normalized_entropy(label: ColumnLike, probability: ColumnLike) -> pl.Expr:
+    """Log loss over the entropy of the base rate r (the share of positives):
+    ``log_loss / −(r·ln r + (1 − r)·ln(1 − r))`` (He et al. 2014), below 1 when the model
+    beats always predicting r. Null when a class is missing (the entropy is 0).
+
+    >>> df = pl.DataFrame({"y": [1, 0], "p": [0.5, 0.5]})
+    >>> df.select(normalized_entropy("y", "p")).item()  # ln 2 / ln 2
+    1.0
+    """
+    pos, _ = _pairs(label, probability)
+    r = pos.cast(pl.Float64).mean()
+    entropy = -(r * r.log() + (1 - r) * (1 - r).log())
+    loss = log_loss(label, probability)
+    return pl.when((r > 0) & (r < 1)).then(loss / entropy).alias("normalized_entropy")
+
+
+def calibration(label: ColumnLike, probability: ColumnLike) -> pl.Expr:
+    """Predicted over observed rate: mean(p) / mean(y) = Σ p / Σ y, 1 for a calibrated model
+    on average. Null without positives.
+
+    >>> df = pl.DataFrame({"y": [1, 0, 0, 0], "p": [0.5, 0.25, 0.25, 0.5]})
+    >>> df.select(calibration("y", "p")).item()  # 1.5 / 1
+    1.5
+    """
+    pos, p = _pairs(label, probability)
+    positives = pos.cast(pl.Float64).sum()
+    return pl.when(positives > 0).then(p.sum() / positives).alias("calibration")

@@ -308,3 +308,17 @@ def classification_report(
         a.alias("support"),
     ).sort(*keys, "class", nulls_last=False)
     return _drop_keys(out, by)
+
+
+def check_weights(lf: pl.LazyFrame, weight: str) -> None:
+    """Raise :class:`PolarsRankError` naming the column when sample weights are not numbers,
+    or are negative, NaN or infinite (null weights are skipped rows)."""
+    dtype = lf.collect_schema()[weight]
+    if not dtype.is_numeric():
+        raise PolarsRankError(f"weight column {weight!r} must hold numbers, got {dtype} values")
+    w = pl.col(weight).cast(pl.Float64)
+    bad = lf.select(((w < 0) | w.is_nan() | w.is_infinite()).sum()).collect().item()
+    if bad:
+        raise PolarsRankError(
+            f"weight column {weight!r} has {bad} negative, NaN or infinite values"
+        )

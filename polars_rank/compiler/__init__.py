@@ -8,7 +8,9 @@ PostgreSQL, BigQuery, Snowflake, Trino or DuckDB, with trec_eval's numbers.
 * :mod:`.plan` — the query plan (CTEs) around the parts;
 * :mod:`.dialects` — rendering for each dialect with sqlglot (imported only when rendering);
 * :mod:`.columns` — the output column of each metric (:func:`column_names`);
-* :mod:`.checks` — :func:`check_sql`, the engines' input checks as one portable query.
+* :mod:`.checks` — :func:`check_sql`, the engines' input checks as one portable query;
+* :mod:`.classification` — the classification metrics (``to_sql(..., predictions=)``) and
+  curves (:func:`curve_sql`) over a predictions table.
 
 ``evaluate(..., engine="spark")`` (:mod:`polars_rank.engines.spark.ranking`) runs this SQL.
 """

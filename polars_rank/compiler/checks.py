@@ -95,9 +95,12 @@ def _duplicates(table: str, label: str, keys: tuple[str, str]) -> str:
 
 def check_sql(
     dialect: Dialect,
-    run: str | None,
+    run: str | None = None,
     qrels: str | None = None,
     *,
+    predictions: str | None = None,
+    label: str = "label",
+    weight: str | None = None,
     metrics: Sequence[str | MetricSpec] | str | None = None,
     interactions: str | None = None,
     catalog: str | None = None,
@@ -137,7 +140,29 @@ def check_sql(
     ...             "('q1', 'a', 2.0), ('q2', NULL, 0.5)) t(query, doc, score)")
     >>> con.sql(check_sql("duckdb", "run")).fetchall()
     [('run', 'null_id', 1, 'q2', None), ('run', 'duplicate_pair', 2, 'q1', 'a')]
+
+    With ``predictions`` (a classification table; ``label``, ``score`` and ``weight`` its
+    columns, ``metrics`` classification names) the checks of
+    :func:`~polars_rank.compiler.classification.predictions_check_sql` instead: NULL labels,
+    scores or weights, labels outside {0, 1}, NaN scores, scores outside [0, 1] (for the
+    metrics of probabilities), bad weights.
     """
+    if predictions is not None or run is None:
+        from polars_rank.compiler.classification import predictions_check_sql
+
+        if run is not None or qrels is not None or predictions is None:
+            raise PolarsRankError(
+                "check_sql checks either a run (and qrels ...) or predictions=, one family per call"
+            )
+        return predictions_check_sql(
+            dialect,
+            predictions,
+            metrics=metrics,
+            label=label,
+            score=score,
+            weight=weight,
+            pretty=pretty,
+        )
     if dialect not in DIALECTS:
         raise bad_choice("dialect", dialect, DIALECTS)
     options = Options.from_arguments(

@@ -19,9 +19,13 @@ from polars_rank.compiler.columns import column_names
 from polars_rank.compiler.dialects import DIALECTS, Dialect, render
 from polars_rank.compiler.recsys import (
     CATALOG,
-    FEATURE_KIND,
+    CATEGORY,
+    DOC_A,
+    DOC_B,
+    FEATURE_KINDS,
     FEATURES,
     INTERACTIONS,
+    SIMILARITY,
     VECTOR,
 )
 from polars_rank.core import messages
@@ -42,8 +46,7 @@ def not_portable(entry: Metric, dialect: str = "duckdb") -> str | None:
     """Why a catalog metric has no portable SQL in ``dialect`` (None when it has): the reason
     its entry gives (:attr:`Metric.unsupported`), e.g. trec_eval's ``relstring``, a string
     built in rank order, which the dialects aggregate in incompatible ways. (Every recommender
-    metric has it; intra-list diversity and serendipity with feature vectors only, see
-    :func:`to_sql`.)"""
+    metric has it, with vectors, categories or a similarity table, see :func:`to_sql`.)"""
     return entry.reason(f"sql:{dialect}")
 
 
@@ -86,8 +89,8 @@ def _check_bigquery_names(columns: dict[str, str]) -> None:
 def to_sql(
     metrics: Sequence[str | MetricSpec] | str,
     dialect: Dialect,
-    run: str,
-    qrels: str | None,
+    run: str | None = None,
+    qrels: str | None = None,
     *,
     interactions: str | None = None,
     catalog: str | None = None,
@@ -102,11 +105,19 @@ def to_sql(
     rank: str = "rank",
     relevance: str = "relevance",
     vector: str = "vector",
+    features: str = "vectors",
+    category: str = "category",
     order_by: OrderBy = "score",
     duplicates: Duplicates = "error",
     layout: Layout = "wide",
     left_out_column: str | None = None,
     pretty: bool = True,
+    predictions: str | None = None,
+    label: str = "label",
+    by: str | Sequence[str] | None = None,
+    group: str | Sequence[str] | None = None,
+    threshold: float = 0.5,
+    weight: str | None = None,
 ) -> str:
     """One self-contained ``SELECT`` computing ``metrics`` in ``dialect``, with trec_eval's
     numbers (the Polars engine's, within 1e-12).
@@ -141,8 +152,10 @@ def to_sql(
             ``vector``: cosine similarity) for intra-list diversity and serendipity. The SQL
             explodes the arrays with their positions (``UNNEST ... WITH ORDINALITY``,
             ``POSEXPLODE`` on Spark, ``WITH OFFSET`` on BigQuery, ``FLATTEN`` on Snowflake).
-            Category and similarity tables are not covered by the portable SQL: evaluate
-            those with engine='polars' or engine='duckdb'.
+            ``features="categories"``: ``doc`` and the ``category`` column, a row per item and
+            category (cosine of the multi-hot vectors, or Jaccard with ILD's
+            ``similarity=jaccard``); ``features="similarities"``: a similarity table ``doc_a,
+            doc_b, similarity`` (either orientation; a missing pair 0, an item with itself 1).
         per_query: one row per query (ordered by query) instead of one summary row.
         queries, relevance_level, max_rank, order_by: as in :func:`polars_rank.evaluate`
             (``order_by="rank"`` ranks by the run's ``rank`` column).
@@ -167,13 +180,50 @@ def to_sql(
     rule); the corpus ones have one value for the whole run, so they are refused with
     ``per_query``.
 
+    Classification: with ``predictions`` (a table of ``label`` and ``score`` columns,
+    instead of ``run`` and ``qrels``), ``metrics`` are classification names (``AUC``,
+    ``GAUC``, ``LogLoss``, ``AP``, ``Brier``, ``NE``, ``calibration``, ``F1``, ``TP``, ...),
+    ``by`` splits the table into segments, ``group`` names GAUC's groups, ``threshold`` is
+    the thresholded metrics' default and ``weight`` a sample-weight column:
+    :func:`~polars_rank.compiler.classification.classification_sql`. One family per call;
+    curves come from :func:`~polars_rank.compiler.classification.curve_sql`.
+
     Returns:
         The query text.
 
     Example:
         >>> print(to_sql(["P@10"], "spark", "db.run", "db.qrels").splitlines()[0])
         WITH pr_run AS (
+        >>> "auc" in to_sql(["AUC"], "postgres", predictions="db.preds", label="clicked")
+        True
     """
+    if predictions is not None:
+        from polars_rank.compiler.classification import classification_sql
+
+        if run is not None or qrels is not None:
+            raise PolarsRankError(
+                "to_sql takes either run and qrels (ranking and recommender metrics) or "
+                "predictions= (classification metrics): one family per call"
+            )
+        return classification_sql(
+            metrics,
+            dialect,
+            predictions,
+            label=label,
+            score=score,
+            by=by,
+            group=group,
+            threshold=threshold,
+            weight=weight,
+            pretty=pretty,
+        )
+    if run is None:
+        raise PolarsRankError(
+            "to_sql needs run (and qrels) for ranking and recommender metrics, or "
+            "predictions= for classification metrics"
+        )
+    if by is not None or group is not None or weight is not None:
+        raise PolarsRankError("by=, group= and weight= go with predictions= (classification)")
     specs = _specs(metrics)
     options = Options.from_arguments(
         query=query,
@@ -204,20 +254,26 @@ def to_sql(
     }
     if item_features is None:
         for spec in specs:
-            if "item_features" in spec.entry.inputs:  # the portable SQL takes vectors only
+            if "item_features" in spec.entry.inputs:  # a table of features of some kind
                 shown = option("item_features", GivenTable())
                 raise PolarsRankError(
                     f"metric {spec.label!r} needs {shown} (feature vectors: doc and an array "
-                    "column)"
+                    "column; or categories or a similarity table, with features=)"
                 )
+    if features not in FEATURE_KINDS:
+        raise messages.bad_choice("features", features, FEATURE_KINDS)
     check_request(
         specs,
         per_query=per_query,
         has_qrels=qrels is not None,
         given=given,
-        feature_kind=FEATURE_KIND,
+        feature_kind=features,
         shown=GivenTable(),
     )
+    if not isinstance(category, str) or not category:
+        raise PolarsRankError(
+            f"the category column name must be a non-empty string, got {category!r}"
+        )
     if not isinstance(vector, str) or not vector:
         raise PolarsRankError(f"the vector column name must be a non-empty string, got {vector!r}")
     tables = {
@@ -257,6 +313,7 @@ def to_sql(
         has_qrels=qrels is not None,
         has_catalog=catalog is not None,
         has_interactions=interactions is not None,
+        feature_kind=features,
     )
     cols = options.columns
     if dialect == "bigquery":
@@ -277,6 +334,10 @@ def to_sql(
         ph.RELEVANCE: cols.relevance,
         ph.QUERY_OUT: cols.query,
         VECTOR: vector,
+        CATEGORY: category,
+        DOC_A: "doc_a",
+        DOC_B: "doc_b",
+        SIMILARITY: "similarity",
     }
     names.update(zip(internal, out.values(), strict=True))
     names.update(zip((ph.MEASURE_OUT, ph.VALUE_OUT), LONG_COLUMNS, strict=True))

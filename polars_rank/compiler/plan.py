@@ -163,6 +163,7 @@ def query_text(
     has_qrels: bool = True,
     has_catalog: bool = False,
     has_interactions: bool = False,
+    feature_kind: str = "vectors",
 ) -> str:
     """The whole query; ``columns`` are the (placeholder) output columns of the metrics,
     ``options`` resolved (``order_by`` set). With ``left_out``, a column :data:`LEFT_OUT_OUT`
@@ -216,6 +217,7 @@ def query_text(
         relevance_level=options.relevance_level,
         has_catalog=has_catalog,
         has_interactions=has_interactions,
+        feature_kind=feature_kind,
     )
     if recommender:
         ctes.append(("pr_users", f"SELECT pr_qid AS qid FROM pr_parts WHERE {keep}"))

@@ -47,9 +47,15 @@ from polars_rank.recsys.options import ItemOptions
 #: parsed tree.
 INTERACTIONS, CATALOG, FEATURES = "pr_input_interactions", "pr_input_catalog", "pr_input_features"
 VECTOR = "pr_col_vector"
+#: Placeholders of the category column and of a similarity table's columns.
+CATEGORY = "pr_col_category"
+DOC_A, DOC_B, SIMILARITY = "pr_col_doc_a", "pr_col_doc_b", "pr_col_similarity"
 
-#: The kind of item features the portable SQL takes (a ``doc`` and an array column).
+#: The default kind of item features of the portable SQL (a ``doc`` and an array column);
+#: ``categories`` (``doc`` and a category column, a row per item and category) and
+#: ``similarities`` (``doc_a, doc_b, similarity``) are the others (:data:`FEATURE_KINDS`).
 FEATURE_KIND = "vectors"
+FEATURE_KINDS = ("vectors", "categories", "similarities")
 
 
 @dataclass
@@ -85,7 +91,8 @@ def _top(specs: Sequence[MetricSpec], max_rank: int | None, with_grades: bool) -
 
 def _item_table(option: ItemOptions, popularity: str) -> str:
     """The item table of one configuration: ``docno, popularity, self_information, in_tail``
-    (:func:`polars_rank.recsys.item_table`)."""
+    (:func:`polars_rank.recsys.item_table`); an item of popularity 0 (a catalog item without
+    interactions) has a NULL self-information (novelty's ``unknown`` rule)."""
     pop = dbl("popularity")
     ordered = (
         f"SELECT docno, popularity, {pop} / SUM({pop}) OVER () AS choice, "
@@ -103,7 +110,8 @@ def _item_table(option: ItemOptions, popularity: str) -> str:
     else:
         tail = f"item_pos <= n_items - FLOOR(n_items * {num(option.head_share)})"
     return (
-        f"SELECT docno, popularity, -{log2(share)} AS self_information, "
+        f"SELECT docno, popularity, CASE WHEN popularity > 0 THEN -{log2(share)} END "
+        "AS self_information, "
         f"CASE WHEN {tail} THEN 1 ELSE 0 END AS in_tail FROM {source}"
     )
 
@@ -215,6 +223,36 @@ def _unit_vectors() -> list[tuple[str, str]]:
     ]
 
 
+def _category_units() -> list[tuple[str, str]]:
+    """``pr_categories`` (``docno, j``: an item's distinct categories), ``pr_norms`` (1 for an
+    item with a category) and ``pr_units`` (``docno, j, u``: the unit multi-hot vectors,
+    1/√|C_i| per category, :func:`~polars_rank.recsys.features.category_weights`): category
+    cosines take the vectors' closed forms."""
+    return [
+        (
+            "pr_categories",
+            f"SELECT DISTINCT f.{DOC} AS docno, f.{CATEGORY} AS j FROM {FEATURES} AS f "
+            f"WHERE NOT f.{CATEGORY} IS NULL",
+        ),
+        ("pr_norms", f"SELECT docno, {ONE} AS norm FROM pr_categories GROUP BY docno"),
+        (
+            "pr_units",
+            f"SELECT docno, j, {ONE} / SQRT({dbl('COUNT(*) OVER (PARTITION BY docno)')}) AS u "
+            "FROM pr_categories",
+        ),
+    ]
+
+
+def _similarity_pairs() -> tuple[str, str]:
+    """``pr_similarities`` (``a, b, sim``): a similarity table keyed by (least, greatest) of
+    its two ids, self pairs left out (:func:`~polars_rank.recsys.features.canonical_pairs`)."""
+    return (
+        "pr_similarities",
+        f"SELECT DISTINCT LEAST(f.{DOC_A}, f.{DOC_B}) AS a, GREATEST(f.{DOC_A}, f.{DOC_B}) AS b, "
+        f"{dbl(f'f.{SIMILARITY}')} AS sim FROM {FEATURES} AS f WHERE f.{DOC_A} <> f.{DOC_B}",
+    )
+
+
 def _gain(gain: str, level: float) -> str:
     """Serendipity's gain of a row of ``pr_top`` from its grade (NULL when unjudged): 1, grade
     >= level (and >= 0), or the grade when positive (:func:`~polars_rank.recsys.gain_expr`)."""
@@ -226,14 +264,26 @@ def _gain(gain: str, level: float) -> str:
 
 
 def _vector_ctes(
-    specs: Sequence[MetricSpec], named: dict[str, str], level: float, out: RecommenderPlan
+    specs: Sequence[MetricSpec],
+    named: dict[str, str],
+    level: float,
+    out: RecommenderPlan,
+    feature_kind: str = FEATURE_KIND,
 ) -> None:
     """ILD and serendipity over unit vectors, in the closed forms of
     :mod:`polars_rank.recsys.vectors`: per user and k, n (items), m (items with a vector) and
     Σ u per component; ILD = 1 − ((‖Σ u‖² − m) / 2) / C(n, 2) (NULL for n < 2); serendipity =
     (G − D / |H|) / n, G = Σ g, D = Σ_components (Σ g u)·C, C = Σ u over the user's distinct
-    history items H (NULL without history)."""
-    out.ctes += _unit_vectors()
+    history items H (NULL without history). Category features: their unit multi-hot vectors
+    (cosine), or, for ILD with ``similarity=jaccard``, |C_i ∩ C_j| / |C_i ∪ C_j| summed over
+    each user's pairs; similarity tables: a lookup per pair (a missing pair 0; in serendipity
+    an item's similarity with itself 1)."""
+    if feature_kind == "vectors":
+        out.ctes += _unit_vectors()
+    elif feature_kind == "categories":
+        out.ctes += _category_units()
+    else:
+        out.ctes.append(_similarity_pairs())
     done: set[str] = set()
 
     def once(name: str, sql: str) -> str:
@@ -246,6 +296,16 @@ def _vector_ctes(
         k = spec.k
         tag = "all" if k is None else str(k)
         where = _within(k, "t.pos")
+        column = named[spec.label]
+        pairwise = feature_kind == "similarities" or (
+            feature_kind == "categories" and spec.arguments().get("similarity") == "jaccard"
+        )
+        if not spec.entry.history and pairwise:  # ILD, one similarity per pair of items
+            _pairwise_ild(spec, n, tag, where, column, feature_kind, once, out)
+            continue
+        if spec.entry.history and feature_kind == "similarities":
+            _lookup_serendipity(spec, n, where, column, level, once, out)
+            continue
         counts = once(
             f"pr_vcount_{tag}",
             f"SELECT t.qid, {dbl('COUNT(*)')} AS n, "
@@ -253,7 +313,6 @@ def _vector_ctes(
             "LEFT JOIN pr_norms AS v ON t.docno = v.docno AND v.norm > 0 "
             f"WHERE {where} GROUP BY t.qid",
         )
-        column = named[spec.label]
         if not spec.entry.history:  # intra-list diversity: the top-k items with each other
             sums = once(
                 f"pr_vsum_{tag}",
@@ -274,7 +333,7 @@ def _vector_ctes(
             )
             out.per_user.append(f"pr_ild_{n}")
             continue
-        args = spec.call_arguments(level, FEATURE_KIND)
+        args = spec.call_arguments(level, feature_kind)
         gain = _gain(args["gain"], args["relevance_level"])
         once("pr_history_pairs", "SELECT DISTINCT qid, docno FROM pr_history")
         once(
@@ -320,6 +379,110 @@ def _vector_ctes(
         out.per_user.append(f"pr_serendipity_{n}")
 
 
+def _pairwise_ild(
+    spec: MetricSpec,
+    n: int,
+    tag: str,
+    where: str,
+    column: str,
+    feature_kind: str,
+    once: Callable[[str, str], str],
+    out: RecommenderPlan,
+) -> None:
+    """ILD = 1 − Σ_{i<j} sim(i, j) / C(n, 2) with a similarity per pair: Jaccard of category
+    sets, or a similarity table's value (missing 0); NULL for n < 2."""
+    sizes = once(
+        f"pr_listsize_{tag}",
+        f"SELECT t.qid, {dbl('COUNT(*)')} AS n FROM pr_top AS t WHERE {where} GROUP BY t.qid",
+    )
+    w1, w2 = where.replace("t.pos", "t1.pos"), where.replace("t.pos", "t2.pos")
+    if feature_kind == "categories":
+        once(
+            "pr_category_sizes",
+            f"SELECT docno, {dbl('COUNT(*)')} AS size FROM pr_categories GROUP BY docno",
+        )
+        shared = once(
+            f"pr_shared_{tag}",
+            "SELECT t1.qid, t1.docno AS da, t2.docno AS db, "
+            f"{dbl('COUNT(*)')} AS shared FROM pr_top AS t1 JOIN pr_top AS t2 "
+            "ON t1.qid = t2.qid AND t1.docno < t2.docno "
+            "JOIN pr_categories AS c1 ON c1.docno = t1.docno "
+            "JOIN pr_categories AS c2 ON c2.docno = t2.docno AND c2.j = c1.j "
+            f"WHERE {w1} AND {w2} GROUP BY t1.qid, t1.docno, t2.docno",
+        )
+        pair_sums = once(
+            f"pr_jaccard_{tag}",
+            "SELECT s.qid, SUM(s.shared / (a.size + b.size - s.shared)) AS pairs "
+            f"FROM {shared} AS s JOIN pr_category_sizes AS a ON s.da = a.docno "
+            "JOIN pr_category_sizes AS b ON s.db = b.docno GROUP BY s.qid",
+        )
+    else:
+        pair_sums = once(
+            f"pr_lookup_{tag}",
+            "SELECT t1.qid, SUM(p.sim) AS pairs FROM pr_top AS t1 JOIN pr_top AS t2 "
+            "ON t1.qid = t2.qid AND t1.docno < t2.docno "
+            "JOIN pr_similarities AS p ON p.a = LEAST(t1.docno, t2.docno) "
+            f"AND p.b = GREATEST(t1.docno, t2.docno) WHERE {w1} AND {w2} GROUP BY t1.qid",
+        )
+    pairs = f"(c.n * (c.n - {ONE}) / {num(2)})"
+    out.ctes.append(
+        (
+            f"pr_ild_{n}",
+            f"SELECT c.qid, CASE WHEN c.n >= 2 THEN {ONE} - COALESCE(p.pairs, {ZERO}) / {pairs} "
+            f"END AS {column} FROM {sizes} AS c LEFT JOIN {pair_sums} AS p ON c.qid = p.qid",
+        )
+    )
+    out.per_user.append(f"pr_ild_{n}")
+
+
+def _lookup_serendipity(
+    spec: MetricSpec,
+    n: int,
+    where: str,
+    column: str,
+    level: float,
+    once: Callable[[str, str], str],
+    out: RecommenderPlan,
+) -> None:
+    """Serendipity with a similarity table: (Σ g − Σ_i g_i·S_i / |H|) / n, S_i = Σ_{h ∈ H}
+    sim(i, h) (1 for h = i, a missing pair 0); NULL without history."""
+    args = spec.call_arguments(level, "similarities")
+    gain = _gain(args["gain"], args["relevance_level"])
+    once("pr_history_pairs", "SELECT DISTINCT qid, docno FROM pr_history")
+    once(
+        "pr_history_size",
+        f"SELECT qid, {dbl('COUNT(*)')} AS size FROM pr_history_pairs GROUP BY qid",
+    )
+    out.ctes.append(
+        (
+            f"pr_gains_{n}",
+            f"SELECT t.qid, {dbl('COUNT(*)')} AS n, SUM({gain}) AS total FROM pr_top AS t "
+            f"WHERE {where} GROUP BY t.qid",
+        )
+    )
+    similarity = f"CASE WHEN t.docno = h.docno THEN {ONE} ELSE COALESCE(p.sim, {ZERO}) END"
+    out.ctes.append(
+        (
+            f"pr_dots_{n}",
+            f"SELECT t.qid, SUM({gain} * {similarity}) AS d FROM pr_top AS t "
+            "JOIN pr_history_pairs AS h ON t.qid = h.qid "
+            "LEFT JOIN pr_similarities AS p ON p.a = LEAST(t.docno, h.docno) "
+            f"AND p.b = GREATEST(t.docno, h.docno) WHERE {where} GROUP BY t.qid",
+        )
+    )
+    value = f"(g.total - COALESCE(d.d, {ZERO}) / s.size) / g.n"
+    out.ctes.append(
+        (
+            f"pr_serendipity_{n}",
+            f"SELECT g.qid, CASE WHEN s.size IS NOT NULL AND g.n > 0 THEN {value} END "
+            f"AS {column} FROM pr_gains_{n} AS g "
+            "LEFT JOIN pr_history_size AS s ON g.qid = s.qid "
+            f"LEFT JOIN pr_dots_{n} AS d ON g.qid = d.qid",
+        )
+    )
+    out.per_user.append(f"pr_serendipity_{n}")
+
+
 def recommender_plan(
     specs: Sequence[MetricSpec],
     columns: Sequence[str],
@@ -328,6 +491,7 @@ def recommender_plan(
     relevance_level: float = 1,
     has_catalog: bool,
     has_interactions: bool,
+    feature_kind: str = FEATURE_KIND,
 ) -> RecommenderPlan:
     """The CTEs computing the recommender ``specs`` (all portable:
     :func:`~polars_rank.compiler.compile.not_portable`) into
@@ -360,12 +524,15 @@ def recommender_plan(
         if option.count not in counted:
             counted.add(option.count)
             counter = "COUNT(DISTINCT qid)" if option.count == "users" else "COUNT(*)"
-            out.ctes.append(
-                (
-                    popularity,
-                    f"SELECT docno, {counter} AS popularity FROM pr_history GROUP BY docno",
+            counted_sql = f"SELECT docno, {counter} AS popularity FROM pr_history GROUP BY docno"
+            if has_catalog:  # catalog items without interactions: popularity 0, in the tail
+                counted_sql += (
+                    f" UNION ALL SELECT c.docno, 0 AS popularity FROM (SELECT DISTINCT "
+                    f"{SOURCE}.{DOC} AS docno FROM {CATALOG} AS {SOURCE}) AS c "
+                    "WHERE NOT c.docno IS NULL AND NOT EXISTS (SELECT 1 FROM pr_history AS h "
+                    "WHERE h.docno = c.docno)"
                 )
-            )
+            out.ctes.append((popularity, counted_sql))
         if option.model == "discovery" and "pr_user_count" not in dict(out.ctes):
             out.ctes.append(
                 ("pr_user_count", f"SELECT {dbl('COUNT(DISTINCT qid)')} AS n_users FROM pr_history")
@@ -382,7 +549,7 @@ def recommender_plan(
         out.per_user.append(f"pr_popular_{g}")
     similar = [s for s in specs if s.entry.pairwise]
     if similar:
-        _vector_ctes(similar, named, relevance_level, out)
+        _vector_ctes(similar, named, relevance_level, out, feature_kind)
     corpus = [s for s in specs if s.entry.level == "corpus"]
     if any("catalog" in s.entry.tables for s in corpus):
         if has_catalog:

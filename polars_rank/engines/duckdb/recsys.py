@@ -80,9 +80,13 @@ def _cut_sql(k: int | None) -> str:
     return "true" if k is None else f"rank <= {int(k)}"
 
 
-def _popularity_ctes(specs: list[MetricSpec], options: Options) -> tuple[list[str], dict[str, str]]:
+def _popularity_ctes(
+    specs: list[MetricSpec], options: Options, *, has_catalog: bool = False
+) -> tuple[list[str], dict[str, str]]:
     """CTEs (``query`` + labels, one per item-table configuration) and the CTE of each
-    label."""
+    label. With an explicit catalog, its items without interactions are in the item table
+    with popularity 0 (in the tail) and a NULL self-information (novelty's ``unknown``
+    rule)."""
     groups: dict[ItemOptions, list[MetricSpec]] = {}
     for spec in specs:
         groups.setdefault(item_options(spec), []).append(spec)
@@ -93,13 +97,22 @@ def _popularity_ctes(specs: list[MetricSpec], options: Options) -> tuple[list[st
         pop = f"_pop_{option.count}"
         if option.count not in counts:
             counts.add(option.count)
+            unseen = (
+                " UNION ALL SELECT c.doc, CAST(0 AS BIGINT) AS popularity FROM "
+                "(SELECT DISTINCT doc FROM _catalog WHERE doc IS NOT NULL) AS c "
+                "ANTI JOIN _interactions AS h ON c.doc = h.doc"
+                if has_catalog
+                else ""
+            )
             ctes.append(
-                f"{pop} AS (FROM item_popularity('_interactions', count := "
-                f"{literal(option.count)}))"
+                f"{pop} AS (SELECT doc, popularity FROM item_popularity('_interactions', "
+                f"count := {literal(option.count)}){unseen})"
             )
         n_users = "(SELECT n_users FROM user_count('_interactions'))"
         ctes.append(
-            f"_items_{n} AS (FROM item_table('{pop}', n_users := {n_users}, "
+            f"_items_{n} AS (SELECT doc, popularity, CASE WHEN popularity > 0 THEN "
+            "self_information END AS self_information, in_tail "
+            f"FROM item_table('{pop}', n_users := {n_users}, "
             f"model := {literal(option.model)}, head_share := {literal(option.head_share)}, "
             f"tail_share := {literal(option.tail_share)}, "
             f"tail_popularity := {literal(option.tail_popularity)}))"
@@ -139,7 +152,11 @@ def recommender_ctes(
         "LEFT JOIN _qrels AS q ON t.query = q.query AND t.doc = q.doc)",
     ]
     query_level = [s for s in specs if s.entry.level == "query"]
-    popular, labels = _popularity_ctes([s for s in query_level if s.entry.item_value], options)
+    popular, labels = _popularity_ctes(
+        [s for s in query_level if s.entry.item_value],
+        options,
+        has_catalog=bool(sources.get("catalog")),
+    )
     ctes += popular
     joins = list(labels.values())
     for n, spec in enumerate(s for s in query_level if not s.entry.item_value):

@@ -100,17 +100,29 @@ def _item_table(
     option: ItemOptions,
     query: str,
     doc: str,
+    catalog: pl.LazyFrame | None = None,
 ) -> pl.LazyFrame:
     """The item table; with the de-duplicated history at hand (``distinct``, computed for
-    serendipity anyway), distinct users per item are its rows per item."""
+    serendipity anyway), distinct users per item are its rows per item. Items of an explicit
+    ``catalog`` without interactions are known items of popularity 0 (the least popular:
+    in the tail, as in RecBole's item counter); their self-information is null (novelty's
+    ``unknown`` rule applies to them, as −log₂ 0 is infinite)."""
     if option.count == "users" and distinct is not None:
         popularity = distinct.group_by(doc).agg(pl.len().cast(pl.Int64).alias(items.POPULARITY))
     else:
         popularity = items.item_popularity(interactions, count=option.count, query=query, doc=doc)
+    if catalog is not None:
+        unseen = (
+            catalog.select(doc)
+            .unique()
+            .join(popularity.select(doc), on=doc, how="anti", nulls_equal=False)
+            .with_columns(pl.lit(0, dtype=pl.Int64).alias(items.POPULARITY))
+        )
+        popularity = pl.concat([popularity, unseen], how="vertical_relaxed")
     n_users = None
     if option.model == "discovery":
         n_users = items.user_count(interactions, query=query)
-    return items.item_table(
+    table = items.item_table(
         popularity,
         n_users=n_users,
         model=option.model,
@@ -119,6 +131,8 @@ def _item_table(
         tail_popularity=option.tail_popularity,
         doc=doc,
     )
+    known = pl.col(items.POPULARITY) > 0
+    return table.with_columns(pl.when(known).then(pl.col(items.SELF_INFORMATION)))
 
 
 def _per_user(
@@ -146,7 +160,7 @@ def _per_user(
             groups.setdefault(item_options(spec), []).append(spec)
     for g, (option, group) in enumerate(groups.items()):
         assert inputs.interactions is not None
-        table = _item_table(inputs.interactions, distinct, option, query, doc)
+        table = _item_table(inputs.interactions, distinct, option, query, doc, inputs.catalog)
         renamed = {c: f"_{c}{g}" for c in (items.POPULARITY, items.SELF_INFORMATION, items.IN_TAIL)}
         item_columns.append(table.rename(renamed))
         for spec in group:

@@ -1,0 +1,427 @@
+"""Classification in the portable SQL (``to_sql(..., predictions=)``, ``curve_sql``,
+``check_sql(predictions=)``), with sample weights, and on the engines: every metric per
+segment against scikit-learn (with ``sample_weight``) within 1e-12 — on DuckDB for every
+dialect (transpiled back by sqlglot), on a live PostgreSQL server and in Spark — on data with
+tied scores, tiny GAUC groups, single-class and all-null segments."""
+
+from __future__ import annotations
+
+import duckdb
+import numpy as np
+import polars as pl
+import pytest
+import sqlglot
+from sklearn.metrics import (
+    accuracy_score,
+    average_precision_score,
+    brier_score_loss,
+    confusion_matrix,
+    f1_score,
+    fbeta_score,
+    log_loss,
+    precision_recall_curve,
+    precision_score,
+    recall_score,
+    roc_auc_score,
+    roc_curve,
+)
+from strategies import fast_first
+
+import polars_rank as pr
+from polars_rank.compiler import DIALECTS
+from polars_rank.compiler.columns import column_names
+from polars_rank.core.errors import PolarsRankError
+
+TOLERANCE = 1e-12
+METRICS = [
+    "AUC",
+    "AP",
+    "LogLoss",
+    "Brier",
+    "NE",
+    "calibration",
+    "accuracy",
+    "precision(threshold=0.3)",
+    "recall",
+    "F1(zero_division=1)",
+    "Fbeta(beta=2,threshold=0.7)",
+    "specificity",
+    "TP",
+    "FP",
+    "TN",
+    "FN",
+    "GAUC",
+    "GAUC(weight=uniform)",
+]
+
+
+def predictions(n: int = 240, seed: int = 0) -> pl.DataFrame:
+    """Segments 0-3 with tied scores (tenths), users with 1-4 rows (tiny GAUC groups), weights
+    0.5-2; segment 3 has only negatives, segment 4 only positives, segment 5 only null
+    labels; a few null labels and scores elsewhere."""
+    rng = np.random.default_rng(seed)
+    seg = rng.integers(0, 4, n)
+    label = rng.integers(0, 2, n).astype(float)
+    label[seg == 3] = 0.0
+    score = rng.integers(0, 11, n) / 10
+    frame = pl.DataFrame(
+        {
+            "seg": seg,
+            "user": rng.integers(0, n // 3, n),
+            "label": label,
+            "score": score,
+            "w": rng.integers(1, 5, n) / 2,
+        }
+    )
+    extra = pl.DataFrame(
+        {
+            "seg": [4, 4, 4, 5, 5, 0, 1],
+            "user": [1, 1, 2, 3, 3, 4, 5],
+            "label": [1.0, 1.0, 1.0, None, None, None, 1.0],
+            "score": [0.2, 0.9, 0.9, 0.5, 0.1, 0.3, None],
+            "w": [1.0, 2.0, 0.5, 1.0, 1.0, 1.0, 1.0],
+        }
+    )
+    return pl.concat([frame, extra]).with_columns(pl.col("label").cast(pl.Int64))
+
+
+def _gauc(y, p, w, user, uniform: bool) -> float | None:
+    values, sizes = [], []
+    for u in np.unique(user):
+        mask = user == u
+        if len(np.unique(y[mask])) == 2:
+            values.append(roc_auc_score(y[mask], p[mask], sample_weight=w[mask]))
+            sizes.append(w[mask].sum())
+    if not values:
+        return None
+    if uniform:
+        return float(np.mean(values))
+    return float(np.dot(values, sizes) / np.sum(sizes))
+
+
+def reference(frame: pl.DataFrame, weighted: bool) -> dict[tuple[int, str], float | None]:
+    """scikit-learn's value of every metric of :data:`METRICS` per segment (None where the
+    Polars engine's convention is null: one class for AUC/NE, no positive for AP and
+    calibration, no row)."""
+    out: dict[tuple[int, str], float | None] = {}
+    for (seg,), part in frame.group_by("seg"):
+        kept = part.drop_nulls(["label", "score"])
+        y = kept["label"].to_numpy()
+        p = kept["score"].to_numpy()
+        w = kept["w"].to_numpy() if weighted else np.ones(len(y))
+        user = kept["user"].to_numpy()
+        classes = len(np.unique(y))
+        has_pos = bool((y == 1).any())
+
+        def at(t: float, p: np.ndarray = p) -> np.ndarray:
+            return (p >= t).astype(int)
+
+        values: dict[str, float | None] = {}
+        if len(y) == 0:
+            values = {m: None for m in METRICS}
+            for count in ("TP", "FP", "TN", "FN"):
+                values[count] = 0.0
+            for m in ("precision(threshold=0.3)", "recall", "specificity"):
+                values[m] = 0.0
+            values["F1(zero_division=1)"] = 1.0
+            values["Fbeta(beta=2,threshold=0.7)"] = 0.0
+        else:
+            rate = float(np.dot(w, y) / w.sum())
+            tn, fp, fn, tp = confusion_matrix(y, at(0.5), labels=[0, 1], sample_weight=w).ravel()
+            values = {
+                "AUC": roc_auc_score(y, p, sample_weight=w) if classes == 2 else None,
+                "AP": average_precision_score(y, p, sample_weight=w) if has_pos else None,
+                "LogLoss": log_loss(y, p, sample_weight=w, labels=[0, 1]),
+                "Brier": brier_score_loss(y, p, sample_weight=w, pos_label=1),
+                "NE": log_loss(y, p, sample_weight=w)
+                / log_loss(y, np.full(len(y), rate), sample_weight=w)
+                if classes == 2
+                else None,
+                "calibration": float(np.dot(w, p) / np.dot(w, y)) if has_pos else None,
+                "accuracy": accuracy_score(y, at(0.5), sample_weight=w),
+                "precision(threshold=0.3)": precision_score(
+                    y, at(0.3), sample_weight=w, zero_division=0
+                ),
+                "recall": recall_score(y, at(0.5), sample_weight=w, zero_division=0),
+                "F1(zero_division=1)": f1_score(y, at(0.5), sample_weight=w, zero_division=1),
+                "Fbeta(beta=2,threshold=0.7)": fbeta_score(
+                    y, at(0.7), beta=2, sample_weight=w, zero_division=0
+                ),
+                "specificity": recall_score(
+                    y, at(0.5), pos_label=0, sample_weight=w, zero_division=0
+                ),
+                "TP": tp,
+                "FP": fp,
+                "TN": tn,
+                "FN": fn,
+                "GAUC": _gauc(y, p, w, user, uniform=False),
+                "GAUC(weight=uniform)": _gauc(y, p, w, user, uniform=True),
+            }
+        for metric, value in values.items():
+            out[(int(seg), metric)] = None if value is None else float(value)
+    return out
+
+
+def assert_matches(result: pl.DataFrame, expected: dict, labels: dict[str, str]) -> None:
+    """``result`` (a ``seg`` column and a column per metric, named ``labels[metric]``) equals
+    the reference per segment within 1e-12, nulls where it has None."""
+    assert sorted(result["seg"].to_list()) == sorted({s for s, _ in expected})
+    for row in result.iter_rows(named=True):
+        for metric, column in labels.items():
+            want, got = expected[(int(row["seg"]), metric)], row[column]
+            if want is None:
+                assert got is None, (row["seg"], metric, got)
+            else:
+                assert got is not None and abs(got - want) <= TOLERANCE * max(1, abs(want)), (
+                    row["seg"],
+                    metric,
+                    got,
+                    want,
+                )
+
+
+def _duckdb_run(sql: str, dialect: str, frame: pl.DataFrame) -> pl.DataFrame:
+    con = duckdb.connect()
+    con.register("preds_t", frame)
+    if dialect != "duckdb":
+        tree = sqlglot.parse_one(sql, read=dialect, error_level=sqlglot.ErrorLevel.RAISE)
+        sql = tree.sql("duckdb")
+    result = con.sql(sql).pl()
+    return result.rename(str.lower) if dialect == "snowflake" else result
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+@pytest.mark.parametrize("dialect", fast_first(list(DIALECTS)))
+def test_every_dialect_through_duckdb_equals_sklearn(dialect, weighted):
+    frame = predictions()
+    sql = pr.to_sql(
+        METRICS,
+        dialect,
+        predictions="preds_t",
+        by="seg",
+        group="user",
+        weight="w" if weighted else None,
+    )
+    result = _duckdb_run(sql, dialect, frame)
+    assert result.columns[0] == "seg"
+    assert result["seg"].to_list() == sorted(result["seg"].to_list())  # sorted segments
+    assert_matches(result, reference(frame, weighted), column_names(METRICS, reserved=["seg"]))
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_engines_equal_sklearn(engine, weighted):
+    frame = predictions(seed=1)
+    result = pr.evaluate_classification(
+        frame, METRICS, by="seg", group="user", weight="w" if weighted else None, engine=engine
+    )
+    assert_matches(result, reference(frame, weighted), {m: m for m in METRICS})
+
+
+def test_null_segment_key_and_no_by():
+    """A NULL segment key is a segment of its own, first; without ``by`` one row."""
+    frame = predictions(seed=2).with_columns(
+        pl.when(pl.col("seg") == 2).then(None).otherwise(pl.col("seg")).alias("seg")
+    )
+    sql = pr.to_sql(["AUC", "TP"], "duckdb", predictions="preds_t", by="seg")
+    result = _duckdb_run(sql, "duckdb", frame)
+    expected = pr.evaluate_classification(frame, ["AUC", "TP"], by="seg")
+    assert result["seg"].to_list() == expected["seg"].to_list() and result["seg"][0] is None
+    got, want = result["auc"].to_numpy(), expected["AUC"].to_numpy()
+    assert np.allclose(got, want, rtol=1e-12, equal_nan=True)
+    whole = _duckdb_run(pr.to_sql(["AUC"], "duckdb", predictions="preds_t"), "duckdb", frame)
+    kept = frame.drop_nulls(["label", "score"])
+    assert whole.shape == (1, 1)
+    assert abs(whole.item() - roc_auc_score(kept["label"], kept["score"])) < TOLERANCE
+
+
+def test_empty_table_gives_the_polars_engine_values():
+    frame = predictions().head(0)
+    metrics = ["AUC", "TP", "accuracy", "precision"]
+    result = _duckdb_run(pr.to_sql(metrics, "duckdb", predictions="preds_t"), "duckdb", frame)
+    assert result.row(0) == (None, 0.0, None, 0.0)
+    assert pr.evaluate_classification(frame, metrics).row(0) == (None, 0, None, 0.0)
+    for engine in ("polars", "duckdb"):  # weighted: counts are sums of weights
+        weighted = pr.evaluate_classification(frame, metrics, weight="w", engine=engine)
+        assert weighted.row(0) == (None, 0.0, None, 0.0)
+
+
+def _sklearn_curve(kind: str, y, p, w, drop: bool) -> list[tuple]:
+    if kind == "roc":
+        fpr, tpr, thresholds = roc_curve(y, p, sample_weight=w, drop_intermediate=drop)
+        return list(zip(thresholds, fpr, tpr, strict=True))
+    precision, recall, thresholds = precision_recall_curve(
+        y, p, sample_weight=w, drop_intermediate=drop
+    )
+    return list(zip([*thresholds, None], precision, recall, strict=True))
+
+
+def _same_points(got: list[tuple], want: list[tuple]) -> None:
+    assert len(got) == len(want)
+    for a, b in zip(got, want, strict=True):
+        for x, y in zip(a, b, strict=True):
+            if y is None or x is None:
+                assert x is None and y is None
+            elif np.isinf(y):
+                assert np.isinf(x) and x > 0
+            else:
+                assert abs(x - y) <= TOLERANCE, (a, b)
+
+
+@pytest.mark.parametrize("drop", [False, True], ids=["all points", "drop_intermediate"])
+@pytest.mark.parametrize("kind", ["roc", "pr"])
+@pytest.mark.parametrize("dialect", fast_first(list(DIALECTS)))
+def test_curves_equal_sklearn(dialect, kind, drop):
+    frame = predictions(seed=3).filter(pl.col("seg") < 3)  # both classes in every segment
+    sql = pr.curve_sql(kind, dialect, "preds_t", by="seg", weight="w", drop_intermediate=drop)
+    result = _duckdb_run(sql, dialect, frame)
+    columns = ["threshold", "fpr", "tpr"] if kind == "roc" else ["threshold", "precision", "recall"]
+    assert result.columns == ["seg", *columns]
+    for (seg,), part in frame.drop_nulls(["label", "score"]).group_by("seg"):
+        got = result.filter(pl.col("seg") == seg).select(columns).rows()
+        want = _sklearn_curve(
+            kind, part["label"].to_numpy(), part["score"].to_numpy(), part["w"].to_numpy(), drop
+        )
+        _same_points(got, want)
+
+
+def test_curves_equal_the_polars_curves_unweighted():
+    frame = predictions(seed=4)
+    for kind, function in (("roc", pr.classification.roc_curve),
+                           ("pr", pr.classification.precision_recall_curve)):  # fmt: skip
+        sql = pr.curve_sql(kind, "duckdb", "preds_t", by="seg")
+        got = _duckdb_run(sql, "duckdb", frame)
+        want = function(frame, "label", "score", by="seg")
+        assert got.columns == want.columns and got.height == want.height
+        for a, b in zip(got.rows(), want.rows(), strict=True):
+            for x, y in zip(a, b, strict=True):
+                assert (x is None and y is None) or x == y or abs(x - y) <= TOLERANCE
+
+
+def test_check_sql_predictions_on_duckdb():
+    frame = pl.DataFrame(
+        {
+            "label": [1, 0, 2, None, 1],
+            "score": [0.5, float("nan"), 1.5, 0.2, None],
+            "w": [1.0, -1.0, None, 2.0, 1.0],
+        }
+    )
+    con = duckdb.connect()
+    con.register("preds_t", frame)
+    rows = con.sql(pr.check_sql("duckdb", predictions="preds_t", weight="w")).fetchall()
+    found = {row[1]: (row[2], row[3]) for row in rows}
+    assert found == {
+        "null_label": (1, None),
+        "null_score": (1, None),
+        "bad_label": (1, "2"),
+        "bad_score": (1, "nan"),
+        "score_outside_0_1": (1, "1.5"),
+        "null_weight": (1, None),
+        "bad_weight": (1, "-1.0"),
+    }
+    auc_only = con.sql(pr.check_sql("duckdb", predictions="preds_t", metrics=["AUC"])).fetchall()
+    assert "score_outside_0_1" not in {row[1] for row in auc_only}
+    con.register("clean", frame.drop_nulls().filter(pl.col("label") < 2, pl.col("w") > 0))
+    assert con.sql(pr.check_sql("duckdb", predictions="clean", weight="w")).fetchall() == []
+
+
+def test_errors():
+    def error(**kwargs) -> str:
+        with pytest.raises(PolarsRankError) as err:
+            pr.to_sql(**kwargs)
+        return str(err.value)
+
+    base = {"dialect": "duckdb", "predictions": "t"}
+    assert "one family per call" in error(metrics=["AUC"], run="r", qrels="q", **base)
+    assert "one family per call" in error(metrics=["AUC", "nDCG@10"], **base)
+    assert "curve_sql" in error(metrics=["AUC", "roc_curve"], **base)
+    assert "group='user'" in error(metrics=["GAUC"], **base)
+    assert "needs beta" in error(metrics=["Fbeta"], **base)
+    assert "finite" in error(metrics=["F1"], threshold=float("inf"), **base)
+    assert "predictions=" in error(metrics=["AUC"], dialect="duckdb")
+    assert "predictions=" in error(metrics=["nDCG@10"], dialect="duckdb", run="r", by="x")
+    with pytest.raises(PolarsRankError, match="curve"):
+        pr.curve_sql("lift", "duckdb", "t")
+    with pytest.raises(PolarsRankError, match="curve column"):
+        pr.curve_sql("roc", "duckdb", "t", by="fpr")
+    with pytest.raises(PolarsRankError, match="negative, NaN or infinite"):
+        bad = predictions().with_columns(pl.col("w") - 1.0)
+        pr.evaluate_classification(bad, ["AUC"], weight="w")
+
+
+def test_postgres_equals_sklearn(postgres):
+    frame = predictions(seed=5)
+    postgres.load("preds_t", frame)
+    labels = column_names(METRICS, reserved=["seg"])
+    for weighted in (False, True):
+        sql = pr.to_sql(
+            METRICS,
+            "postgres",
+            predictions="preds_t",
+            by="seg",
+            group="user",
+            weight="w" if weighted else None,
+        )
+        result = postgres.query(sql)
+        assert all(result.schema[c] == pl.Float64 for c in labels.values())
+        assert_matches(result, reference(frame, weighted), labels)
+    for kind in ("roc", "pr"):
+        sql = pr.curve_sql(kind, "postgres", "preds_t", by="seg", weight="w")
+        got = postgres.query(sql)
+        want = _duckdb_run(pr.curve_sql(kind, "duckdb", "preds_t", by="seg", weight="w"),
+                           "duckdb", frame)  # fmt: skip
+        _same_points(got.rows(), want.rows())
+    bad = pl.DataFrame({"label": [1, 3], "score": [0.5, 2.0]})
+    postgres.load("bad_t", bad)
+    problems = postgres.query(pr.check_sql("postgres", predictions="bad_t"))["problem"]
+    assert problems.to_list() == ["bad_label", "score_outside_0_1"]
+
+
+def test_spark_equals_sklearn(spark):
+    frame = predictions(seed=6)
+    expected = reference(frame, True)
+    data = spark.createDataFrame(frame.to_arrow())
+    result = pr.evaluate_classification(
+        data, METRICS, by="seg", group="user", weight="w", engine="spark"
+    )
+    assert result.columns == ["seg", *METRICS]
+    assert result["seg"].to_list() == sorted(result["seg"].to_list())
+    assert_matches(result, expected, {m: m for m in METRICS})
+    data.createOrReplaceTempView("preds_view")
+    by_name = pr.evaluate_classification(
+        "preds_view", ["AUC", "TP"], by="seg", engine="spark", con=spark
+    )
+    assert_matches(by_name, reference(frame, False), {"AUC": "AUC", "TP": "TP"})
+    bad = spark.createDataFrame(frame.with_columns(pl.col("label") * 2).to_arrow())
+    with pytest.raises(PolarsRankError, match="labels other than 0 and 1"):
+        pr.evaluate_classification(bad, ["AUC"], engine="spark")
+    logits = spark.createDataFrame(frame.with_columns(pl.col("score") * 4 - 2).to_arrow())
+    with pytest.raises(PolarsRankError, match="outside"):
+        pr.evaluate_classification(logits, ["LogLoss"], engine="spark")
+
+
+@pytest.mark.parametrize("dialect", fast_first(list(DIALECTS)))
+def test_any_column_names(dialect):
+    """Reserved words, spaces, mixed case and the query's own prefixes as column names."""
+    frame = predictions(seed=7).rename(
+        {"seg": "Order", "user": "group", "label": "user", "score": "score value", "w": "pr_w"}
+    )
+    sql = pr.to_sql(
+        ["AUC", "GAUC", "F1"],
+        dialect,
+        predictions="preds_t",
+        label="user",
+        score="score value",
+        by="Order",
+        group="group",
+        weight="pr_w",
+    )
+    got = _duckdb_run(sql, dialect, frame)
+    want = pr.evaluate_classification(
+        frame, ["AUC", "GAUC", "F1"], label="user", score="score value", by="Order",
+        group="group", weight="pr_w",
+    )  # fmt: skip
+    if dialect == "snowflake":
+        got = got.rename({"order": "Order"})
+    assert got.columns == ["Order", "auc", "gauc", "f1"]
+    _same_points(got.rows(), want.rows())
