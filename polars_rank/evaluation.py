@@ -4,7 +4,7 @@ several runs into one frame with a ``run`` column."""
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, Unpack, cast, get_args
 
@@ -16,6 +16,7 @@ from polars_rank.core.columns import RESERVED
 from polars_rank.core.conventions import OrderBy
 from polars_rank.core.errors import CallSite, PolarsRankError
 from polars_rank.core.frames import as_polars
+from polars_rank.core.grouping import by_list
 from polars_rank.core.options import Duplicates, GradeLimit, Options, Queries
 from polars_rank.core.types import (
     CatalogInput,
@@ -51,6 +52,7 @@ def evaluate(
     item_features: TableInput | None = None,
     catalog: CatalogInput | None = None,
     per_query: bool = False,
+    by: str | Sequence[str] | None = None,
     engine: Engine = "polars",
     queries: Queries = "qrels",
     relevance_level: float = 1,
@@ -88,6 +90,14 @@ def evaluate(
         per_query: one row per query (sorted by query) instead of one summary row. Corpus-level
             metrics (coverage, entropy, Gini, user coverage) have no per-query value: asking
             for them per query is an error.
+        by: column(s) of the run whose every combination (a system, a date, a market) is
+            evaluated independently, in one pass: ranking and ties within (group, query),
+            one summary row per group (sorted, the ``by`` columns first), or with
+            ``per_query=True`` the ``by`` columns before ``query``. A ``by`` column the
+            judgments have too joins them on it; one they lack shares them across groups.
+            ``queries`` applies within each group; a group none of whose queries counts
+            gets null means and 0 counts. A null in a ``by`` column is an error naming it.
+            Ranking and trec_eval metrics (see :mod:`polars_rank.core.grouping`).
         engine: ``"polars"`` (lazy in, lazy out), ``"duckdb"`` (one SQL query) or
             ``"spark"`` (the portable SQL of :func:`polars_rank.to_sql`, run by Spark; needs
             pyspark; ranking metrics only).
@@ -125,6 +135,7 @@ def evaluate(
         qrels,
         metrics,
         per_query=per_query,
+        by=by,
         engine=engine,
         queries=queries,
         relevance_level=relevance_level,
@@ -161,6 +172,7 @@ def _evaluate(
     item_features: TableInput | None = None,
     catalog: CatalogInput | None = None,
     run_name: str | None = None,
+    by: str | Sequence[str] | None = None,
     **settings: object,
 ) -> pl.DataFrame | pl.LazyFrame:
     """:func:`evaluate`, with the run's name for the warning about left-out queries (which
@@ -189,6 +201,26 @@ def _evaluate(
             )
         if spec.entry.table == "judged":
             spec.expr()  # checks the parameters (gain tables, lists) the same way for every engine
+    by_columns = by_list(by)
+    if by_columns:
+        if any(v is not None for v in (interactions, item_features, catalog)) or any(
+            s.entry.table != "judged" for s in specs
+        ):
+            raise PolarsRankError(
+                "by: recommender metrics and inputs are not supported per group yet "
+                "(evaluate each group on its own)"
+            )
+        return _evaluate_grouped(
+            run,
+            qrels,
+            specs,
+            options,
+            by_columns,
+            per_query=per_query,
+            engine=engine,
+            con=con,
+            warn=warn,
+        )
     recommender: dict[str, CatalogInput | None] = {
         "interactions": interactions,
         "item_features": item_features,
@@ -222,6 +254,86 @@ def _evaluate(
     )
 
 
+def _evaluate_grouped(
+    run: TableInput,
+    qrels: TableInput | None,
+    specs: list[MetricSpec],
+    options: Options,
+    by: list[str],
+    *,
+    per_query: bool,
+    engine: Engine,
+    con: Connection | None,
+    warn: Callable[[int], None],
+) -> pl.DataFrame | pl.LazyFrame:
+    """:func:`evaluate` with ``by`` (:mod:`polars_rank.core.grouping`): the engine evaluates
+    the run keyed by (group, query), per query; the groups are summarised here."""
+    from polars_rank.core import grouping
+    from polars_rank.core.frames import like, to_lazy
+
+    if qrels is None:
+        raise PolarsRankError("by: evaluating groups needs qrels")
+    if engine == "spark":
+        from polars_rank.engines.spark.ranking import evaluate_spark
+
+        spark = cast("SparkSession | None", con)
+        return evaluate_spark(
+            run, qrels, specs, options, per_query=per_query, con=spark, warn=warn, by=by
+        )
+    if engine == "duckdb":
+        run = duckdb_frame(run, "run")
+        qrels = duckdb_frame(qrels, "qrels")
+    run_lf, qrels_lf = to_lazy(run, "run"), to_lazy(qrels, "qrels")
+    run_schema, qrels_schema = run_lf.collect_schema(), qrels_lf.collect_schema()
+    options.resolve(run_schema, qrels_schema)  # the inputs' own names in the messages
+    grouping.check_by(by, run_schema, qrels_schema, options, [s.label for s in specs])
+    groups = grouping.run_groups(run_lf, by)
+    keyed_run, keyed_qrels = grouping.keyed_inputs(run_lf, qrels_lf, by, options, groups)
+    query = options.columns.query
+    if engine == "duckdb":
+        from polars_rank.engines.duckdb.ranking import evaluate_duckdb
+
+        assert keyed_qrels is not None
+        values = evaluate_duckdb(
+            keyed_run.collect(),
+            keyed_qrels.collect(),
+            specs,
+            options,
+            per_query=True,
+            con=cast("duckdb.DuckDBPyConnection | None", con),
+            warn=warn,
+        ).lazy()
+    else:
+        from polars_rank.engines.polars.ranking import evaluate_polars
+
+        values = evaluate_polars(
+            keyed_run, keyed_qrels, specs, options, per_query=True, warn=warn
+        ).lazy()
+    values = grouping.per_query_frame(values, by, query)
+    if not per_query:
+        summaries = [(s.label, s.summary) for s in specs]
+        values = grouping.group_summary(values, summaries, by, query, groups)
+    result = values if isinstance(run, pl.LazyFrame) else values.collect()
+    return like(result, run)
+
+
+def duckdb_frame(obj: TableInput, what: str) -> TableInput:
+    """An input of ``engine="duckdb"`` with ``by`` as a Polars frame (a DuckDB relation is
+    read; table names and Parquet paths are not taken there yet)."""
+    import duckdb
+
+    from polars_rank.core.arrow import to_polars
+
+    if isinstance(obj, duckdb.DuckDBPyRelation):
+        return to_polars(obj)
+    if isinstance(obj, str):
+        raise PolarsRankError(
+            f"by with engine='duckdb': the {what} must be a frame or a DuckDB relation (table "
+            "names and Parquet paths: pass con.sql('FROM ...') or use pr.to_sql(..., by=...))"
+        )
+    return obj
+
+
 def evaluate_runs(
     runs: Mapping[str, TableInput] | Iterable[tuple[str, TableInput]],
     qrels: TableInput | None,
@@ -253,8 +365,13 @@ def evaluate_runs(
     # metric names and options are checked once, before any run is read
     parse_metrics(metrics)
     Options.from_arguments(**{k: v for k, v in arguments.items() if k not in _NOT_OPTIONS})
-    frames = []
-    for name, frame in pairs:
+    listed = [(name, as_polars(frame, "run")) for name, frame in pairs]
+    if not listed:
+        raise PolarsRankError("no runs given")
+    if all(isinstance(frame, pl.DataFrame | pl.LazyFrame) for _, frame in listed):
+        return _stacked_runs(listed, qrels, metrics, per_query, run_column, arguments)
+    frames = []  # tables Polars does not read (DuckDB or Spark names, Spark DataFrames)
+    for name, frame in listed:
         try:
             result = _evaluate(
                 frame, qrels, metrics, per_query=per_query, run_name=str(name), **arguments
@@ -264,9 +381,42 @@ def evaluate_runs(
         except PolarsRankError as err:
             raise PolarsRankError(f"evaluating run {str(name)!r}: {err}") from None
         frames.append(result.select(pl.lit(name).alias(run_column), pl.all()))
-    if not frames:
-        raise PolarsRankError("no runs given")
     return pl.concat(frames, how="vertical_relaxed")
+
+
+def _stacked_runs(
+    runs: list[tuple[Any, Any]],
+    qrels: TableInput | None,
+    metrics: MetricNames,
+    per_query: bool,
+    run_column: str,
+    arguments: dict[str, Any],
+) -> pl.DataFrame:
+    """:func:`evaluate_runs` of Polars frames: one table, the run's position in a
+    ``run_column`` column, evaluated with ``by=[run_column, *by]`` in one call; the
+    positions are then replaced by the names (so the rows keep the order of ``runs``)."""
+    from polars_rank.core.frames import to_lazy
+
+    by = by_list(arguments.get("by"))
+    if run_column in by:
+        raise PolarsRankError(f"by column {run_column!r} is the run column")
+    wanted = [arguments[k] for k in ("query", "doc", "score", "rank")]
+    parts = []
+    for position, (_, frame) in enumerate(runs):
+        lazy = to_lazy(frame, "run")
+        names = lazy.collect_schema().names()
+        if run_column in names and run_column not in wanted:
+            lazy = lazy.drop(run_column)
+            names.remove(run_column)
+        keep = [c for c in [*wanted, *by] if c in names]
+        parts.append(lazy.select(pl.lit(position, pl.UInt32).alias(run_column), *keep))
+    stacked = pl.concat(parts, how="diagonal_relaxed")
+    settings = dict(arguments, by=[run_column, *by])
+    result = _evaluate(stacked, qrels, metrics, per_query=per_query, **settings)
+    if isinstance(result, pl.LazyFrame):
+        result = result.collect()
+    names = pl.Series(run_column, [name for name, _ in runs])
+    return result.with_columns(names.gather(result[run_column]))
 
 
 def _is_frame(obj: Any) -> bool:
@@ -310,7 +460,7 @@ _EVALUATE_DEFAULTS: dict[str, Any] = {
 
 
 #: The arguments of :func:`evaluate` that are not :class:`Options`.
-_NOT_OPTIONS = ("engine", "con", "interactions", "item_features", "catalog")
+_NOT_OPTIONS = ("engine", "con", "interactions", "item_features", "catalog", "by")
 
 
 def evaluate_classification(
