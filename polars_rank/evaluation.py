@@ -290,10 +290,20 @@ def _evaluate_grouped(
     groups = grouping.run_groups(run_lf, by)
     keyed_run, keyed_qrels = grouping.keyed_inputs(run_lf, qrels_lf, by, options, groups)
     query = options.columns.query
-    if engine == "duckdb":
+    assert keyed_qrels is not None
+    if grouping.judges_no_group(qrels_lf, keyed_qrels):
+        if options.validate:  # the inputs' checks, each table keyed by its own groups
+            from polars_rank.core.validation import validate
+
+            resolved = options.resolve(run_schema, qrels_schema)
+            shared = [c for c in by if c in qrels_schema]
+            judged = qrels_lf.with_columns(grouping.group_key(shared, query)).drop(shared)
+            validate(keyed_run, judged, resolved, in_memory=isinstance(run, pl.DataFrame))
+        warn(keyed_run.select(pl.col(query).n_unique()).collect().item())
+        values = grouping.no_values(run_schema, by, query, specs)
+    elif engine == "duckdb":
         from polars_rank.engines.duckdb.ranking import evaluate_duckdb
 
-        assert keyed_qrels is not None
         values = evaluate_duckdb(
             keyed_run.collect(),
             keyed_qrels.collect(),
@@ -369,8 +379,12 @@ def evaluate_runs(
     if not listed:
         raise PolarsRankError("no runs given")
     if all(isinstance(frame, pl.DataFrame | pl.LazyFrame) for _, frame in listed):
-        return _stacked_runs(listed, qrels, metrics, per_query, run_column, arguments)
-    frames = []  # tables Polars does not read (DuckDB or Spark names, Spark DataFrames)
+        stacked = _stacked_runs(listed, qrels, metrics, per_query, run_column, arguments)
+        if stacked is not None:
+            return stacked
+    # tables Polars does not read (DuckDB or Spark names, Spark DataFrames), or runs that
+    # differ in their columns (one scored, one ranked): one evaluation each
+    frames = []
     for name, frame in listed:
         try:
             result = _evaluate(
@@ -391,10 +405,11 @@ def _stacked_runs(
     per_query: bool,
     run_column: str,
     arguments: dict[str, Any],
-) -> pl.DataFrame:
+) -> pl.DataFrame | None:
     """:func:`evaluate_runs` of Polars frames: one table, the run's position in a
     ``run_column`` column, evaluated with ``by=[run_column, *by]`` in one call; the
-    positions are then replaced by the names (so the rows keep the order of ``runs``)."""
+    positions are then replaced by the names (so the rows keep the order of ``runs``).
+    None when the runs do not have the same columns (a scored and a ranked run)."""
     from polars_rank.core.frames import to_lazy
 
     by = by_list(arguments.get("by"))
@@ -409,6 +424,8 @@ def _stacked_runs(
             lazy = lazy.drop(run_column)
             names.remove(run_column)
         keep = [c for c in [*wanted, *by] if c in names]
+        if parts and keep != parts[0].collect_schema().names()[1:]:
+            return None
         parts.append(lazy.select(pl.lit(position, pl.UInt32).alias(run_column), *keep))
     stacked = pl.concat(parts, how="diagonal_relaxed")
     settings = dict(arguments, by=[run_column, *by])

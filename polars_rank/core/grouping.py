@@ -29,6 +29,7 @@ from collections.abc import Iterable, Sequence
 
 import polars as pl
 
+from polars_rank.catalog.names import MetricSpec
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.options import Options
 from polars_rank.core.summary import Summary, summary_expr
@@ -154,6 +155,25 @@ def keyed_inputs(
     else:
         joined = qrels.join(groups.lazy(), how="cross")
     return run, joined.with_columns(group_key(by, query)).drop(by)
+
+
+def judges_no_group(qrels: pl.LazyFrame, keyed: pl.LazyFrame) -> bool:
+    """Whether the judgments have rows but none joins a group of the run (the ``by``
+    columns they share never match): then no query of any group counts."""
+    return keyed.select(pl.len()).collect().item() == 0 and bool(
+        qrels.select(pl.len()).collect().item()
+    )
+
+
+def no_values(
+    run_schema: pl.Schema, by: Sequence[str], query: str, specs: Sequence[MetricSpec]
+) -> pl.LazyFrame:
+    """The per-query values (``by..., query, <metrics>``) when no group of the run has a
+    judgment (the qrels join none of them): no row, keyed as :func:`keyed_inputs` keys."""
+    schema: dict[str, pl.DataType] = {query: pl.Struct({c: run_schema[c] for c in [*by, query]})}
+    for spec in specs:
+        schema[spec.label] = pl.String if spec.summary == "none" else pl.Float64
+    return pl.LazyFrame(schema=schema)
 
 
 def per_query_frame(values: pl.LazyFrame, by: Sequence[str], query: str) -> pl.LazyFrame:
