@@ -270,7 +270,7 @@ def test_evaluate_runs_is_one_grouped_call():
         for name, run in runs.items()
     )
     assert_same(expected, got)
-    scored = {name: run.rename({"rank": "score"}) for name, run in runs.items()}
+    scored = {name: run.rename({"rank": "score"}, strict=False) for name, run in runs.items()}
     got = pr.evaluate_runs(scored, qrels, ["RR", "nDCG@3"])
     expected = pl.concat(
         pr.evaluate(run, qrels, ["RR", "nDCG@3"]).select(pl.lit(name).alias("run"), pl.all())
