@@ -417,9 +417,15 @@ def _stacked_runs(
         raise PolarsRankError(f"by column {run_column!r} is the run column")
     wanted = [arguments[k] for k in ("query", "doc", "score", "rank")]
     parts = []
-    for position, (_, frame) in enumerate(runs):
+    for position, (name, frame) in enumerate(runs):
         lazy = to_lazy(frame, "run")
         names = lazy.collect_schema().names()
+        missing = [c for c in by if c not in names]
+        if missing:
+            raise PolarsRankError(
+                f"by column {missing[0]!r} is not a column of run {str(name)!r}; its columns "
+                f"are {names}"
+            )
         if run_column in names and run_column not in wanted:
             lazy = lazy.drop(run_column)
             names.remove(run_column)

@@ -447,3 +447,30 @@ def test_spark_engine_by(spark):
     nulls = spark.createDataFrame(run.with_columns(system=pl.lit(None, pl.String)).to_arrow())
     with pytest.raises(pr.PolarsRankError, match="by column 'system' of the run has null"):
         pr.evaluate(nulls, spark_qrels, METRICS, by=by, engine="spark")
+
+
+def test_cli_by_run_tag_and_table_column(tmp_path, capsys):
+    """``--by run_id`` splits a TREC file by its run tag; ``--by market`` a table's column.
+    Worked by hand: bm25 ranks a over b (b relevant: RR 1/2), dense b first (RR 1)."""
+    from polars_rank.cli import main
+
+    (tmp_path / "mixed.run").write_text(
+        "q1 Q0 a 1 2.0 bm25\nq1 Q0 b 2 1.0 bm25\nq1 Q0 a 2 1.0 dense\nq1 Q0 b 1 2.0 dense\n"
+    )
+    (tmp_path / "q.qrels").write_text("q1 0 b 1\n")
+    argv = [str(tmp_path / "q.qrels"), str(tmp_path / "mixed.run"), "-m", "RR,P@1", "-o", "csv"]
+    assert main(["evaluate", *argv, "--by", "run_id"]) == 0
+    got = pl.read_csv(capsys.readouterr().out.encode())
+    assert got.rows() == [("mixed", "bm25", 0.5, 0.0), ("mixed", "dense", 1.0, 1.0)]
+    table = pl.DataFrame(
+        {"market": ["de", "de", "fr", "fr"], "query": ["q1"] * 4, "doc": ["a", "b"] * 2,
+         "score": [2.0, 1.0, 1.0, 2.0]}
+    )  # fmt: skip
+    table.write_parquet(tmp_path / "markets.parquet")
+    argv[1] = str(tmp_path / "markets.parquet")
+    assert main(["evaluate", *argv, "--by", "market", "--per-query"]) == 0
+    got = pl.read_csv(capsys.readouterr().out.encode())
+    assert got.columns == ["run", "market", "query", "RR", "P@1"]
+    assert got.select("market", "RR").rows() == [("de", 0.5), ("fr", 1.0)]
+    assert main(["evaluate", *argv, "--by", "nope"]) != 0
+    assert "by column 'nope' is not a column of run 'markets'" in capsys.readouterr().err
