@@ -416,7 +416,7 @@ def _stacked_runs(
     if run_column in by:
         raise PolarsRankError(f"by column {run_column!r} is the run column")
     wanted = [arguments[k] for k in ("query", "doc", "score", "rank")]
-    parts = []
+    parts: list[pl.LazyFrame] = []
     for position, (name, frame) in enumerate(runs):
         lazy = to_lazy(frame, "run")
         names = lazy.collect_schema().names()
@@ -438,8 +438,8 @@ def _stacked_runs(
     result = _evaluate(stacked, qrels, metrics, per_query=per_query, **settings)
     if isinstance(result, pl.LazyFrame):
         result = result.collect()
-    names = pl.Series(run_column, [name for name, _ in runs])
-    return result.with_columns(names.gather(result[run_column]))
+    run_names = pl.Series(run_column, [name for name, _ in runs])
+    return result.with_columns(run_names.gather(result[run_column]))
 
 
 def _is_frame(obj: Any) -> bool:

@@ -172,7 +172,7 @@ def no_values(
     judgment (the qrels join none of them): no row, keyed as :func:`keyed_inputs` keys."""
     schema: dict[str, pl.DataType] = {query: pl.Struct({c: run_schema[c] for c in [*by, query]})}
     for spec in specs:
-        schema[spec.label] = pl.String if spec.summary == "none" else pl.Float64
+        schema[spec.label] = pl.String() if spec.summary == "none" else pl.Float64()
     return pl.LazyFrame(schema=schema)
 
 
