@@ -474,3 +474,33 @@ def test_cli_by_run_tag_and_table_column(tmp_path, capsys):
     assert got.select("market", "RR").rows() == [("de", 0.5), ("fr", 1.0)]
     assert main(["evaluate", *argv, "--by", "nope"]) != 0
     assert "by column 'nope' is not a column of run 'markets'" in capsys.readouterr().err
+
+
+# --- the DuckDB macros (sql/ranking.sql) --------------------------------------------------
+
+
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=grouped(), max_rank=st.sampled_from([None, 2]))
+def test_judge_by_macro(data, max_rank):
+    """``judge_by`` and the per-query macros, per (group, query) over the judged queries,
+    equal ``evaluate(..., by=..., per_query=True)``."""
+    from polars_rank.duckdb import register
+
+    run, qrels, _ = data
+    con = duckdb.connect()
+    register(con)
+    con.register("run_t", run)
+    con.register("qrels_t", qrels)
+    limit = "NULL" if max_rank is None else str(max_rank)
+    got = con.sql(
+        "SELECT group_key.system AS system, group_key.date AS date, query, "
+        'ndcg(rank, relevance, k := 5) AS "nDCG@5", average_precision(rank, relevance) AS AP, '
+        'reciprocal_rank(rank, relevance) AS RR, "precision"(rank, relevance, 3) AS "P@3" '
+        f"FROM judge_by('run_t', 'qrels_t', ['system', 'date'], max_rank := {limit}) "
+        "GROUP BY group_key, query HAVING count(relevance) > 0"
+    ).pl()
+    expected = _quiet(
+        pr.evaluate, run, qrels, ["nDCG@5", "AP", "RR", "P@3"], by=["system", "date"],
+        per_query=True, max_rank=max_rank,
+    )  # fmt: skip
+    assert_same(expected, got.sort("system", "date", "query"))
