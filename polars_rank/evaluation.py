@@ -290,6 +290,7 @@ def _evaluate_grouped(
     groups = grouping.run_groups(run_lf, by)
     keyed_run, keyed_qrels = grouping.keyed_inputs(run_lf, qrels_lf, by, options, groups)
     query = options.columns.query
+    summaries = [(s.label, s.summary) for s in specs]
     assert keyed_qrels is not None
     if grouping.judges_no_group(qrels_lf, keyed_qrels):
         if options.validate:  # the inputs' checks, each table keyed by its own groups
@@ -300,7 +301,7 @@ def _evaluate_grouped(
             judged = qrels_lf.with_columns(grouping.group_key(shared, query)).drop(shared)
             validate(keyed_run, judged, resolved, in_memory=isinstance(run, pl.DataFrame))
         warn(keyed_run.select(pl.col(query).n_unique()).collect().item())
-        values = grouping.no_values(run_schema, by, query, specs)
+        values = grouping.no_values(run_schema, by, query, summaries)
     elif engine == "duckdb":
         from polars_rank.engines.duckdb.ranking import evaluate_duckdb
 
@@ -321,7 +322,6 @@ def _evaluate_grouped(
         ).lazy()
     values = grouping.per_query_frame(values, by, query)
     if not per_query:
-        summaries = [(s.label, s.summary) for s in specs]
         values = grouping.group_summary(values, summaries, by, query, groups)
     result = values if isinstance(run, pl.LazyFrame) else values.collect()
     return like(result, run)

@@ -29,7 +29,6 @@ from collections.abc import Iterable, Sequence
 
 import polars as pl
 
-from polars_rank.catalog.names import MetricSpec
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.options import Options
 from polars_rank.core.summary import Summary, summary_expr
@@ -166,13 +165,14 @@ def judges_no_group(qrels: pl.LazyFrame, keyed: pl.LazyFrame) -> bool:
 
 
 def no_values(
-    run_schema: pl.Schema, by: Sequence[str], query: str, specs: Sequence[MetricSpec]
+    run_schema: pl.Schema, by: Sequence[str], query: str, summaries: Sequence[tuple[str, Summary]]
 ) -> pl.LazyFrame:
     """The per-query values (``by..., query, <metrics>``) when no group of the run has a
-    judgment (the qrels join none of them): no row, keyed as :func:`keyed_inputs` keys."""
+    judgment (the qrels join none of them): no row, keyed as :func:`keyed_inputs` keys;
+    ``summaries``: each metric's ``(label, summary rule)``."""
     schema: dict[str, pl.DataType] = {query: pl.Struct({c: run_schema[c] for c in [*by, query]})}
-    for spec in specs:
-        schema[spec.label] = pl.String() if spec.summary == "none" else pl.Float64()
+    for label, rule in summaries:
+        schema[label] = pl.String() if rule == "none" else pl.Float64()
     return pl.LazyFrame(schema=schema)
 
 
