@@ -173,11 +173,13 @@ def _evaluate(
     catalog: CatalogInput | None = None,
     run_name: str | None = None,
     by: str | Sequence[str] | None = None,
+    run_names: Sequence[str] | None = None,
     **settings: object,
 ) -> pl.DataFrame | pl.LazyFrame:
     """:func:`evaluate`, with the run's name for the warning about left-out queries (which
     points at the user's call, found here, whenever the evaluation runs)."""
-    warn = partial(messages.warn_left_out, where=CallSite.here(), run=run_name)
+    site = CallSite.here()
+    warn = partial(messages.warn_left_out, where=site, run=run_name)
     run, qrels = as_polars(run, "run"), as_polars(qrels, "qrels")
     specs = parse_metrics(metrics)
     options = Options.from_arguments(
@@ -210,6 +212,9 @@ def _evaluate(
                 "by: recommender metrics and inputs are not supported per group yet "
                 "(evaluate each group on its own)"
             )
+        per_run = None
+        if run_names is not None and engine != "spark":  # evaluate_runs: a warning per run
+            per_run = (run_names, site)
         return _evaluate_grouped(
             run,
             qrels,
@@ -220,6 +225,7 @@ def _evaluate(
             engine=engine,
             con=con,
             warn=warn,
+            per_run=per_run,
         )
     recommender: dict[str, CatalogInput | None] = {
         "interactions": interactions,
@@ -265,9 +271,12 @@ def _evaluate_grouped(
     engine: Engine,
     con: Connection | None,
     warn: Callable[[int], None],
+    per_run: tuple[Sequence[str], CallSite] | None = None,
 ) -> pl.DataFrame | pl.LazyFrame:
     """:func:`evaluate` with ``by`` (:mod:`polars_rank.core.grouping`): the engine evaluates
-    the run keyed by (group, query), per query; the groups are summarised here."""
+    the run keyed by (group, query), per query; the groups are summarised here. With
+    ``per_run`` (:func:`evaluate_runs`: the first ``by`` column is the run's position), the
+    run queries left out are counted per run and given to it instead of ``warn``."""
     from polars_rank.core import grouping
     from polars_rank.core.frames import like, to_lazy
 
@@ -292,6 +301,26 @@ def _evaluate_grouped(
     query = options.columns.query
     summaries = [(s.label, s.summary) for s in specs]
     assert keyed_qrels is not None
+    if per_run is not None:
+        run_names, site = per_run
+        present = set(groups[by[0]].to_list())
+        for position, name in enumerate(run_names):
+            if position not in present:
+                raise PolarsRankError(f"evaluating run {name!r}: {messages.empty_input('run')}")
+        judged = keyed_qrels.filter(pl.col(options.columns.relevance).is_not_null())
+        left_out = keyed_run.select(query).unique().join(judged.select(query), on=query, how="anti")
+
+        def warn(_: int) -> None:  # counted per run instead
+            counts = dict(
+                left_out.select(pl.col(query).struct.field(by[0]).alias("position"))
+                .group_by("position")
+                .len()
+                .collect()
+                .rows()
+            )
+            for position, name in enumerate(run_names):
+                messages.warn_left_out(counts.get(position, 0), site, run=name)
+
     if grouping.judges_no_group(qrels_lf, keyed_qrels):
         if options.validate:  # the inputs' checks, each table keyed by its own groups
             from polars_rank.core.validation import validate
@@ -435,7 +464,8 @@ def _stacked_runs(
         parts.append(lazy.select(pl.lit(position, pl.UInt32).alias(run_column), *keep))
     stacked = pl.concat(parts, how="diagonal_relaxed")
     settings = dict(arguments, by=[run_column, *by])
-    result = _evaluate(stacked, qrels, metrics, per_query=per_query, **settings)
+    names = [str(name) for name, _ in runs]
+    result = _evaluate(stacked, qrels, metrics, per_query=per_query, run_names=names, **settings)
     if isinstance(result, pl.LazyFrame):
         result = result.collect()
     run_names = pl.Series(run_column, [name for name, _ in runs])

@@ -504,3 +504,16 @@ def test_judge_by_macro(data, max_rank):
         per_query=True, max_rank=max_rank,
     )  # fmt: skip
     assert_same(expected, got.sort("system", "date", "query"))
+
+
+def test_evaluate_runs_empty_run_and_warnings_per_run():
+    qrels = pl.DataFrame({"query": ["q"], "doc": ["y"], "relevance": [1]})
+    full = pl.DataFrame({"query": ["q", "z"], "doc": ["y", "y"], "score": [1.0, 1.0]})
+    with pytest.raises(pr.PolarsRankError, match="evaluating run 'empty': run is empty"):
+        pr.evaluate_runs({"full": full, "empty": full.head(0)}, qrels, ["RR"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        pr.evaluate_runs({"a": full.head(1), "b": full}, qrels, ["RR"], engine="duckdb")
+    assert [str(w.message) for w in caught] == [
+        "run 'b': 1 query in the run has no judgments and was not evaluated"
+    ]
