@@ -275,10 +275,11 @@ def _evaluate_grouped(
 ) -> pl.DataFrame | pl.LazyFrame:
     """:func:`evaluate` with ``by`` (:mod:`polars_rank.core.grouping`): the engine evaluates
     the run keyed by (group, query), per query; the groups are summarised here. With
-    ``per_run`` (:func:`evaluate_runs`: the first ``by`` column is the run's position), the
-    run queries left out are counted per run and given to it instead of ``warn``."""
+    ``per_run`` (:func:`evaluate_runs`: the run names and the call site; the first ``by``
+    column holds each row's run position), an empty run is an error naming it and the run
+    queries left out are warned about per run instead of through ``warn``."""
     from polars_rank.core import grouping
-    from polars_rank.core.frames import like, to_lazy
+    from polars_rank.core.frames import to_lazy
 
     if qrels is None:
         raise PolarsRankError("by: evaluating groups needs qrels")
@@ -289,9 +290,10 @@ def _evaluate_grouped(
         return evaluate_spark(
             run, qrels, specs, options, per_query=per_query, con=spark, warn=warn, by=by
         )
+    lazy_out = isinstance(run, pl.LazyFrame)
     if engine == "duckdb":
-        run = duckdb_frame(run, "run")
-        qrels = duckdb_frame(qrels, "qrels")
+        run = duckdb_frame(run, "run", con)
+        qrels = duckdb_frame(qrels, "qrels", con)
     run_lf, qrels_lf = to_lazy(run, "run"), to_lazy(qrels, "qrels")
     run_schema, qrels_schema = run_lf.collect_schema(), qrels_lf.collect_schema()
     options.resolve(run_schema, qrels_schema)  # the inputs' own names in the messages
@@ -352,24 +354,32 @@ def _evaluate_grouped(
     values = grouping.per_query_frame(values, by, query)
     if not per_query:
         values = grouping.group_summary(values, summaries, by, query, groups)
-    result = values if isinstance(run, pl.LazyFrame) else values.collect()
-    return like(result, run)
+    return values if lazy_out else values.collect()
 
 
-def duckdb_frame(obj: TableInput, what: str) -> TableInput:
-    """An input of ``engine="duckdb"`` with ``by`` as a Polars frame (a DuckDB relation is
-    read; table names and Parquet paths are not taken there yet)."""
+def duckdb_frame(obj: TableInput, what: str, con: Connection | None = None) -> TableInput:
+    """An input of ``engine="duckdb"`` with ``by`` as a Polars frame: a DuckDB relation or a
+    table name (read on ``con``) is read into memory, a Parquet path scanned lazily."""
     import duckdb
 
     from polars_rank.core.arrow import to_polars
+    from polars_rank.core.identifiers import table_reference
 
     if isinstance(obj, duckdb.DuckDBPyRelation):
         return to_polars(obj)
     if isinstance(obj, str):
-        raise PolarsRankError(
-            f"by with engine='duckdb': the {what} must be a frame or a DuckDB relation (table "
-            "names and Parquet paths: pass con.sql('FROM ...') or use pr.to_sql(..., by=...))"
-        )
+        if obj.lower().endswith(".parquet"):
+            return pl.scan_parquet(obj)
+        if not isinstance(con, duckdb.DuckDBPyConnection):
+            raise PolarsRankError(
+                f"by with engine='duckdb': the {what} table {obj!r} needs con (the DuckDB "
+                "connection that has it)"
+            )
+        reference = table_reference(obj, what, "duckdb").sql("duckdb")
+        try:
+            return to_polars(con.sql(f"SELECT * FROM {reference}"))
+        except duckdb.Error as error:
+            raise PolarsRankError(f"{what} {obj!r} cannot be read by DuckDB: {error}") from None
     return obj
 
 

@@ -517,3 +517,19 @@ def test_evaluate_runs_empty_run_and_warnings_per_run():
     assert [str(w.message) for w in caught] == [
         "run 'b': 1 query in the run has no judgments and was not evaluated"
     ]
+
+
+def test_duckdb_engine_by_reads_tables_relations_and_parquet(tmp_path):
+    run, qrels, _ = _fixed_grouped()
+    expected = one_by_one(run, qrels, ["date"], ["system", "date"], METRICS, per_query=False)
+    con = duckdb.connect()
+    con.execute("CREATE TABLE run_t AS SELECT * FROM run")
+    con.execute("CREATE TABLE qrels_t AS SELECT * FROM qrels")
+    run.write_parquet(tmp_path / "run.parquet")
+    for inputs in (
+        ("run_t", "qrels_t"),
+        (con.sql("FROM run_t"), con.sql("FROM qrels_t")),
+        (str(tmp_path / "run.parquet"), qrels),
+    ):
+        got = _quiet(pr.evaluate, *inputs, METRICS, by=["system", "date"], engine="duckdb", con=con)
+        assert_same(expected, got)
