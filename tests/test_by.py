@@ -533,3 +533,13 @@ def test_duckdb_engine_by_reads_tables_relations_and_parquet(tmp_path):
     ):
         got = _quiet(pr.evaluate, *inputs, METRICS, by=["system", "date"], engine="duckdb", con=con)
         assert_same(expected, got)
+
+
+def test_cli_sql_by(capsys):
+    from polars_rank.cli import main
+
+    argv = ["sql", "--dialect", "snowflake", "--run", "db.run", "--qrels", "db.qrels", "-m", "AP"]
+    assert main([*argv, "--by", "system,date", "--qrels-by", "date"]) == 0
+    expected = pr.to_sql(["AP"], "snowflake", "db.run", "db.qrels", by=["system", "date"],
+                         qrels_by=["date"])  # fmt: skip
+    assert capsys.readouterr().out == expected + "\n"
