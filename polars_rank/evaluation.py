@@ -394,10 +394,13 @@ def evaluate_runs(
 ) -> pl.DataFrame:
     """Evaluate several runs against the same judgments: one frame, a leading ``run`` column.
 
-    ``runs`` maps a run name to its frame (or is an iterable of ``(name, frame)`` pairs, read
-    one at a time). Each run goes through :func:`evaluate` with ``options``; the rows are
-    stacked in the order of ``runs`` (per query: sorted by query within each run). Errors and
-    the warning about queries without judgments name the run.
+    ``runs`` maps a run name to its frame (or is an iterable of ``(name, frame)`` pairs).
+    Polars frames with the same columns, evaluated on ranking metrics, are stacked into one
+    table with the run's position as a group column and evaluated in one call
+    (``evaluate(..., by=[run_column, *by])``); other runs (recommender metrics, DuckDB or
+    Spark tables, runs of different columns) go one at a time through :func:`evaluate`.
+    The rows come in the order of ``runs`` (per query: sorted by query within each run).
+    Empty runs and the warning about queries without judgments name the run.
 
     >>> import polars as pl, polars_rank as pr
     >>> qrels = pl.DataFrame({"query": ["q"], "doc": ["b"], "relevance": [1]})
@@ -412,17 +415,21 @@ def evaluate_runs(
     if unknown:
         raise TypeError(f"evaluate_runs() got unexpected keyword argument(s) {sorted(unknown)}")
     # metric names and options are checked once, before any run is read
-    parse_metrics(metrics)
+    specs = parse_metrics(metrics)
     Options.from_arguments(**{k: v for k, v in arguments.items() if k not in _NOT_OPTIONS})
     listed = [(name, as_polars(frame, "run")) for name, frame in pairs]
     if not listed:
         raise PolarsRankError("no runs given")
-    if all(isinstance(frame, pl.DataFrame | pl.LazyFrame) for _, frame in listed):
+    ranking_only = all(s.entry.table == "judged" for s in specs) and not any(
+        arguments[name] is not None for name in ("interactions", "item_features", "catalog")
+    )
+    if ranking_only and all(isinstance(f, pl.DataFrame | pl.LazyFrame) for _, f in listed):
         stacked = _stacked_runs(listed, qrels, metrics, per_query, run_column, arguments)
         if stacked is not None:
             return stacked
-    # tables Polars does not read (DuckDB or Spark names, Spark DataFrames), or runs that
-    # differ in their columns (one scored, one ranked): one evaluation each
+    # recommender metrics (not per group yet), tables Polars does not read (DuckDB or Spark
+    # names, Spark DataFrames), or runs that differ in their columns (one scored, one
+    # ranked): one evaluation each
     frames = []
     for name, frame in listed:
         try:

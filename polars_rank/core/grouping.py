@@ -115,8 +115,9 @@ def group_key(by: Sequence[str], query: str) -> pl.Expr:
 
 
 def _no_nulls(columns: Sequence[str], what: str) -> None:
-    """An error naming the first of ``columns`` (``by`` columns found to hold nulls)."""
-    for column in columns:
+    """An error naming the first of ``columns`` (``by`` columns found to hold nulls), if any."""
+    if columns:
+        column = columns[0]
         raise PolarsRankError(
             f"by column {column!r} of the {what} has null values: a group must be named "
             f"(fill them, e.g. pl.col({column!r}).fill_null(...), or filter those rows out)"
