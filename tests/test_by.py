@@ -118,11 +118,22 @@ def one_by_one(run, qrels, shared, by, metrics, *, per_query, **options) -> pl.D
     per_query=st.booleans(),
     queries=st.sampled_from(["qrels", "both"]),
     max_rank=st.sampled_from([None, 3]),
+    ordering=st.sampled_from(["score", "rank", "first", "max"]),
 )
-def test_each_group_as_if_alone(data, engine, per_query, queries, max_rank):
+def test_each_group_as_if_alone(data, engine, per_query, queries, max_rank, ordering):
+    """``ordering``: by score, by the run's own ranks, or with a repeated pair in each group
+    kept by ``duplicates="first"`` / ``"max"``."""
     run, qrels, shared = data
     by = ["system", "date"]
-    options = {"queries": queries, "max_rank": max_rank}
+    options = {"queries": queries, "max_rank": max_rank, "relevance_level": 1}
+    if ordering == "rank":
+        run = run.with_columns(rank=pl.int_range(1, pl.len() + 1).over(by).reverse().over(by))
+        run = run.drop("score")
+        options["order_by"] = "rank"
+    elif ordering in ("first", "max"):  # every group's first row again, with another score
+        repeated = run.group_by(by, maintain_order=True).first().with_columns(score=pl.lit(0.75))
+        run = pl.concat([run, repeated])
+        options["duplicates"] = ordering
     got = _quiet(
         pr.evaluate, run, qrels, METRICS, by=by, per_query=per_query, engine=engine, **options
     )
@@ -557,3 +568,26 @@ def test_evaluate_runs_with_recommender_metrics_goes_run_by_run():
     assert got.rows() == [("a", 0.5, 0.5), ("b", 1.0, 1.0)]
     with pytest.raises(pr.PolarsRankError, match="not supported per group"):
         pr.evaluate(runs["a"].with_columns(system=pl.lit("a")), qrels, ["coverage@1"], by="system")
+
+
+def test_check_sql_by_on_postgres(postgres):
+    run = pl.DataFrame(
+        {
+            "system": ["a", "b", "b", None],
+            "query": ["q"] * 4,
+            "doc": ["x", "x", "x", "y"],
+            "score": [1.0, 2.0, 3.0, 1.0],
+        }
+    )
+    qrels = pl.DataFrame(
+        {"system": ["a", "b"], "query": ["q", "q"], "doc": ["x", "x"], "relevance": [1, 1]}
+    )
+    postgres.load("run_chk", run)
+    postgres.load("qrels_chk", qrels)
+    got = postgres.query(
+        pr.check_sql("postgres", "run_chk", "qrels_chk", by="system", qrels_by="system")
+    )
+    assert got.rows() == [
+        ("run", "null_group", 1, "q", "y"),
+        ("run", "duplicate_pair", 2, "q", "x"),
+    ]
