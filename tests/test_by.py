@@ -20,7 +20,7 @@ from strategies import DOCS, QUERIES, assert_same, examples
 import polars_rank as pr
 from polars_rank.compiler import column_names
 
-METRICS = ["nDCG@5", "AP", "RR", "P@3", "num_rel_ret", "num_q", "gm_map", "bpref", "Rprec"]
+METRICS = ["nDCG@5", "AP", "RR", "P@3", "num_rel_ret", "num_q", "gm_map", "bpref", "Rprec", "G"]
 ENGINES = ["polars", "duckdb"]
 
 
