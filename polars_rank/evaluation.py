@@ -336,15 +336,19 @@ def _evaluate_grouped(
     elif engine == "duckdb":
         from polars_rank.engines.duckdb.ranking import evaluate_duckdb
 
-        values = evaluate_duckdb(
-            keyed_run.collect(),
-            keyed_qrels.collect(),
+        run_df, qrels_df, ids, checked = grouping.numbered_inputs(
+            keyed_run.collect(), keyed_qrels.collect(), options
+        )
+        numbered = evaluate_duckdb(
+            run_df,
+            qrels_df,
             specs,
-            options,
+            checked,
             per_query=True,
             con=cast("duckdb.DuckDBPyConnection | None", con),
             warn=warn,
-        ).lazy()
+        )
+        values = grouping.from_numbers(numbered.lazy(), ids, query)
     else:
         from polars_rank.engines.polars.ranking import evaluate_polars
 

@@ -591,3 +591,24 @@ def test_check_sql_by_on_postgres(postgres):
         ("run", "null_group", 1, "q", "y"),
         ("run", "duplicate_pair", 2, "q", "x"),
     ]
+
+
+def test_duckdb_engine_by_ignores_the_connection_collation():
+    """Groups and queries differing only in case stay apart on a connection whose default
+    collation is case-insensitive (as they do in Polars)."""
+    con = duckdb.connect()
+    con.execute("SET default_collation = 'nocase'")
+    run = pl.DataFrame(
+        {"sys": ["A", "a"], "query": ["q", "Q"], "doc": ["x", "x"], "score": [1.0, 1.0]}
+    )
+    qrels = pl.DataFrame({"query": ["q", "Q"], "doc": ["x", "x"], "relevance": [1, 0]})
+    for per_query in (False, True):
+        got = _quiet(
+            pr.evaluate, run, qrels, ["P@1", "num_q"], by="sys", engine="duckdb", con=con,
+            per_query=per_query,
+        )  # fmt: skip
+        assert_same(
+            _quiet(pr.evaluate, run, qrels, ["P@1", "num_q"], by="sys", per_query=per_query), got
+        )
+    # A: q retrieves x (relevant), Q is missing: (1 + 0) / 2; a: Q retrieves x (grade 0)
+    assert got.filter(query="q")["P@1"].to_list() == [1.0, 0.0]

@@ -177,6 +177,47 @@ def no_values(
     return pl.LazyFrame(schema=schema)
 
 
+#: The column of :func:`numbered_inputs`' (group, query) numbers.
+_NUMBER = "__pr_group_query"
+
+
+def numbered_inputs(
+    run: pl.DataFrame, qrels: pl.DataFrame, options: Options
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, Options]:
+    """The keyed inputs (:func:`keyed_inputs`, collected) checked here, under their struct
+    ids (so that messages show the group), then with each (group, query) id replaced by a
+    number, for an engine that should not compare structs (DuckDB compares their text
+    fields under the connection's collation). Returns the two frames, the numbers
+    (``__pr_group_query`` and the query column), and the options for them (``validate``
+    off: done)."""
+    from dataclasses import replace
+
+    from polars_rank.core.validation import validate
+
+    resolved = options.resolve(run.schema, qrels.schema)
+    if resolved.validate:
+        validate(run.lazy(), qrels.lazy(), resolved, in_memory=True)
+    query = options.columns.query
+    ids = (
+        pl.concat([run.select(query), qrels.select(query)])
+        .unique(maintain_order=True)
+        .with_row_index(_NUMBER)
+    )
+
+    def numbered(frame: pl.DataFrame) -> pl.DataFrame:
+        joined = frame.join(ids, on=query, how="left", maintain_order="left")
+        return joined.with_columns(pl.col(_NUMBER).alias(query)).drop(_NUMBER)
+
+    return numbered(run), numbered(qrels), ids, replace(resolved, validate=False)
+
+
+def from_numbers(values: pl.LazyFrame, ids: pl.DataFrame, query: str) -> pl.LazyFrame:
+    """Per-query values of :func:`numbered_inputs`' frames with the struct ids back."""
+    numbers = ids.lazy().rename({query: f"{query}{_NUMBER}", _NUMBER: query})
+    joined = values.join(numbers, on=query, how="left")
+    return joined.with_columns(pl.col(f"{query}{_NUMBER}").alias(query)).drop(f"{query}{_NUMBER}")
+
+
 def per_query_frame(values: pl.LazyFrame, by: Sequence[str], query: str) -> pl.LazyFrame:
     """Per-query values keyed by (group, query) as ``by..., query, <metrics>``, sorted."""
     return values.unnest(query).sort([*by, query])
