@@ -401,32 +401,39 @@ CREATE OR REPLACE MACRO judge(run_table, qrels_table, max_rank := NULL) AS TABLE
 -- every combination of their values in the run is judged apart, as the struct column
 -- group_key (its fields in the run's column order), ranks and ties within (group, query).
 -- A group_by column the qrels have too joins the judgments on it; one they lack shares them
--- across groups (several systems against one qrels). Metrics per group and query:
+-- across groups (several systems against one qrels). Groups are told apart as bytes, as ids
+-- are, whatever the connection's collation. Metrics per group and query:
 --     SELECT group_key, query, ndcg(rank, relevance, k := 10) AS ndcg_10
 --     FROM judge_by('run', 'qrels', ['system']) GROUP BY group_key, query
 --     HAVING count(relevance) > 0;
--- then avg(...) GROUP BY group_key (unnest(group_key) gives the columns back).
+-- then avg(...) GROUP BY group_key (unnest(group_key) gives the columns back). With a
+-- case-insensitive default collation, group by _pr_id_bytes(group_key) instead.
 CREATE OR REPLACE MACRO judge_by(run_table, qrels_table, group_by, max_rank := NULL) AS TABLE
     WITH _run AS (
         SELECT struct_pack(*COLUMNS(lambda c: list_contains(group_by, c))) AS group_key,
                query, doc, score
         FROM query_table(_pr_checked(run_table, _pr_cutoff_ok(max_rank, 'max_rank')))
     ),
+    -- the groups with their columns as bytes, joined to the qrels on those they share
+    -- (and a constant column, so that a natural join always has a column to join on)
     _groups AS (
-        SELECT DISTINCT 1 AS _pr_one, COLUMNS(lambda c: list_contains(group_by, c))
-        FROM query_table(run_table)
+        SELECT DISTINCT
+               struct_pack(*COLUMNS(lambda c: list_contains(group_by, c))) AS group_key,
+               _pr_id_bytes(COLUMNS(lambda c: list_contains(group_by, c) OR c = '_pr_one'))
+        FROM (SELECT 1 AS _pr_one, * FROM query_table(run_table))
     ),
     _qrels AS (
-        SELECT struct_pack(*COLUMNS(lambda c: list_contains(group_by, c))) AS group_key,
-               query, doc, relevance
-        FROM (SELECT g.* EXCLUDE (_pr_one), q.query, q.doc, q.relevance
-              FROM _groups AS g
-              NATURAL JOIN (SELECT 1 AS _pr_one, * FROM query_table(qrels_table)) AS q)
+        SELECT g.group_key, q.query, q.doc, q.relevance
+        FROM _groups AS g
+        NATURAL JOIN (SELECT query, doc, relevance,
+                             _pr_id_bytes(COLUMNS(lambda c: list_contains(group_by, c)
+                                                            OR c = '_pr_one'))
+                      FROM (SELECT 1 AS _pr_one, * FROM query_table(qrels_table))) AS q
     ),
     _ranked AS (
         SELECT group_key, query, doc,
                row_number() OVER (
-                   PARTITION BY group_key, _pr_id_bytes(query)
+                   PARTITION BY _pr_id_bytes(group_key), _pr_id_bytes(query)
                    ORDER BY _pr_score_key(score) DESC, _pr_id_bytes(doc) DESC) AS rank
         FROM _run
         QUALIFY max_rank IS NULL OR rank <= max_rank
@@ -436,7 +443,7 @@ CREATE OR REPLACE MACRO judge_by(run_table, qrels_table, group_by, max_rank := N
            r.rank AS rank, q.relevance AS relevance
     FROM _ranked AS r
     FULL OUTER JOIN _qrels AS q
-        ON r.group_key = q.group_key
+        ON _pr_id_bytes(r.group_key) = _pr_id_bytes(q.group_key)
        AND _pr_id_bytes(r.query) = _pr_id_bytes(q.query)
        AND _pr_id_bytes(r.doc) = _pr_id_bytes(q.doc);
 

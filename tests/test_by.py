@@ -612,3 +612,26 @@ def test_duckdb_engine_by_ignores_the_connection_collation():
         )
     # A: q retrieves x (relevant), Q is missing: (1 + 0) / 2; a: Q retrieves x (grade 0)
     assert got.filter(query="q")["P@1"].to_list() == [1.0, 0.0]
+
+
+def test_judge_by_macro_groups_as_bytes():
+    """Groups 'A' and 'a' stay apart under a case-insensitive collation, and the qrels join
+    on the group column they share byte for byte."""
+    from polars_rank.duckdb import register
+
+    con = duckdb.connect()
+    register(con)
+    con.execute("SET default_collation = 'nocase'")
+    run = pl.DataFrame(
+        {"system": ["A", "a"], "query": ["q", "q"], "doc": ["x", "x"], "score": [1.0, 1.0]}
+    )
+    con.register("run_t", run)
+    con.register(
+        "qrels_t", pl.DataFrame({"system": ["a"], "query": ["q"], "doc": ["x"], "relevance": [1]})
+    )
+    rows = con.sql(
+        "SELECT group_key.system AS system, count(relevance) AS judged "
+        "FROM judge_by('run_t', 'qrels_t', ['system']) "
+        "GROUP BY _pr_id_bytes(group_key), group_key ORDER BY _pr_id_bytes(group_key)"
+    ).fetchall()
+    assert rows == [("A", 0), ("a", 1)]
