@@ -635,3 +635,14 @@ def test_judge_by_macro_groups_as_bytes():
         "GROUP BY _pr_id_bytes(group_key), group_key ORDER BY _pr_id_bytes(group_key)"
     ).fetchall()
     assert rows == [("A", 0), ("a", 1)]
+
+
+def test_compare_and_plot_frames_take_no_by():
+    from polars_rank.plot import precision_recall_11pt_frame
+
+    qrels = pl.DataFrame({"query": ["q"], "doc": ["y"], "relevance": [1]})
+    runs = {"a": pl.DataFrame({"query": ["q"], "doc": ["y"], "score": [1.0], "g": [1]})}
+    with pytest.raises(pr.PolarsRankError, match="compare: by= is not taken"):
+        pr.compare(runs, qrels, ["RR"], by="g")
+    with pytest.raises(pr.PolarsRankError, match="take no by="):
+        precision_recall_11pt_frame(runs, qrels, by="g")
