@@ -276,8 +276,8 @@ def _evaluate_grouped(
     """:func:`evaluate` with ``by`` (:mod:`polars_rank.core.grouping`): the engine evaluates
     the run keyed by (group, query), per query; the groups are summarised here. With
     ``per_run`` (:func:`evaluate_runs`: the run names and the call site; the first ``by``
-    column holds each row's run position), an empty run is an error naming it and the run
-    queries left out are warned about per run instead of through ``warn``."""
+    column holds each row's run, an Enum of those names), an empty run is an error naming
+    it and the run queries left out are warned about per run instead of through ``warn``."""
     from polars_rank.core import grouping
     from polars_rank.core.frames import to_lazy
 
@@ -305,7 +305,7 @@ def _evaluate_grouped(
     assert keyed_qrels is not None
     if per_run is not None:
         run_names, site = per_run
-        present = set(groups[by[0]].to_list())
+        present = set(groups[by[0]].to_physical().to_list())
         for position, name in enumerate(run_names):
             if position not in present:
                 raise PolarsRankError(f"evaluating run {name!r}: {messages.empty_input('run')}")
@@ -314,7 +314,7 @@ def _evaluate_grouped(
 
         def warn(_: int) -> None:  # counted per run instead
             counts = dict(
-                left_out.select(pl.col(query).struct.field(by[0]).alias("position"))
+                left_out.select(pl.col(query).struct.field(by[0]).to_physical().alias("position"))
                 .group_by("position")
                 .len()
                 .collect()
@@ -456,18 +456,23 @@ def _stacked_runs(
     run_column: str,
     arguments: dict[str, Any],
 ) -> pl.DataFrame | None:
-    """:func:`evaluate_runs` of Polars frames: one table, the run's position in a
-    ``run_column`` column, evaluated with ``by=[run_column, *by]`` in one call; the
-    positions are then replaced by the names (so the rows keep the order of ``runs``).
-    None when the runs do not have the same columns (a scored and a ranked run)."""
+    """:func:`evaluate_runs` of Polars frames: one table, the run's name in a
+    ``run_column`` column (an Enum of the names in the order of ``runs``, so that the rows
+    keep that order and messages show the name), evaluated with ``by=[run_column, *by]`` in
+    one call; the names are then given back as they were. None when the runs do not have
+    the same columns (a scored and a ranked run) or two share a name."""
     from polars_rank.core.frames import to_lazy
 
     by = by_list(arguments.get("by"))
     if run_column in by:
         raise PolarsRankError(f"by column {run_column!r} is the run column")
     wanted = [arguments[k] for k in ("query", "doc", "score", "rank")]
+    labels = [str(name) for name, _ in runs]
+    if len(set(labels)) < len(labels):
+        return None
+    enum = pl.Enum(labels)
     parts: list[pl.LazyFrame] = []
-    for position, (name, frame) in enumerate(runs):
+    for label, (name, frame) in zip(labels, runs, strict=True):
         lazy = to_lazy(frame, "run")
         names = lazy.collect_schema().names()
         missing = [c for c in by if c not in names]
@@ -482,15 +487,14 @@ def _stacked_runs(
         keep = [c for c in [*wanted, *by] if c in names]
         if parts and keep != parts[0].collect_schema().names()[1:]:
             return None
-        parts.append(lazy.select(pl.lit(position, pl.UInt32).alias(run_column), *keep))
+        parts.append(lazy.select(pl.lit(label, enum).alias(run_column), *keep))
     stacked = pl.concat(parts, how="diagonal_relaxed")
     settings = dict(arguments, by=[run_column, *by])
-    names = [str(name) for name, _ in runs]
-    result = _evaluate(stacked, qrels, metrics, per_query=per_query, run_names=names, **settings)
+    result = _evaluate(stacked, qrels, metrics, per_query=per_query, run_names=labels, **settings)
     if isinstance(result, pl.LazyFrame):
         result = result.collect()
     run_names = pl.Series(run_column, [name for name, _ in runs])
-    return result.with_columns(run_names.gather(result[run_column]))
+    return result.with_columns(run_names.gather(result[run_column].to_physical()))
 
 
 def _is_frame(obj: Any) -> bool:

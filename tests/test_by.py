@@ -646,3 +646,19 @@ def test_compare_and_plot_frames_take_no_by():
         pr.compare(runs, qrels, ["RR"], by="g")
     with pytest.raises(pr.PolarsRankError, match="take no by="):
         precision_recall_11pt_frame(runs, qrels, by="g")
+
+
+def test_evaluate_runs_with_by_splits_each_run():
+    qrels = pl.DataFrame({"query": ["q"], "doc": ["y"], "relevance": [1]})
+    run = pl.DataFrame(
+        {"date": [1, 1, 2, 2], "query": ["q"] * 4, "doc": ["x", "y"] * 2,
+         "score": [2.0, 1.0, 1.0, 2.0]}
+    )  # fmt: skip
+    got = pr.evaluate_runs({"z": run, "a": run.filter(date=2)}, qrels, ["RR"], by="date")
+    # y is second on date 1, first on date 2; the rows in the order of the runs
+    assert got.columns == ["run", "date", "RR"]
+    assert got.rows() == [("z", 1, 0.5), ("z", 2, 1.0), ("a", 2, 1.0)]
+    # duplicates are per (run, date, query, doc): one date for all of a's rows repeats pairs,
+    # and the message names the run
+    with pytest.raises(pr.PolarsRankError, match="duplicate.*a.*3.*q"):
+        pr.evaluate_runs({"z": run, "a": run.with_columns(date=3)}, qrels, ["RR"], by="date")
