@@ -4,7 +4,7 @@ several runs into one frame with a ``run`` column."""
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, Unpack, cast, get_args
 
@@ -16,6 +16,7 @@ from polars_rank.core.columns import RESERVED
 from polars_rank.core.conventions import OrderBy
 from polars_rank.core.errors import CallSite, PolarsRankError
 from polars_rank.core.frames import as_polars
+from polars_rank.core.grouping import by_list
 from polars_rank.core.options import Duplicates, GradeLimit, Options, Queries
 from polars_rank.core.types import (
     CatalogInput,
@@ -51,6 +52,7 @@ def evaluate(
     item_features: TableInput | None = None,
     catalog: CatalogInput | None = None,
     per_query: bool = False,
+    by: str | Sequence[str] | None = None,
     engine: Engine = "polars",
     queries: Queries = "qrels",
     relevance_level: float = 1,
@@ -88,6 +90,14 @@ def evaluate(
         per_query: one row per query (sorted by query) instead of one summary row. Corpus-level
             metrics (coverage, entropy, Gini, user coverage) have no per-query value: asking
             for them per query is an error.
+        by: column(s) of the run whose every combination (a system, a date, a market) is
+            evaluated independently, in one pass: ranking and ties within (group, query),
+            one summary row per group (sorted, the ``by`` columns first), or with
+            ``per_query=True`` the ``by`` columns before ``query``. A ``by`` column the
+            judgments have too joins them on it; one they lack shares them across groups.
+            ``queries`` applies within each group; a group none of whose queries counts
+            gets null means and 0 counts. A null in a ``by`` column is an error naming it.
+            Ranking and trec_eval metrics (see :mod:`polars_rank.core.grouping`).
         engine: ``"polars"`` (lazy in, lazy out), ``"duckdb"`` (one SQL query) or
             ``"spark"`` (the portable SQL of :func:`polars_rank.to_sql`, run by Spark; needs
             pyspark; every input a Spark DataFrame, a table name or a Polars frame).
@@ -125,6 +135,7 @@ def evaluate(
         qrels,
         metrics,
         per_query=per_query,
+        by=by,
         engine=engine,
         queries=queries,
         relevance_level=relevance_level,
@@ -161,11 +172,14 @@ def _evaluate(
     item_features: TableInput | None = None,
     catalog: CatalogInput | None = None,
     run_name: str | None = None,
+    by: str | Sequence[str] | None = None,
+    run_names: Sequence[str] | None = None,
     **settings: object,
 ) -> pl.DataFrame | pl.LazyFrame:
     """:func:`evaluate`, with the run's name for the warning about left-out queries (which
     points at the user's call, found here, whenever the evaluation runs)."""
-    warn = partial(messages.warn_left_out, where=CallSite.here(), run=run_name)
+    site = CallSite.here()
+    warn = partial(messages.warn_left_out, where=site, run=run_name)
     run, qrels = as_polars(run, "run"), as_polars(qrels, "qrels")
     specs = parse_metrics(metrics)
     options = Options.from_arguments(
@@ -189,6 +203,30 @@ def _evaluate(
             )
         if spec.entry.table == "judged":
             spec.expr()  # checks the parameters (gain tables, lists) the same way for every engine
+    by_columns = by_list(by)
+    if by_columns:
+        if any(v is not None for v in (interactions, item_features, catalog)) or any(
+            s.entry.table != "judged" for s in specs
+        ):
+            raise PolarsRankError(
+                "by: recommender metrics and inputs are not supported per group yet "
+                "(evaluate each group on its own)"
+            )
+        per_run = None
+        if run_names is not None and engine != "spark":  # evaluate_runs: a warning per run
+            per_run = (run_names, site)
+        return _evaluate_grouped(
+            run,
+            qrels,
+            specs,
+            options,
+            by_columns,
+            per_query=per_query,
+            engine=engine,
+            con=con,
+            warn=warn,
+            per_run=per_run,
+        )
     recommender: dict[str, CatalogInput | None] = {
         "interactions": interactions,
         "item_features": item_features,
@@ -237,6 +275,133 @@ def _evaluate(
     )
 
 
+def _evaluate_grouped(
+    run: TableInput,
+    qrels: TableInput | None,
+    specs: list[MetricSpec],
+    options: Options,
+    by: list[str],
+    *,
+    per_query: bool,
+    engine: Engine,
+    con: Connection | None,
+    warn: Callable[[int], None],
+    per_run: tuple[Sequence[str], CallSite] | None = None,
+) -> pl.DataFrame | pl.LazyFrame:
+    """:func:`evaluate` with ``by`` (:mod:`polars_rank.core.grouping`): the engine evaluates
+    the run keyed by (group, query), per query; the groups are summarised here. With
+    ``per_run`` (:func:`evaluate_runs`: the run names and the call site; the first ``by``
+    column holds each row's run, an Enum of those names), an empty run is an error naming
+    it and the run queries left out are warned about per run instead of through ``warn``."""
+    from polars_rank.core import grouping
+    from polars_rank.core.frames import to_lazy
+
+    if qrels is None:
+        raise PolarsRankError("by: evaluating groups needs qrels")
+    if engine == "spark":
+        from polars_rank.engines.spark.ranking import evaluate_spark
+
+        spark = cast("SparkSession | None", con)
+        return evaluate_spark(
+            run, qrels, specs, options, per_query=per_query, con=spark, warn=warn, by=by
+        )
+    lazy_out = isinstance(run, pl.LazyFrame)
+    if engine == "duckdb":
+        run = duckdb_frame(run, "run", con)
+        qrels = duckdb_frame(qrels, "qrels", con)
+    run_lf, qrels_lf = to_lazy(run, "run"), to_lazy(qrels, "qrels")
+    run_schema, qrels_schema = run_lf.collect_schema(), qrels_lf.collect_schema()
+    options.resolve(run_schema, qrels_schema)  # the inputs' own names in the messages
+    grouping.check_by(by, run_schema, qrels_schema, options, [s.label for s in specs])
+    groups = grouping.run_groups(run_lf, by)
+    keyed_run, keyed_qrels = grouping.keyed_inputs(run_lf, qrels_lf, by, options, groups)
+    query = options.columns.query
+    summaries = [(s.label, s.summary) for s in specs]
+    assert keyed_qrels is not None
+    if per_run is not None:
+        run_names, site = per_run
+        present = set(groups[by[0]].to_physical().to_list())
+        for position, name in enumerate(run_names):
+            if position not in present:
+                raise PolarsRankError(f"evaluating run {name!r}: {messages.empty_input('run')}")
+        judged = keyed_qrels.filter(pl.col(options.columns.relevance).is_not_null())
+        left_out = keyed_run.select(query).unique().join(judged.select(query), on=query, how="anti")
+
+        def warn(_: int) -> None:  # counted per run instead
+            counts = dict(
+                left_out.select(pl.col(query).struct.field(by[0]).to_physical().alias("position"))
+                .group_by("position")
+                .len()
+                .collect()
+                .rows()
+            )
+            for position, name in enumerate(run_names):
+                messages.warn_left_out(counts.get(position, 0), site, run=name)
+
+    if grouping.judges_no_group(qrels_lf, keyed_qrels):
+        if options.validate:  # the inputs' checks, each table keyed by its own groups
+            from polars_rank.core.validation import validate
+
+            resolved = options.resolve(run_schema, qrels_schema)
+            shared = [c for c in by if c in qrels_schema]
+            judged = qrels_lf.with_columns(grouping.group_key(shared, query)).drop(shared)
+            validate(keyed_run, judged, resolved, in_memory=isinstance(run, pl.DataFrame))
+        warn(keyed_run.select(pl.col(query).n_unique()).collect().item())
+        values = grouping.no_values(run_schema, by, query, summaries)
+    elif engine == "duckdb":
+        from polars_rank.engines.duckdb.ranking import evaluate_duckdb
+
+        run_df, qrels_df, ids, checked = grouping.numbered_inputs(
+            keyed_run.collect(), keyed_qrels.collect(), options
+        )
+        numbered = evaluate_duckdb(
+            run_df,
+            qrels_df,
+            specs,
+            checked,
+            per_query=True,
+            con=cast("duckdb.DuckDBPyConnection | None", con),
+            warn=warn,
+        )
+        values = grouping.from_numbers(numbered.lazy(), ids, query)
+    else:
+        from polars_rank.engines.polars.ranking import evaluate_polars
+
+        values = evaluate_polars(
+            keyed_run, keyed_qrels, specs, options, per_query=True, warn=warn
+        ).lazy()
+    values = grouping.per_query_frame(values, by, query)
+    if not per_query:
+        values = grouping.group_summary(values, summaries, by, query, groups)
+    return values if lazy_out else values.collect()
+
+
+def duckdb_frame(obj: TableInput, what: str, con: Connection | None = None) -> TableInput:
+    """An input of ``engine="duckdb"`` with ``by`` as a Polars frame: a DuckDB relation or a
+    table name (read on ``con``) is read into memory, a Parquet path scanned lazily."""
+    import duckdb
+
+    from polars_rank.core.arrow import to_polars
+    from polars_rank.core.identifiers import table_reference
+
+    if isinstance(obj, duckdb.DuckDBPyRelation):
+        return to_polars(obj)
+    if isinstance(obj, str):
+        if obj.lower().endswith(".parquet"):
+            return pl.scan_parquet(obj)
+        if not isinstance(con, duckdb.DuckDBPyConnection):
+            raise PolarsRankError(
+                f"by with engine='duckdb': the {what} table {obj!r} needs con (the DuckDB "
+                "connection that has it)"
+            )
+        reference = table_reference(obj, what, "duckdb").sql("duckdb")
+        try:
+            return to_polars(con.sql(f"SELECT * FROM {reference}"))
+        except duckdb.Error as error:
+            raise PolarsRankError(f"{what} {obj!r} cannot be read by DuckDB: {error}") from None
+    return obj
+
+
 def evaluate_runs(
     runs: Mapping[str, TableInput] | Iterable[tuple[str, TableInput]],
     qrels: TableInput | None,
@@ -248,10 +413,13 @@ def evaluate_runs(
 ) -> pl.DataFrame:
     """Evaluate several runs against the same judgments: one frame, a leading ``run`` column.
 
-    ``runs`` maps a run name to its frame (or is an iterable of ``(name, frame)`` pairs, read
-    one at a time). Each run goes through :func:`evaluate` with ``options``; the rows are
-    stacked in the order of ``runs`` (per query: sorted by query within each run). Errors and
-    the warning about queries without judgments name the run.
+    ``runs`` maps a run name to its frame (or is an iterable of ``(name, frame)`` pairs).
+    Polars frames with the same columns, evaluated on ranking metrics, are stacked into one
+    table with the run's position as a group column and evaluated in one call
+    (``evaluate(..., by=[run_column, *by])``); other runs (recommender metrics, DuckDB or
+    Spark tables, runs of different columns) go one at a time through :func:`evaluate`.
+    The rows come in the order of ``runs`` (per query: sorted by query within each run).
+    Empty runs and the warning about queries without judgments name the run.
 
     >>> import polars as pl, polars_rank as pr
     >>> qrels = pl.DataFrame({"query": ["q"], "doc": ["b"], "relevance": [1]})
@@ -266,10 +434,23 @@ def evaluate_runs(
     if unknown:
         raise TypeError(f"evaluate_runs() got unexpected keyword argument(s) {sorted(unknown)}")
     # metric names and options are checked once, before any run is read
-    parse_metrics(metrics)
+    specs = parse_metrics(metrics)
     Options.from_arguments(**{k: v for k, v in arguments.items() if k not in _NOT_OPTIONS})
+    listed = [(name, as_polars(frame, "run")) for name, frame in pairs]
+    if not listed:
+        raise PolarsRankError("no runs given")
+    ranking_only = all(s.entry.table == "judged" for s in specs) and not any(
+        arguments[name] is not None for name in ("interactions", "item_features", "catalog")
+    )
+    if ranking_only and all(isinstance(f, pl.DataFrame | pl.LazyFrame) for _, f in listed):
+        stacked = _stacked_runs(listed, qrels, metrics, per_query, run_column, arguments)
+        if stacked is not None:
+            return stacked
+    # recommender metrics (not per group yet), tables Polars does not read (DuckDB or Spark
+    # names, Spark DataFrames), or runs that differ in their columns (one scored, one
+    # ranked): one evaluation each
     frames = []
-    for name, frame in pairs:
+    for name, frame in listed:
         try:
             result = _evaluate(
                 frame, qrels, metrics, per_query=per_query, run_name=str(name), **arguments
@@ -279,9 +460,56 @@ def evaluate_runs(
         except PolarsRankError as err:
             raise PolarsRankError(f"evaluating run {str(name)!r}: {err}") from None
         frames.append(result.select(pl.lit(name).alias(run_column), pl.all()))
-    if not frames:
-        raise PolarsRankError("no runs given")
     return pl.concat(frames, how="vertical_relaxed")
+
+
+def _stacked_runs(
+    runs: list[tuple[Any, Any]],
+    qrels: TableInput | None,
+    metrics: MetricNames,
+    per_query: bool,
+    run_column: str,
+    arguments: dict[str, Any],
+) -> pl.DataFrame | None:
+    """:func:`evaluate_runs` of Polars frames: one table, the run's name in a
+    ``run_column`` column (an Enum of the names in the order of ``runs``, so that the rows
+    keep that order and messages show the name), evaluated with ``by=[run_column, *by]`` in
+    one call; the names are then given back as they were. None when the runs do not have
+    the same columns (a scored and a ranked run) or two share a name."""
+    from polars_rank.core.frames import to_lazy
+
+    by = by_list(arguments.get("by"))
+    if run_column in by:
+        raise PolarsRankError(f"by column {run_column!r} is the run column")
+    wanted = [arguments[k] for k in ("query", "doc", "score", "rank")]
+    labels = [str(name) for name, _ in runs]
+    if len(set(labels)) < len(labels):
+        return None
+    enum = pl.Enum(labels)
+    parts: list[pl.LazyFrame] = []
+    for label, (name, frame) in zip(labels, runs, strict=True):
+        lazy = to_lazy(frame, "run")
+        names = lazy.collect_schema().names()
+        missing = [c for c in by if c not in names]
+        if missing:
+            raise PolarsRankError(
+                f"by column {missing[0]!r} is not a column of run {str(name)!r}; its columns "
+                f"are {names}"
+            )
+        if run_column in names and run_column not in wanted:
+            lazy = lazy.drop(run_column)
+            names.remove(run_column)
+        keep = [c for c in [*wanted, *by] if c in names]
+        if parts and keep != parts[0].collect_schema().names()[1:]:
+            return None
+        parts.append(lazy.select(pl.lit(label, enum).alias(run_column), *keep))
+    stacked = pl.concat(parts, how="diagonal_relaxed")
+    settings = dict(arguments, by=[run_column, *by])
+    result = _evaluate(stacked, qrels, metrics, per_query=per_query, run_names=labels, **settings)
+    if isinstance(result, pl.LazyFrame):
+        result = result.collect()
+    run_names = pl.Series(run_column, [name for name, _ in runs])
+    return result.with_columns(run_names.gather(result[run_column].to_physical()))
 
 
 def _is_frame(obj: Any) -> bool:
@@ -325,7 +553,7 @@ _EVALUATE_DEFAULTS: dict[str, Any] = {
 
 
 #: The arguments of :func:`evaluate` that are not :class:`Options`.
-_NOT_OPTIONS = ("engine", "con", "interactions", "item_features", "catalog")
+_NOT_OPTIONS = ("engine", "con", "interactions", "item_features", "catalog", "by")
 
 
 def evaluate_classification(

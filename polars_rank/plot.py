@@ -175,6 +175,8 @@ def _means_by_run(
     :func:`polars_rank.evaluate_runs` call."""
     from polars_rank.evaluation import evaluate_runs
 
+    if evaluate_options.get("by"):
+        raise PolarsRankError("the plot frames take no by= (one curve per run): filter a group")
     means = evaluate_runs(runs, qrels, names, **evaluate_options)
     rows = [
         (run, x, value)

@@ -404,6 +404,56 @@ CREATE OR REPLACE MACRO judge(run_table, qrels_table, max_rank := NULL) AS TABLE
         ON _pr_id_bytes(r.query) = _pr_id_bytes(q.query)
        AND _pr_id_bytes(r.doc) = _pr_id_bytes(q.doc);
 
+-- judge() per group: group_by lists run columns (e.g. ['system', 'date']; at least one);
+-- every combination of their values in the run is judged apart, as the struct column
+-- group_key (its fields in the run's column order), ranks and ties within (group, query).
+-- A group_by column the qrels have too joins the judgments on it; one they lack shares them
+-- across groups (several systems against one qrels). Groups are told apart as bytes, as ids
+-- are, whatever the connection's collation. Metrics per group and query:
+--     SELECT group_key, query, ndcg(rank, relevance, k := 10) AS ndcg_10
+--     FROM judge_by('run', 'qrels', ['system']) GROUP BY group_key, query
+--     HAVING count(relevance) > 0;
+-- then avg(...) GROUP BY group_key (unnest(group_key) gives the columns back). With a
+-- case-insensitive default collation, group by _pr_id_bytes(group_key) instead.
+CREATE OR REPLACE MACRO judge_by(run_table, qrels_table, group_by, max_rank := NULL) AS TABLE
+    WITH _run AS (
+        SELECT struct_pack(*COLUMNS(lambda c: list_contains(group_by, c))) AS group_key,
+               query, doc, score
+        FROM query_table(_pr_checked(run_table, _pr_cutoff_ok(max_rank, 'max_rank')))
+    ),
+    -- the groups with their columns as bytes, joined to the qrels on those they share
+    -- (and a constant column, so that a natural join always has a column to join on)
+    _groups AS (
+        SELECT DISTINCT
+               struct_pack(*COLUMNS(lambda c: list_contains(group_by, c))) AS group_key,
+               _pr_id_bytes(COLUMNS(lambda c: list_contains(group_by, c) OR c = '_pr_one'))
+        FROM (SELECT 1 AS _pr_one, * FROM query_table(run_table))
+    ),
+    _qrels AS (
+        SELECT g.group_key, q.query, q.doc, q.relevance
+        FROM _groups AS g
+        NATURAL JOIN (SELECT query, doc, relevance,
+                             _pr_id_bytes(COLUMNS(lambda c: list_contains(group_by, c)
+                                                            OR c = '_pr_one'))
+                      FROM (SELECT 1 AS _pr_one, * FROM query_table(qrels_table))) AS q
+    ),
+    _ranked AS (
+        SELECT group_key, query, doc,
+               row_number() OVER (
+                   PARTITION BY _pr_id_bytes(group_key), _pr_id_bytes(query)
+                   ORDER BY _pr_score_key(score) DESC, _pr_id_bytes(doc) DESC) AS rank
+        FROM _run
+        QUALIFY max_rank IS NULL OR rank <= max_rank
+    )
+    SELECT coalesce(r.group_key, q.group_key) AS group_key,
+           coalesce(r.query, q.query) AS query, coalesce(r.doc, q.doc) AS doc,
+           r.rank AS rank, q.relevance AS relevance
+    FROM _ranked AS r
+    FULL OUTER JOIN _qrels AS q
+        ON _pr_id_bytes(r.group_key) = _pr_id_bytes(q.group_key)
+       AND _pr_id_bytes(r.query) = _pr_id_bytes(q.query)
+       AND _pr_id_bytes(r.doc) = _pr_id_bytes(q.doc);
+
 -- Per-query values of a standard metric set for every judged query (a query missing from the
 -- run scores 0; run queries without judgments are left out):
 --     SELECT avg(ndcg_10) FROM standard_metrics('run', 'qrels');

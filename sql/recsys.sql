@@ -53,7 +53,8 @@ CREATE OR REPLACE MACRO user_count(interactions) AS TABLE
 
 -- doc, popularity, self_information, in_tail for every item of a popularity table
 -- (doc, popularity: item_popularity, or counts of your own, items with count 0 included).
--- model 'choice': -log2(pop / sum pop) (MS Recommenders); 'discovery': -log2(pop / n_users).
+-- model 'choice': -log2(pop / sum pop) (MS Recommenders); 'discovery': -log2(pop / n_users);
+-- NULL for an item with popularity 0 (novelty's unknown rule applies to it).
 -- Tail, items ordered by (popularity, doc) ascending: tail_popularity t: pop <= t; else
 -- tail_share r: the max(floor(r n), 1) least popular (RecBole); else the items outside the
 -- floor(head_share n) most popular.
@@ -69,9 +70,10 @@ CREATE OR REPLACE MACRO item_table(popularity_table, n_users := NULL, model := '
                                      _pr_choice_ok(model, ['choice', 'discovery'],
                                                    'model must be ''choice'' or ''discovery'''))))
     SELECT doc, popularity,
-           -log2(CASE WHEN model = 'choice' THEN choice
-                      ELSE CAST(popularity AS DOUBLE) / CAST(n_users AS DOUBLE) END)
-               AS self_information,
+           CASE WHEN popularity > 0
+                    THEN -log2(CASE WHEN model = 'choice' THEN choice
+                                    ELSE CAST(popularity AS DOUBLE) / CAST(n_users AS DOUBLE) END)
+               END AS self_information,
            CASE WHEN tail_popularity IS NOT NULL
                     THEN CAST(popularity AS DOUBLE) <= CAST(tail_popularity AS DOUBLE)
                 WHEN tail_share IS NOT NULL

@@ -6,7 +6,6 @@ staleness, and the macros rendered by Jinja (what dbt does) giving back ``to_sql
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,6 @@ import pytest
 import yaml
 
 import polars_rank.dbt.config as dbt_config
-import polars_rank.dbt.generate as dbt_generate
 from polars_rank import to_sql
 from polars_rank.cli import main
 from polars_rank.compiler.checks import check_sql
@@ -154,31 +152,23 @@ def test_compiler_errors_name_the_report() -> None:
         generate(config)
 
 
-def test_every_to_sql_option_passes_through(monkeypatch: pytest.MonkeyPatch) -> None:
-    """An option ``to_sql`` takes is accepted and passed as written, read from its signature:
-    a compiler with a new ``by`` option (segments) gets it from the YAML with no change here."""
-    seen: dict[str, Any] = {}
-
-    def with_by(*args: Any, by: list[str] | None = None, **kwargs: Any) -> str:
-        seen["by"] = by
-        return to_sql(*args, **kwargs)
-
-    with_by.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [
-            *inspect.signature(to_sql).parameters.values(),
-            inspect.Parameter("by", inspect.Parameter.KEYWORD_ONLY, default=None),
-        ]
-    )
-    monkeypatch.setattr(dbt_config, "to_sql", with_by)
-    monkeypatch.setattr(dbt_generate, "to_sql", with_by)
-    config = parse_config(
-        {"adapters": ["duckdb"], "reports": [{"name": "s", "metrics": ["AP"], "by": ["segment"]}]}
-    )
-    assert config.reports[0].options == {"by": ["segment"]}
+@pytest.mark.parametrize("adapter", ["duckdb", "postgres", "spark"], ids=lambda a: f"by-{a}")
+def test_by_passes_through(adapter: str) -> None:
+    """Any ``to_sql`` option is accepted from the YAML and passed as written (read from its
+    signature): a report with ``by`` / ``qrels_by`` (segments) renders ``to_sql``'s own text,
+    and a ``qrels_by`` column outside ``by`` is ``to_sql``'s error at generation time."""
+    options = {"by": ["model_version", "date"], "qrels_by": ["date"], "per_query": True}
+    report = {"name": "r", "metrics": ["nDCG@10", "AP"], **options}
+    config = parse_config({"adapters": [adapter], "reports": [report]})
+    assert config.reports[0].options == options
     text = generate(config)
-    assert seen["by"] == ["segment"]
-    assert '"by": ["segment"]' in text  # in the catalogue entry the macros match requests on
-    assert "'report_defaults': {" in text and '"by": none' in text
+    assert '"by": ["model_version", "date"]' in text  # the catalogue entry requests match on
+    got = _render(text, f"polars_rank__r__{adapter}", {"run": "db.run", "qrels": "db.qrels"})
+    want = to_sql(["nDCG@10", "AP"], dbt_config.ADAPTERS[adapter], "db.run", "db.qrels", **options)  # type: ignore[arg-type]
+    assert got.strip() == want and "model_version" in want
+    bad = {"name": "r", "metrics": ["AP"], "by": ["date"], "qrels_by": ["market"]}
+    with pytest.raises(PolarsRankError, match="qrels_by"):
+        generate(parse_config({"adapters": [adapter], "reports": [bad]}))
 
 
 def test_placeholder_names_refused() -> None:

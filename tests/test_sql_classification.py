@@ -339,7 +339,8 @@ def test_errors():
     assert "needs beta" in error(metrics=["Fbeta"], **base)
     assert "finite" in error(metrics=["F1"], threshold=float("inf"), **base)
     assert "predictions=" in error(metrics=["AUC"], dialect="duckdb")
-    assert "predictions=" in error(metrics=["nDCG@10"], dialect="duckdb", run="r", by="x")
+    assert "predictions=" in error(metrics=["nDCG@10"], dialect="duckdb", run="r", group="x")
+    assert "predictions=" in error(metrics=["nDCG@10"], dialect="duckdb", run="r", weight="w")
     with pytest.raises(PolarsRankError, match="curve"):
         pr.curve_sql("lift", "duckdb", "t")
     with pytest.raises(PolarsRankError, match="curve column"):

@@ -84,6 +84,14 @@ def run_evaluate(args: argparse.Namespace) -> int:
     recommender = [getattr(args, name, None) for name in RECOMMENDER_INPUTS]
     check_out(args.out, [args.qrels, *args.runs, *recommender])
     options = evaluation_kwargs(args)
+    by = split_metrics(args.by)  # comma-separated or repeated, as -m
+    if by:
+        if args.output_format == "trec":
+            raise PolarsRankError(
+                "--by: -o trec prints one block per run; use -o table, csv, json, markdown "
+                "or parquet for one row per group"
+            )
+        options["by"] = by
     inputs = Inputs(args, args.qrels, args.runs)
     options |= inputs.recommender(args)
     with reported_warnings():
@@ -105,6 +113,14 @@ def build_evaluate_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("runs", metavar="RUN", nargs="+", help="one or more runs")
     add_metric_option(parser, DEFAULT_METRICS)
     parser.add_argument("--per-query", action="store_true", help="one row per run and query")
+    parser.add_argument(
+        "--by",
+        action="append",
+        metavar="COL",
+        help="evaluate every value (combination) of these run columns apart, in one pass: "
+        "any column of a table run (e.g. --by model_version,date), or run_id, the run tag of "
+        "TREC files; judgments with the column are joined on it, others are shared",
+    )
     parser.add_argument(
         "-o",
         "--output-format",

@@ -40,6 +40,8 @@ def run_sql(args: argparse.Namespace) -> int:
         catalog=args.catalog,
         item_features=args.item_features,
         per_query=args.per_query,
+        by=split_metrics(args.by),  # comma-separated or repeated, as -m
+        qrels_by=split_metrics(args.qrels_by),
         queries=args.queries,
         relevance_level=args.relevance_level,
         max_rank=args.max_rank,
@@ -68,6 +70,20 @@ def build_sql_parser(parser: argparse.ArgumentParser) -> None:
     add_metric_option(parser, DEFAULT_METRICS)
     parser.add_argument(
         "--per-query", action="store_true", help="one row per query instead of the summary"
+    )
+    parser.add_argument(
+        "--by",
+        action="append",
+        metavar="COL",
+        help="evaluate every value (combination) of these run columns apart: one row per "
+        "group (e.g. --by model_version,date)",
+    )
+    parser.add_argument(
+        "--qrels-by",
+        action="append",
+        metavar="COL",
+        help="the --by columns the judgments table has too (joined on them; the others "
+        "share the judgments across groups)",
     )
     parser.add_argument(
         "--layout",

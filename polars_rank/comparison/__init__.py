@@ -238,6 +238,8 @@ def compare(
 
     if not runs:
         raise PolarsRankError("compare: no runs given")
+    if evaluate_options.get("by"):
+        raise PolarsRankError("compare: by= is not taken (runs compared per query): filter a group")
     names = list(runs)
     baseline = names[0] if baseline is None else baseline
     if baseline not in runs:

@@ -23,6 +23,7 @@ from polars_rank.compiler.dialects import DIALECTS, Dialect, render
 from polars_rank.compiler.recsys import CATALOG, FEATURES, INTERACTIONS
 from polars_rank.core.conventions import OrderBy
 from polars_rank.core.errors import PolarsRankError, bad_choice
+from polars_rank.core.grouping import by_list
 from polars_rank.core.identifiers import TableRef, table_reference
 from polars_rank.core.options import Duplicates, Options
 
@@ -81,15 +82,17 @@ def _empty(table: str, label: str) -> str:
     )
 
 
-def _duplicates(table: str, label: str, keys: tuple[str, str]) -> str:
-    """The ``(query, doc)`` pairs that occur more than once: how many rows they have, and the
-    smallest pair."""
+def _duplicates(table: str, label: str, keys: tuple[str, str], groups: Sequence[str] = ()) -> str:
+    """The ``(query, doc)`` pairs that occur more than once (within a group of the ``groups``
+    columns): how many rows they have, and the smallest pair."""
     query, doc = keys
+    grouped = "".join(f", {g}" for g in groups)
     return (
         f"SELECT '{label}' AS {_INPUT}, 'duplicate_pair' AS {_PROBLEM}, "
         f"CAST(SUM(n) AS BIGINT) AS {_ROWS}, MIN(q) AS {_QUERY}, MIN(d) AS {_DOC} "
         f"FROM (SELECT {_text(query)} AS q, {_text(doc)} AS d, COUNT(*) AS n FROM {table} "
-        f"GROUP BY {query}, {doc} HAVING COUNT(*) > 1) AS pr_repeated HAVING COUNT(*) > 0"
+        f"GROUP BY {query}, {doc}{grouped} HAVING COUNT(*) > 1) AS pr_repeated "
+        "HAVING COUNT(*) > 0"
     )
 
 
@@ -112,6 +115,8 @@ def check_sql(
     relevance: str = "relevance",
     order_by: OrderBy = "score",
     duplicates: Duplicates = "error",
+    by: str | Sequence[str] | None = None,
+    qrels_by: str | Sequence[str] | None = None,
     pretty: bool = True,
 ) -> str:
     """One ``SELECT`` in ``dialect`` returning one row per failed input check, and no row
@@ -128,7 +133,10 @@ def check_sql(
     * ``grade_above_max``: a grade above what a metric takes (ERR's ``max_grade``), with
       ``metrics``;
     * ``duplicate_pair``: ``(query, doc)`` pairs that occur more than once (rows affected:
-      the rows of those pairs), with ``duplicates="error"`` (``"max"`` keeps the highest).
+      the rows of those pairs), with ``duplicates="error"`` (``"max"`` keeps the highest);
+      with ``by``, pairs repeated within a group (the qrels: within its ``qrels_by`` values);
+    * ``null_group``: a null value in a ``by`` column (``qrels_by`` in the qrels), with
+      ``by`` (the evaluation leaves those rows out; the engines refuse them).
 
     Arguments as :func:`~polars_rank.compiler.compile.to_sql`'s; table arguments are table
     references, quoted per dialect as there. ``run`` may be None to check the judgments
@@ -147,10 +155,10 @@ def check_sql(
     scores or weights, labels outside {0, 1}, NaN scores, scores outside [0, 1] (for the
     metrics of probabilities), bad weights.
     """
-    if predictions is not None or run is None:
+    if predictions is not None:
         from polars_rank.compiler.classification import predictions_check_sql
 
-        if run is not None or qrels is not None or predictions is None:
+        if run is not None or qrels is not None:
             raise PolarsRankError(
                 "check_sql checks either a run (and qrels ...) or predictions=, one family per call"
             )
@@ -179,8 +187,18 @@ def check_sql(
             "duplicates='first' is refused: a table has no row order (use 'error' or 'max')"
         )
     if run is None and qrels is None:
-        raise PolarsRankError("check_sql needs a run table, a qrels table or both")
+        raise PolarsRankError(
+            "check_sql needs a run table, a qrels table or both (or predictions=)"
+        )
     specs = _parsed(metrics) if metrics is not None else []
+    by_columns, shared = by_list(by), by_list(qrels_by)
+    outside = [c for c in shared if c not in by_columns]
+    if outside:
+        raise PolarsRankError(
+            f"qrels_by column {outside[0]!r} is not one of the by columns {by_columns}"
+        )
+    groups = [f"pr_col_by{i}" for i in range(len(by_columns))]
+    qrels_groups = [groups[by_columns.index(c)] for c in shared]
     parts: list[str] = []
     tables: dict[str, tuple[str, TableRef]] = {}
     order_problem = "bad_score" if order_by == "score" else "bad_rank"
@@ -192,8 +210,11 @@ def check_sql(
             _rows_where(ph.RUN, "run", "null_id", null_id, ph.DOC),
             _rows_where(ph.RUN, "run", order_problem, _bad_number(ph.ORDER, dialect), ph.DOC),
         ]
+        if groups:
+            null_group = "(" + " OR ".join(f"{g} IS NULL" for g in groups) + ")"
+            parts.append(_rows_where(ph.RUN, "run", "null_group", null_group, ph.DOC))
         if options.duplicates == "error":
-            parts.append(_duplicates(ph.RUN, "run", (ph.QUERY, ph.DOC)))
+            parts.append(_duplicates(ph.RUN, "run", (ph.QUERY, ph.DOC), groups))
     if qrels is not None:
         tables[ph.QRELS] = ("qrels", table_reference(qrels, "qrels", dialect))
         grade = ph.RELEVANCE
@@ -212,8 +233,11 @@ def check_sql(
             if dialect in ("postgres", "snowflake"):  # NaN compares above every number there
                 above = f"({above} AND NOT {_is_nan(grade, dialect)})"
             parts.append(_rows_where(ph.QRELS, "qrels", "grade_above_max", above, ph.DOC))
+        if qrels_groups:
+            null_group = "(" + " OR ".join(f"{g} IS NULL" for g in qrels_groups) + ")"
+            parts.append(_rows_where(ph.QRELS, "qrels", "null_group", null_group, ph.DOC))
         if options.duplicates == "error":
-            parts.append(_duplicates(ph.QRELS, "qrels", (ph.QUERY, ph.DOC)))
+            parts.append(_duplicates(ph.QRELS, "qrels", (ph.QUERY, ph.DOC), qrels_groups))
     if interactions is not None:
         tables[INTERACTIONS] = (
             "interactions",
@@ -244,6 +268,7 @@ def check_sql(
         ph.ORDER: options.order_column,
         ph.RELEVANCE: cols.relevance,
         **_OUT,
+        **dict(zip(groups, by_columns, strict=True)),
     }
     return render(text, dialect, tables, names, doc_key="", pretty=pretty)
 

@@ -31,6 +31,7 @@ from polars_rank.compiler.recsys import (
 from polars_rank.core import messages
 from polars_rank.core.conventions import OrderBy
 from polars_rank.core.errors import PolarsRankError, option
+from polars_rank.core.grouping import by_list
 from polars_rank.core.identifiers import table_reference
 from polars_rank.core.options import Duplicates, Options, Queries
 from polars_rank.core.recommender_inputs import GivenTable, check_request
@@ -86,6 +87,34 @@ def _check_bigquery_names(columns: dict[str, str]) -> None:
             )
 
 
+def _check_by(
+    specs: list[MetricSpec],
+    by: list[str],
+    shared: list[str],
+    qrels: str | None,
+    roles: list[str],
+) -> None:
+    """``by`` and ``qrels_by`` of :func:`to_sql`: group columns that are none of the id,
+    score, rank and relevance columns, ranking metrics with qrels, ``qrels_by`` within
+    ``by``."""
+    outside = [c for c in shared if c not in by]
+    if outside:
+        raise PolarsRankError(f"qrels_by column {outside[0]!r} is not one of the by columns {by}")
+    if not by:
+        return
+    clash = [c for c in by if c.lower() in {r.lower() for r in roles}]
+    if clash:
+        raise PolarsRankError(
+            f"by column {clash[0]!r} is an id, score, rank or relevance column: a group "
+            "column must be another column of the run"
+        )
+    if qrels is None or any(s.entry.table != "judged" for s in specs):
+        raise PolarsRankError(
+            "by: the SQL evaluates ranking and trec_eval metrics per group (with qrels); "
+            "recommender metrics per group are not supported yet"
+        )
+
+
 def to_sql(
     metrics: Sequence[str | MetricSpec] | str,
     dialect: Dialect,
@@ -96,6 +125,8 @@ def to_sql(
     catalog: str | None = None,
     item_features: str | None = None,
     per_query: bool = False,
+    by: str | Sequence[str] | None = None,
+    qrels_by: str | Sequence[str] | None = None,
     queries: Queries = "qrels",
     relevance_level: float = 1,
     max_rank: int | None = None,
@@ -114,7 +145,6 @@ def to_sql(
     pretty: bool = True,
     predictions: str | None = None,
     label: str = "label",
-    by: str | Sequence[str] | None = None,
     group: str | Sequence[str] | None = None,
     threshold: float = 0.5,
     weight: str | None = None,
@@ -157,6 +187,14 @@ def to_sql(
             ``similarity=jaccard``); ``features="similarities"``: a similarity table ``doc_a,
             doc_b, similarity`` (either orientation; a missing pair 0, an item with itself 1).
         per_query: one row per query (ordered by query) instead of one summary row.
+        by: column(s) of the run whose every combination is evaluated independently, as
+            :func:`polars_rank.evaluate`'s ``by``: ranking within (group, query), one row per
+            group (the group columns first, ordered by them; with ``per_query`` before the
+            query). Rows with a null group are left out (:func:`~polars_rank.check_sql`
+            reports them). Ranking and trec_eval metrics.
+        qrels_by: the ``by`` columns the qrels table has too: the judgments join each group
+            on them; those it lacks share the judgments across groups (default: all shared,
+            several systems against one qrels).
         queries, relevance_level, max_rank, order_by: as in :func:`polars_rank.evaluate`
             (``order_by="rank"`` ranks by the run's ``rank`` column).
         query, doc, score, rank, relevance, vector: the tables' column names, any name: a
@@ -222,9 +260,11 @@ def to_sql(
             "to_sql needs run (and qrels) for ranking and recommender metrics, or "
             "predictions= for classification metrics"
         )
-    if by is not None or group is not None or weight is not None:
-        raise PolarsRankError("by=, group= and weight= go with predictions= (classification)")
+    if group is not None or weight is not None:
+        raise PolarsRankError("group= and weight= go with predictions= (classification)")
     specs = _specs(metrics)
+    by_columns, shared = by_list(by), by_list(qrels_by)
+    _check_by(specs, by_columns, shared, qrels, [query, doc, score, rank, relevance])
     options = Options.from_arguments(
         query=query,
         doc=doc,
@@ -293,7 +333,7 @@ def to_sql(
         raise PolarsRankError(
             f"left_out_column must be a non-empty string, got {left_out_column!r}"
         )
-    reserved = [query] + ([left_out_column] if left_out_column else [])
+    reserved = [*by_columns, query] + ([left_out_column] if left_out_column else [])
     if layout == "long":
         reserved += list(LONG_COLUMNS)
     if len({name.lower() for name in reserved}) < len(reserved):
@@ -314,6 +354,8 @@ def to_sql(
         has_catalog=catalog is not None,
         has_interactions=interactions is not None,
         feature_kind=features,
+        by_count=len(by_columns),
+        shared=[by_columns.index(c) for c in shared],
     )
     cols = options.columns
     if dialect == "bigquery":
@@ -325,6 +367,7 @@ def to_sql(
                 "relevance": cols.relevance,
                 "vector": vector,
                 "left_out_column": left_out_column or "",
+                **{f"by column {c!r}": c for c in by_columns},
             }
         )
     names = {
@@ -339,6 +382,7 @@ def to_sql(
         DOC_B: "doc_b",
         SIMILARITY: "similarity",
     }
+    names.update({plan.by_placeholder(i): c for i, c in enumerate(by_columns)})
     names.update(zip(internal, out.values(), strict=True))
     names.update(zip((ph.MEASURE_OUT, ph.VALUE_OUT), LONG_COLUMNS, strict=True))
     if left_out_column is not None:

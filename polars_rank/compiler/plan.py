@@ -65,9 +65,40 @@ from polars_rank.core.options import Options
 from polars_rank.core.summary import GM_FLOOR, Summary
 
 
-def _inputs(options: Options, n_ret: bool) -> list[tuple[str, str]]:
+def _group_columns(n: int) -> list[str]:
+    """The plan's names of the ``by`` columns (``pr_g0``, ...)."""
+    return [f"pr_g{i}" for i in range(n)]
+
+
+def by_placeholder(i: int) -> str:
+    """The placeholder of the caller's ``i``-th ``by`` column (input and output)."""
+    return f"pr_col_by{i}"
+
+
+def _keyed(sql: str, groups: Sequence[str]) -> str:
+    """``sql`` (windows and selects over one query's rows, written for ``qid``) with the
+    group columns in front of ``qid`` in every partition, grouping and leading select."""
+    if not groups:
+        return sql
+    lead = ", ".join(groups)
+    for text in ("PARTITION BY qid", "GROUP BY qid", "SELECT qid, "):
+        head, _, tail = text.partition("qid")
+        sql = sql.replace(text, f"{head}{lead}, qid{tail}")
+    return sql
+
+
+def _inputs(
+    options: Options, n_ret: bool, groups: Sequence[str] = (), shared: Sequence[int] = ()
+) -> list[tuple[str, str]]:
     """``pr_run``, ``pr_qrels`` and ``pr_ranked``; the caller's columns qualified by the
-    table's alias :data:`SOURCE` (none of the caller's names can be taken for an alias)."""
+    table's alias :data:`SOURCE` (none of the caller's names can be taken for an alias).
+    With ``groups`` (the ``by`` columns), ``pr_run`` carries them and ``pr_qrels`` gets them
+    from ``pr_groups`` (the run's groups): joined on the ``shared`` ones (indices of the
+    ``by`` columns the qrels have), every group for the others."""
+    g_run = "".join(f"{SOURCE}.{by_placeholder(i)} AS {g}, " for i, g in enumerate(groups))
+    g_qrels = "".join(f"{SOURCE}.{by_placeholder(i)} AS {groups[i]}, " for i in shared)
+    g_by = "".join(f", {SOURCE}.{by_placeholder(i)}" for i in range(len(groups)))
+    g_qrels_by = "".join(f", {SOURCE}.{by_placeholder(i)}" for i in shared)
     q, d = f"{SOURCE}.{QUERY}", f"{SOURCE}.{DOC}"
     value = dbl(f"{SOURCE}.{ORDER}")
     if options.order_by == "score":  # -0.0 ties with 0.0, as in C
@@ -78,46 +109,60 @@ def _inputs(options: Options, n_ret: bool) -> list[tuple[str, str]]:
     # rows with a null id, score (rank) or grade are left out, so that no dialect's NULL
     # ordering decides a rank (the engines refuse them; check_sql reports them)
     ids_ok = f"{q} IS NOT NULL AND {d} IS NOT NULL"
-    run_ok = f"WHERE {ids_ok} AND {SOURCE}.{ORDER} IS NOT NULL"
-    qrels_ok = f"WHERE {ids_ok} AND {SOURCE}.{RELEVANCE} IS NOT NULL"
+    run_ok = f"WHERE {ids_ok} AND {SOURCE}.{ORDER} IS NOT NULL" + "".join(
+        f" AND {SOURCE}.{by_placeholder(i)} IS NOT NULL" for i in range(len(groups))
+    )
+    qrels_ok = f"WHERE {ids_ok} AND {SOURCE}.{RELEVANCE} IS NOT NULL" + "".join(
+        f" AND {SOURCE}.{by_placeholder(i)} IS NOT NULL" for i in shared
+    )
     if options.duplicates == "max":
         run = (
-            f"SELECT {q} AS qid, {d} AS {DOC_KEY}, MAX({key}) AS sort_key "
-            f"FROM {RUN} AS {SOURCE} {run_ok} GROUP BY {q}, {d}"
+            f"SELECT {g_run}{q} AS qid, {d} AS {DOC_KEY}, MAX({key}) AS sort_key "
+            f"FROM {RUN} AS {SOURCE} {run_ok} GROUP BY {q}, {d}{g_by}"
         )
         qrels = (
-            f"SELECT {q} AS qid, {d} AS {DOC_KEY}, MAX({grade}) AS grade "
-            f"FROM {QRELS} AS {SOURCE} {qrels_ok} GROUP BY {q}, {d}"
+            f"SELECT {g_qrels}{q} AS qid, {d} AS {DOC_KEY}, MAX({grade}) AS grade "
+            f"FROM {QRELS} AS {SOURCE} {qrels_ok} GROUP BY {q}, {d}{g_qrels_by}"
         )
     else:
         run = (
-            f"SELECT {q} AS qid, {d} AS {DOC_KEY}, {key} AS sort_key "
+            f"SELECT {g_run}{q} AS qid, {d} AS {DOC_KEY}, {key} AS sort_key "
             f"FROM {RUN} AS {SOURCE} {run_ok}"
         )
         qrels = (
-            f"SELECT {q} AS qid, {d} AS {DOC_KEY}, {grade} AS grade "
+            f"SELECT {g_qrels}{q} AS qid, {d} AS {DOC_KEY}, {grade} AS grade "
             f"FROM {QRELS} AS {SOURCE} {qrels_ok}"
         )
+    ctes = [("pr_run", run)]
+    if groups:  # the judgments of each group of the run
+        ctes.append(("pr_groups", f"SELECT DISTINCT {', '.join(groups)} FROM pr_run"))
+        ctes.append(("pr_qrels_in", qrels))
+        on = " AND ".join(f"j.{groups[i]} = g.{groups[i]}" for i in shared)
+        join = f"INNER JOIN pr_groups AS g ON {on}" if shared else "CROSS JOIN pr_groups AS g"
+        picked = ", ".join(f"g.{c}" for c in groups)
+        qrels = f"SELECT {picked}, j.qid, j.{DOC_KEY}, j.grade FROM pr_qrels_in AS j {join}"
     length = ""
     if n_ret:
-        length = "COUNT(*) OVER (PARTITION BY qid)"
+        length = _keyed("COUNT(*) OVER (PARTITION BY qid)", groups)
         if options.max_rank is not None:
             length = f"LEAST({length}, {int(options.max_rank)})"
         length = f", {length} AS n_ret"
-    ranked = (
+    ranked = _keyed(
         "SELECT qid, docno, ROW_NUMBER() OVER (PARTITION BY qid ORDER BY sort_key DESC, "
-        f"CAST({DOC_KEY} AS TEXT) DESC) AS pos{length} FROM pr_run"
+        f"CAST({DOC_KEY} AS TEXT) DESC) AS pos{length} FROM pr_run",
+        groups,
     )
-    return [("pr_run", run), ("pr_qrels", qrels), ("pr_ranked", ranked)]
+    return [*ctes, ("pr_qrels", qrels), ("pr_ranked", ranked)]
 
 
-def _joined(parts: Parts, options: Options) -> str:
+def _joined(parts: Parts, options: Options, groups: Sequence[str] = ()) -> str:
     """``pr_joined``: every judgment with its rank and flags, plus one marker row per run
     query (no judgment, no rank; it carries the query's length)."""
     within = "j.qid IS NOT NULL"
     if options.max_rank is not None:
         within += f" AND r.pos <= {int(options.max_rank)}"
     columns = [
+        *(f"COALESCE(j.{g}, r.{g}) AS {g}" for g in groups),
         "COALESCE(j.qid, r.qid) AS qid",
         "j.grade",
         f"CASE WHEN {within} THEN r.pos END AS pos",
@@ -132,7 +177,9 @@ def _joined(parts: Parts, options: Options) -> str:
         columns.append(f"CASE WHEN j.grade >= 0 AND j.grade < {lv} THEN 1 ELSE 0 END AS {nonrel}")
     return (
         f"SELECT {', '.join(columns)} FROM pr_ranked AS r "
-        f"FULL OUTER JOIN pr_qrels AS j ON r.qid = j.qid AND r.{DOC_KEY} = j.{DOC_KEY} "
+        f"FULL OUTER JOIN pr_qrels AS j ON r.qid = j.qid AND r.{DOC_KEY} = j.{DOC_KEY}"
+        + "".join(f" AND r.{g} = j.{g}" for g in groups)
+        + " "
         "WHERE j.qid IS NOT NULL OR r.pos = 1"
     )
 
@@ -164,12 +211,21 @@ def query_text(
     has_catalog: bool = False,
     has_interactions: bool = False,
     feature_kind: str = "vectors",
+    by_count: int = 0,
+    shared: Sequence[int] = (),
 ) -> str:
     """The whole query; ``columns`` are the (placeholder) output columns of the metrics,
     ``options`` resolved (``order_by`` set). With ``left_out``, a column :data:`LEFT_OUT_OUT`
     counts the run queries without judgments (on every row). Without ``has_qrels`` (only
     recommender metrics that read no judgments) every run query is evaluated. The recommender
-    metrics (:mod:`.recsys`) read the catalog and interactions tables when given."""
+    metrics (:mod:`.recsys`) read the catalog and interactions tables when given.
+
+    With ``by_count`` group columns (placeholders :func:`by_placeholder`; ``shared``: the
+    indices of those the qrels have too), every query is keyed by (group, query) and the
+    summary is one row per group, the group columns first (ranking metrics with qrels
+    only)."""
+    groups = _group_columns(by_count)
+    g_sel = "".join(f"{g}, " for g in groups)
     named = dict(zip((s.label for s in specs), columns, strict=True))
     judged = [s for s in specs if s.entry.table == "judged"]
     recommender = [s for s in specs if s.entry.table != "judged"]
@@ -178,30 +234,35 @@ def query_text(
     keep = "pr_judged = 1" + (" AND pr_in_run = 1" if options.queries == "both" else "")
     source_parts = "pr_parts"
     if has_qrels:
-        ctes = _inputs(options, q.needs_n_ret)
-        ctes.append(("pr_joined", _joined(q, options)))
-        windows = "".join(f", {sql} AS {name}" for name, sql in q.windows.items())
+        ctes = _inputs(options, q.needs_n_ret, groups, shared)
+        ctes.append(("pr_joined", _joined(q, options, groups)))
+        windows = "".join(f", {_keyed(sql, groups)} AS {name}" for name, sql in q.windows.items())
         ctes.append(("pr_rows", f"SELECT *{windows} FROM pr_joined"))
         aggregates = "".join(f", {sql} AS {name}" for sql, name in q.aggregates.items())
         ctes.append(
             (
                 "pr_parts",
-                "SELECT qid AS pr_qid, MAX(in_run) AS pr_in_run, MAX(judged) AS pr_judged"
-                f"{aggregates} FROM pr_rows GROUP BY qid",
+                f"SELECT {g_sel}qid AS pr_qid, MAX(in_run) AS pr_in_run, MAX(judged) AS pr_judged"
+                f"{aggregates} FROM pr_rows GROUP BY {g_sel}qid",
             )
         )
         if q.event_sets:  # rankings merged with ideal rankings (Parts.event_set)
-            ctes.append(("pr_events", q.events_sql()))
-            event_windows = "".join(f", {sql} AS {name}" for name, sql in q.event_windows.items())
+            ctes.append(("pr_events", _keyed(q.events_sql(), groups)))
+            event_windows = "".join(
+                f", {_keyed(sql, groups)} AS {name}" for name, sql in q.event_windows.items()
+            )
             ctes.append(("pr_event_rows", f"SELECT *{event_windows} FROM pr_events"))
             event_aggregates = "".join(f", {sql} AS {n}" for sql, n in q.event_aggregates.items())
             ctes.append(
                 (
                     "pr_event_parts",
-                    f"SELECT qid AS pr_eqid{event_aggregates} FROM pr_event_rows GROUP BY qid",
+                    f"SELECT {''.join(f'{g} AS pr_e{g}, ' for g in groups)}qid AS pr_eqid"
+                    f"{event_aggregates} FROM pr_event_rows GROUP BY {g_sel}qid",
                 )
             )
-            source_parts = "pr_parts LEFT JOIN pr_event_parts ON pr_qid = pr_eqid"
+            source_parts = "pr_parts LEFT JOIN pr_event_parts ON pr_qid = pr_eqid" + "".join(
+                f" AND {g} = pr_e{g}" for g in groups
+            )
     else:  # every run query is evaluated
         ctes = [c for c in _inputs(options, False) if c[0] != "pr_qrels"]
         ctes.append(
@@ -228,14 +289,15 @@ def query_text(
     metrics = "".join(
         f", {f} AS {named[s.label]}" for f, s in zip(formulas, judged, strict=True)
     ) + "".join(f", {named[s.label]}" for s in recommender if s.entry.level == "query")
-    values = "SELECT pr_qid, pr_in_run, pr_judged"
+    values = f"SELECT {g_sel}pr_qid, pr_in_run, pr_judged"
+    g_lead = "".join(f"{g} AS {by_placeholder(i)}, " for i, g in enumerate(groups))
     if per_query:
         count = ", SUM(1 - pr_judged) OVER () AS pr_left_out" if left_out else ""
         ctes.append(("pr_values", f"{values}{count}{metrics} FROM {source_parts}"))
         source, lead, order = (
             f"pr_values WHERE {keep}",
-            f"pr_qid AS {QUERY_OUT}, ",
-            " ORDER BY pr_qid",
+            f"{g_lead}pr_qid AS {QUERY_OUT}, ",
+            f" ORDER BY {g_sel}pr_qid",
         )
     else:
         ctes.append(("pr_values", f"{values}{metrics} FROM {source_parts}"))
@@ -246,8 +308,10 @@ def query_text(
             summary.append("COALESCE(SUM(1 - pr_judged), 0) AS pr_left_out")
         if not summary:  # only corpus metrics: a row to join them to
             summary.append("COUNT(*) AS pr_n")
-        ctes.append(("pr_summary", f"SELECT {', '.join(summary)} FROM pr_values"))
-        source, lead, order = " CROSS JOIN ".join(["pr_summary", *rec.corpus]), "", ""
+        grouping = f" GROUP BY {', '.join(groups)}" if groups else ""
+        ctes.append(("pr_summary", f"SELECT {g_sel}{', '.join(summary)} FROM pr_values{grouping}"))
+        source = " CROSS JOIN ".join(["pr_summary", *rec.corpus])
+        lead, order = g_lead, f" ORDER BY {', '.join(groups)}" if groups else ""
     # a BIGINT on every dialect (a SUM of integers is INT128 on DuckDB, NUMBER on Snowflake)
     extra = f", CAST(pr_left_out AS BIGINT) AS {LEFT_OUT_OUT}" if left_out else ""
     with_clause = "WITH " + ", ".join(f"{name} AS ({sql})" for name, sql in ctes)
@@ -257,7 +321,7 @@ def query_text(
         f"SELECT {n} AS i, {_quoted(s.label)} AS measure" for n, s in enumerate(specs, 1)
     )
     value = " ".join(f"WHEN {n} THEN {c}" for n, c in enumerate(columns, 1))
-    order = " ORDER BY pr_qid, m.i" if per_query else " ORDER BY m.i"
+    order = f" ORDER BY {g_sel}pr_qid, m.i" if per_query else f" ORDER BY {g_sel}m.i"
     return (
         f"{with_clause}, pr_measures AS ({measures}) "
         f"SELECT {lead}m.measure AS {MEASURE_OUT}, CASE m.i {value} END AS {VALUE_OUT}{extra} "

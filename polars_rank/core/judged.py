@@ -8,7 +8,7 @@ rank. Every metric reads this table (ordering and judging: :mod:`.conventions`).
 from __future__ import annotations
 
 import dataclasses
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import polars as pl
 
@@ -27,6 +27,9 @@ from polars_rank.core.validation import (
     repeated_pair_count,
     validate,
 )
+
+if TYPE_CHECKING:
+    from polars._typing import PolarsDataType
 
 
 def _dedupe(frame: pl.LazyFrame, cols: Columns, value: str, policy: Duplicates) -> pl.LazyFrame:
@@ -149,20 +152,25 @@ def _keyed(run: pl.LazyFrame, options: Options) -> pl.LazyFrame:
 def judged_pair_hashes(run: pl.LazyFrame, qrels: pl.LazyFrame, options: Options) -> pl.LazyFrame:
     """``__pr_pair``: the 64-bit hash of each judged ``(query, doc)`` pair, which
     :func:`judged_hits` tests every run row against. Empty (no test: the join alone decides)
-    unless both inputs hold their ids as text or integers of the same dtype, whose equal
-    values hash alike (a categorical's hash may depend on its categories).
+    unless both inputs hold their ids as text or integers of the same dtype (or structs of
+    such values), whose equal values hash alike (a categorical's hash may depend on its
+    categories).
     ``options`` must be resolved."""
     cols = options.columns
     ids = [cols.query, cols.doc]
     run_schema, qrels_schema = run.collect_schema(), qrels.collect_schema()
     judged = judgments(qrels, options)
-    if not all(
-        run_schema[c] == qrels_schema[c]
-        and (run_schema[c] == pl.String or run_schema[c].is_integer())
-        for c in ids
-    ):
+    if not all(run_schema[c] == qrels_schema[c] and _hashes_alike(run_schema[c]) for c in ids):
         judged = judged.head(0)
     return judged.select(pair_hash(cols).alias(_PAIR))
+
+
+def _hashes_alike(dtype: PolarsDataType) -> bool:
+    """Whether equal values of ``dtype`` hash alike: text, integers, dates, booleans, and
+    structs of them (the (group, query) ids of ``by``, :mod:`polars_rank.core.grouping`)."""
+    if isinstance(dtype, pl.Struct):
+        return all(_hashes_alike(field.dtype) for field in dtype.fields)
+    return dtype in (pl.String, pl.Date, pl.Boolean) or dtype.is_integer()
 
 
 def judged_hits(

@@ -92,6 +92,7 @@ class EvaluateOptions(TypedDict, total=False):
     interactions: TableInput | None
     item_features: TableInput | None
     catalog: CatalogInput | None
+    by: str | Sequence[str] | None
     engine: EngineName
     queries: Queries
     relevance_level: float

@@ -10,10 +10,12 @@ or an example of a repeated pair.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from polars_rank.core import messages
 from polars_rank.core.columns import fresh
+from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.options import Options
 
 if TYPE_CHECKING:
@@ -51,9 +53,19 @@ def _first_bad(spark: SparkSession, view: str, bad: str, query: str, doc: str) -
     return row.asDict()
 
 
-def check_spark(spark: SparkSession, run_view: str, qrels_view: str, options: Options) -> None:
+def check_spark(
+    spark: SparkSession,
+    run_view: str,
+    qrels_view: str,
+    options: Options,
+    *,
+    by: Sequence[str] = (),
+    qrels_by: Sequence[str] = (),
+) -> None:
     """The checks of :func:`polars_rank.core.validation.validate` on two temporary views,
-    with the same messages, raised in the same order. ``options`` must be resolved.
+    with the same messages, raised in the same order. ``options`` must be resolved. With
+    ``by`` (``qrels_by``: those the qrels have), a null group is an error naming its column
+    and duplicates are pairs repeated within a group.
 
     One Spark job runs :func:`polars_rank.check_sql`'s query; only when it reports a problem
     do the jobs that name the first offending row (or a repeated pair) run."""
@@ -72,6 +84,8 @@ def check_spark(spark: SparkSession, run_view: str, qrels_view: str, options: Op
         relevance=cols.relevance,
         order_by="rank" if by_rank else "score",
         duplicates="error" if options.duplicates == "error" else "max",
+        by=list(by),
+        qrels_by=list(qrels_by),
         pretty=False,
     )
     failed = {(row[0], row[1]) for row in spark.sql(sql).collect()}
@@ -81,6 +95,17 @@ def check_spark(spark: SparkSession, run_view: str, qrels_view: str, options: Op
         if (what, "empty") in failed:
             raise messages.empty_input(what)
     q, d = quoted(cols.query), quoted(cols.doc)
+    for what, view, columns in (("run", run_view, by), ("qrels", qrels_view, qrels_by)):
+        if (what, "null_group") in failed:
+            for column in columns:
+                nulls = spark.sql(
+                    f"SELECT COUNT(*) AS n FROM {quoted(view)} WHERE {quoted(column)} IS NULL"
+                ).collect()[0]["n"]
+                if nulls:
+                    raise PolarsRankError(
+                        f"by column {column!r} of the {what} has null values: a group must "
+                        "be named (fill them or filter those rows out)"
+                    )
     null_id = f"{q} IS NULL OR {d} IS NULL"
     checks = [
         ("run_null_id", ("run", "null_id"), run_view, null_id),
@@ -105,7 +130,9 @@ def check_spark(spark: SparkSession, run_view: str, qrels_view: str, options: Op
             continue
         example = spark.sql(
             f"SELECT COUNT(*) OVER () AS count, CAST({q} AS STRING) AS query, "
-            f"CAST({d} AS STRING) AS doc FROM {quoted(view)} GROUP BY {q}, {d} "
+            f"CAST({d} AS STRING) AS doc FROM {quoted(view)} GROUP BY {q}, {d}"
+            + "".join(f", {quoted(c)}" for c in (by if what == "run" else qrels_by))
+            + " "
             "HAVING COUNT(*) > 1 LIMIT 1"
         ).collect()
         raise messages.input_problem(

@@ -18,7 +18,7 @@ Example, with ``spark`` a running SparkSession (``tests/test_sql_spark.py`` runs
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, cast
 
@@ -26,7 +26,7 @@ import polars as pl
 
 from polars_rank.catalog.names import MetricSpec
 from polars_rank.compiler import column_names, to_sql
-from polars_rank.core import messages
+from polars_rank.core import grouping, messages
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.extras import require
 from polars_rank.core.frames import from_arrow
@@ -124,8 +124,10 @@ def evaluate_spark(
     per_query: bool,
     con: SparkSession | None = None,
     warn: Callable[[int], None] = messages.warn_left_out_here,
+    by: Sequence[str] = (),
 ) -> pl.DataFrame | pl.LazyFrame:
-    """Evaluate in Spark; the same result as the Polars engine (see :func:`evaluate`).
+    """Evaluate in Spark; the same result as the Polars engine (see :func:`evaluate`; with
+    ``by``, :mod:`polars_rank.core.grouping`'s rules, the SQL of ``to_sql(..., by=...)``).
 
     ``con`` is the SparkSession (by default the DataFrames' or the active one). With
     ``validate`` the inputs are checked first: for Spark data one job counting nulls and NaNs
@@ -151,20 +153,31 @@ def evaluate_spark(
     qrels_df, qrels_schema, qrels_frame = _spark_frame(spark, qrels, "qrels")
     options = options.resolve(run_schema, qrels_schema)
     cols = options.columns
+    by = list(by)
+    shared = [c for c in by if c in qrels_schema]
+    if by:
+        grouping.check_by(by, run_schema, qrels_schema, options, [s.label for s in specs])
     # the result's count of left-out queries, under a name the query column does not have
     left_out_column = LEFT_OUT if cols.query.lower() != LEFT_OUT else f"{LEFT_OUT}_n"
     polars_inputs = run_frame is not None and qrels_frame is not None
     if options.validate and run_frame is not None and qrels_frame is not None:
-        validate(run_frame.lazy(), qrels_frame.lazy(), options, in_memory=True)
+        run_lazy, qrels_lazy = run_frame.lazy(), qrels_frame.lazy()
+        if by:  # checked as the Polars engine checks them: keyed by (group, query)
+            groups = grouping.run_groups(run_lazy, by)
+            keyed = grouping.keyed_inputs(run_lazy, qrels_lazy, by, options, groups)
+            run_lazy, qrels_lazy = keyed[0], cast("pl.LazyFrame", keyed[1])
+        validate(run_lazy, qrels_lazy, options, in_memory=True)
     with _temp_views(spark, run=run_df, qrels=qrels_df) as views:
         if options.validate and not polars_inputs:
-            check_spark(spark, views["run"], views["qrels"], options)
+            check_spark(spark, views["run"], views["qrels"], options, by=by, qrels_by=shared)
         sql = to_sql(
             specs,
             "spark",
             quoted(views["run"]),
             quoted(views["qrels"]),
             per_query=per_query,
+            by=by,
+            qrels_by=shared,
             queries=options.queries,
             relevance_level=options.relevance_level,
             max_rank=options.max_rank,
@@ -179,19 +192,25 @@ def evaluate_spark(
         )
         result = from_arrow(spark.sql(sql).toArrow())
         if result.height:
-            left_out = int(result[left_out_column][0] or 0)
+            counts = result[left_out_column]  # per group without per_query
+            left_out = int((counts[0] if per_query else counts.sum()) or 0)
         else:  # no query to evaluate: count the run's queries apart
             q = quoted(cols.query)
+            keys = ", ".join(f"r.{quoted(c)}" for c in [*by, cols.query])
+            on = "".join(f" AND r.{quoted(c)} = j.{quoted(c)}" for c in shared)
             left_out = spark.sql(
-                f"SELECT COUNT(DISTINCT r.{q}) AS n FROM {quoted(views['run'])} AS r "
-                f"LEFT ANTI JOIN {quoted(views['qrels'])} AS j ON r.{q} = j.{q}"
+                f"SELECT COUNT(DISTINCT {keys}) AS n FROM {quoted(views['run'])} AS r "
+                f"LEFT ANTI JOIN {quoted(views['qrels'])} AS j ON r.{q} = j.{q}{on}"
             ).collect()[0]["n"]
     warn(left_out)
-    names = column_names(specs, reserved=[cols.query, left_out_column])
+    names = column_names(specs, reserved=[*by, cols.query, left_out_column])
     result = result.drop(left_out_column).rename({v: k for k, v in names.items()})
     labels = [s.label for s in specs]
     result = result.with_columns(pl.col(labels).cast(pl.Float64))
+    result = result.with_columns(pl.col(c).cast(run_schema[c]) for c in by)
     if per_query:
         result = result.with_columns(pl.col(cols.query).cast(run_schema[cols.query]))
-        result = result.sort(cols.query)
+        result = result.sort([*by, cols.query])
+    elif by:
+        result = result.sort(by)
     return result.lazy() if lazy_out else result
