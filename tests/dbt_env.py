@@ -103,12 +103,18 @@ def copy_project(tmp: Path, venv: Path, profiles: dict[str, dict[str, Any]]) -> 
     return DbtProject(path, venv)
 
 
-def seeds() -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The integration project's run and judgments, as the seeds load them."""
-    run = pl.read_csv(
+def systems_run() -> pl.DataFrame:
+    """The run seed as it loads: several systems, ``system, query, doc, score``."""
+    return pl.read_csv(
         PROJECT / "seeds" / "run.csv",
-        schema={"query": pl.String, "doc": pl.String, "score": pl.Float64},
+        schema={"system": pl.String, "query": pl.String, "doc": pl.String, "score": pl.Float64},
     )
+
+
+def seeds() -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The integration project's single run (the ``bm25`` system of the run seed, as the
+    ``run_bm25`` model selects it) and judgments, as the seeds load them."""
+    run = systems_run().filter(pl.col("system") == "bm25").drop("system")
     qrels = pl.read_csv(
         PROJECT / "seeds" / "qrels.csv",
         schema={"query": pl.String, "doc": pl.String, "relevance": pl.Int64},

@@ -19,7 +19,15 @@ import duckdb
 import polars as pl
 import pytest
 import yaml
-from dbt_env import PACKAGE, PROJECT, DbtProject, copy_project, dbt_environment, seeds
+from dbt_env import (
+    PACKAGE,
+    PROJECT,
+    DbtProject,
+    copy_project,
+    dbt_environment,
+    seeds,
+    systems_run,
+)
 
 import polars_rank as pr
 
@@ -59,6 +67,26 @@ def _expected(metrics: list[str], *, per_query: bool) -> pl.DataFrame:
         out = pr.evaluate(run, qrels, metrics, per_query=per_query)
     assert isinstance(out, pl.DataFrame)
     return out
+
+
+def _expected_by(metrics: list[str], *, per_query: bool) -> pl.DataFrame:
+    """``evaluate(..., by=["system"])`` over the run seed of several systems."""
+    _, qrels = seeds()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the run query without judgments
+        out = pr.evaluate(systems_run(), qrels, metrics, per_query=per_query, by=["system"])
+    assert isinstance(out, pl.DataFrame)
+    return out
+
+
+def _left_out_by() -> dict[str, int]:
+    """Per system: its run queries without judgments."""
+    run, (_, qrels) = systems_run(), seeds()
+    judged = set(qrels["query"])
+    return {
+        system: len(set(rows["query"]) - judged)
+        for (system,), rows in run.group_by("system", maintain_order=True)
+    }
 
 
 def _left_out() -> int:
@@ -114,20 +142,47 @@ def _compare(read: Any) -> None:
     assert isinstance(want, pl.DataFrame)
     _close(list(recsys.row(0)), list(want.row(0)), "recommender")
 
+    # the incremental daily report, by: [system]: one row per system and day
     daily = read("daily_ranking")
-    assert daily.columns == ["run_date", "run_name", "ndcg_at_10", "ap", "left_out"]
-    want = _expected(reports["daily"]["metrics"], per_query=False)
-    assert daily.height == 2, "incremental: one row per run and day, a day run again replaced"
-    assert sorted(str(d) for d in daily["run_date"]) == ["2026-01-01", "2026-01-02"]
-    for row in daily.rows():
-        _close(list(row[2:]), [*want.row(0), _left_out()], f"daily {row[0]}")
+    assert reports["daily"]["by"] == ["system"]
+    assert daily.columns == ["run_date", "system", "ndcg_at_10", "ap", "left_out"]
+    want = _expected_by(reports["daily"]["metrics"], per_query=False)
+    assert want["system"].to_list() == ["bm25", "dense"]
+    assert daily.height == 2 * 2, "incremental: one row per system and day"
+    key = daily.select(pl.col("run_date").cast(pl.String), "system")
+    assert not key.is_duplicated().any(), "a day run again replaces its rows"
+    assert sorted(key.rows()) == [
+        (day, system) for day in ("2026-01-01", "2026-01-02") for system in ("bm25", "dense")
+    ]
+    # left_out per system, counted here: bm25 retrieves q10 (not judged), dense does not
+    left_out = {"bm25": 1, "dense": 0}
+    assert _left_out_by() == left_out
+    for row in daily.sort("run_date", "system").rows():
+        expected = want.filter(pl.col("system") == row[1]).row(0)
+        _close(list(row[1:]), [*expected, left_out[row[1]]], f"daily {row[0]} {row[1]}")
+
+    # by: [system] with per_query: system, query, metrics; against evaluate(by=[system])
+    metrics = reports["ranking_per_system_query"]["metrics"]
+    assert reports["ranking_per_system_query"]["by"] == ["system"]
+    got = read("ranking_per_system_query").sort("system", "query")
+    assert got.columns == ["system", "query"] + [COLUMNS[m] for m in metrics]
+    want = _expected_by(metrics, per_query=True).sort("system", "query")
+    # per system: the judged queries q01-q09 and q11 (not retrieved: 0); q10 is not judged
+    assert got.height == want.height == 2 * 10
+    for got_row, want_row in zip(got.rows(), want.rows(), strict=True):
+        _close(list(got_row), list(want_row), f"per system and query {want_row[:2]}")
+    # and a group alone is what evaluate gives on that system's rows alone
+    alone = _expected(metrics, per_query=True).sort("query")
+    bm25 = got.filter(pl.col("system") == "bm25").drop("system")
+    for got_row, want_row in zip(bm25.rows(), alone.rows(), strict=True):
+        _close(list(got_row), list(want_row), f"bm25 alone {want_row[0]}")
 
 
 def _build(project: DbtProject, target: str) -> None:
     """deps, build, the incremental model again for the same day and for the next one."""
     project.dbt("deps")
     project.dbt("build", "--target", target)
-    for day in ("2026-01-01", "2026-01-02"):
+    for day in ("2026-01-01", "2026-01-02", "2026-01-02"):  # the second day twice
         project.dbt(
             "run", "--target", target, "-s", "daily_ranking", "--vars", f"{{run_date: '{day}'}}"
         )
@@ -165,7 +220,9 @@ def test_dbt_duckdb(tmp_path: Path, dbt_venv: Path) -> None:
     # the generic tests fail on bad data: a repeated run pair, a null grade and a repeated
     # judgment, a value above 1, a left-out count that is not 1
     with duckdb.connect(str(database)) as con:
-        con.sql("INSERT INTO main.run VALUES ('q01', 'd01', 1.0), ('q01', 'd01', 2.0)")
+        con.sql(
+            "INSERT INTO main.run VALUES ('bm25', 'q01', 'd01', 1.0), ('bm25', 'q01', 'd01', 2.0)"
+        )
         con.sql(
             "INSERT INTO main.qrels VALUES ('q01', 'zz', NULL), ('q02', 'yy', 1), ('q02', 'yy', 2)"
         )
@@ -175,7 +232,8 @@ def test_dbt_duckdb(tmp_path: Path, dbt_venv: Path) -> None:
     failures = {
         uid.split(".")[2]: (r["status"], r["failures"]) for uid, r in project.results().items()
     }
-    assert failures["polars_rank_valid_run_run_"] == ("fail", 1)  # duplicate_pair
+    (valid_run,) = [name for name in failures if name.startswith("polars_rank_valid_run_run_")]
+    assert failures[valid_run] == ("fail", 1)  # duplicate_pair within the system bm25
     assert failures["polars_rank_valid_judgments_qrels_"] == ("fail", 2)  # bad_grade, duplicate
     assert failures["polars_rank_between_ranking_summary_ndcg_at_10__1__0"] == ("fail", 1)
     assert failures["polars_rank_equal_within_ranking_summary_left_out__0__1"] == ("fail", 1)
@@ -299,7 +357,7 @@ def test_dbt_spark_session(tmp_path: Path, dbt_venv: Path) -> None:
         files = warehouse / f"{SCHEMA}.db" / name
         if name == "daily_ranking":  # partition columns come last in Spark
             frame = pl.read_parquet(files / "**" / "*.parquet", hive_partitioning=True)
-            return frame.select("run_date", "run_name", "ndcg_at_10", "ap", "left_out")
+            return frame.select("run_date", "system", "ndcg_at_10", "ap", "left_out")
         return pl.read_parquet(files / "*.parquet")
 
     _compare(read)

@@ -19,12 +19,13 @@
 -#}
 
 {#- The run: not empty, no null ids, no null or NaN score (rank with order_by='rank'), one
-    row per (query, doc) unless duplicates='max'. -#}
+    row per (query, doc) unless duplicates='max'; with by=[...] (a run of several systems or
+    segments), one row per (group, query, doc) and no null group value. -#}
 {% test valid_run(model, query=none, doc=none, score=none, rank=none, order_by=none,
-                  duplicates=none) %}
+                  duplicates=none, by=none) %}
   {{ polars_rank.input_check('run', model, {'query': query, 'doc': doc, 'score': score,
                                             'rank': rank, 'order_by': order_by,
-                                            'duplicates': duplicates}) }}
+                                            'duplicates': duplicates, 'by': by}) }}
 {% endtest %}
 
 {#- The judgments: not empty, no null ids, numeric finite grades (at most a metric's

@@ -1,1 +1,1 @@
-{{ polars_rank.report('ranking_long', ref('run'), ref('qrels')) }}
+{{ polars_rank.report('ranking_long', ref('run_bm25'), ref('qrels')) }}

@@ -1,3 +1,3 @@
-{{ polars_rank.evaluate(ref('run'), ref('qrels'),
+{{ polars_rank.evaluate(ref('run_bm25'), ref('qrels'),
                         metrics=['nDCG@10', 'P@5', 'AP', 'RR', 'R@10', 'bpref', 'Rprec', 'num_ret'],
                         per_query=true) }}
