@@ -482,3 +482,141 @@ def test_missing_matplotlib_names_a_command_that_works(capsys, monkeypatch, file
     assert "plots need matplotlib, which is not installed: pip install 'matplotlib>=3.8'" in err
     assert "a clone of polars_rank: pip install '.[plot]'" in err
     assert "pip install 'polars-rank[plot]'" not in err  # not published: that fails
+
+
+# ---------------------------------------------------------------- sql and classify: classification
+
+
+def _predictions() -> pl.DataFrame:
+    """Labels, scores on a 1/10 grid (ties), weights, users (GAUC's groups) and two segments."""
+    import numpy as np
+
+    rng = np.random.default_rng(11)
+    n = 400
+    label = (rng.random(n) < 0.3).astype(int)
+    score = np.round(np.clip(0.3 * label + rng.normal(0.4, 0.2, n), 0, 1), 1)
+    return pl.DataFrame(
+        {
+            "segment": rng.choice(["a", "b"], n),
+            "user": rng.integers(0, 20, n),
+            "clicked": label,
+            "p": score,
+            "w": rng.integers(1, 4, n).astype(float),
+        }
+    )
+
+
+def test_sql_predictions_every_flag_reaches_to_sql(capsys):
+    code, out, _ = _run(
+        capsys, "sql", "--dialect", "snowflake", "--predictions", "db.preds",
+        "-m", "AUC,GAUC,LogLoss,F1,TP", "--label", "clicked", "--score", "p", "--weight", "w",
+        "--group", "user", "--by", "segment", "--threshold", "0.3", "--compact",
+    )  # fmt: skip
+    assert code == 0
+    expected = pr.to_sql(
+        ["AUC", "GAUC", "LogLoss", "F1", "TP"], "snowflake", predictions="db.preds",
+        label="clicked", score="p", weight="w", group=["user"], by=["segment"],
+        threshold=0.3, pretty=False,
+    )  # fmt: skip
+    assert out == expected + "\n"
+
+
+def test_sql_predictions_query_runs_and_matches_evaluate_classification(capsys, tmp_path):
+    data = _predictions()
+    metrics = ["AUC", "GAUC", "LogLoss", "AP", "F1", "precision", "TP", "FN"]
+    out = tmp_path / "query.sql"
+    code, _, _ = _run(
+        capsys, "sql", "--dialect", "duckdb", "--predictions", "preds", "-m", ",".join(metrics),
+        "--label", "clicked", "--score-col", "p", "--weight", "w", "--group", "user",
+        "--by", "segment", "--threshold", "0.4", "--out", out,
+    )  # fmt: skip
+    assert code == 0
+    import duckdb
+
+    con = duckdb.connect()
+    con.register("preds", data)
+    got = con.sql(out.read_text()).pl().sort("segment")
+    want = pr.evaluate_classification(
+        data, metrics, label="clicked", score="p", weight="w", group="user", by="segment",
+        threshold=0.4,
+    ).sort("segment")  # fmt: skip
+    assert got.height == want.height == 2
+    assert got["segment"].to_list() == want["segment"].to_list()
+    for got_column, name in zip(got.columns[1:], want.columns[1:], strict=True):
+        for a, b in zip(got[got_column].to_list(), want[name].to_list(), strict=True):
+            assert math.isclose(float(a), float(b), rel_tol=0, abs_tol=1e-12), name
+
+
+def test_sql_curve_matches_curve_sql_and_sklearn(capsys):
+    from sklearn.metrics import roc_curve
+
+    data = _predictions()
+    code, out, _ = _run(
+        capsys, "sql", "--dialect", "duckdb", "--predictions", "preds", "--curve", "roc",
+        "--label", "clicked", "--score", "p",
+    )  # fmt: skip
+    assert code == 0
+    assert out == pr.curve_sql("roc", "duckdb", "preds", label="clicked", score="p") + "\n"
+    import duckdb
+
+    con = duckdb.connect()
+    con.register("preds", data)
+    got = con.sql(out).pl()
+    fpr, tpr, thresholds = roc_curve(data["clicked"].to_numpy(), data["p"].to_numpy())
+    assert got.height == len(thresholds)
+    for column, values in (("threshold", thresholds), ("fpr", fpr), ("tpr", tpr)):
+        for a, b in zip(got[column].to_list(), values.tolist(), strict=True):
+            assert a == b or math.isclose(a, b, rel_tol=0, abs_tol=1e-12), column
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--run", "r", "--predictions", "p", "-m", "AUC"], "one of them"),
+        (["-m", "AUC"], "one of them"),
+        (["--predictions", "p"], "--predictions needs -m METRIC"),
+        (["--predictions", "p", "-m", "AUC", "--per-query"], "--per-query goes with --run"),
+        (["--predictions", "p", "-m", "AUC", "--qrels", "q"], "--qrels goes with --run"),
+        (["--run", "r", "--qrels", "q", "--weight", "w"], "--weight goes with --predictions"),
+        (["--run", "r", "--qrels", "q", "--curve", "pr"], "--curve goes with --predictions"),
+        (["--predictions", "p", "--curve", "pr", "-m", "AUC"], "--curve gives the curve alone"),
+        (["--predictions", "p", "-m", "nDCG@10"], "nDCG@10"),
+    ],
+)
+def test_sql_family_errors(capsys, argv, message):
+    code, _, err = _run(capsys, "sql", "--dialect", "duckdb", *argv)
+    _assert_one_line_error(code, err, message)
+
+
+def test_classify_weight_matches_evaluate_classification_and_sklearn(capsys, tmp_path):
+    from sklearn.metrics import log_loss, roc_auc_score
+
+    data = _predictions()
+    path = tmp_path / "preds.parquet"
+    data.write_parquet(path)
+    code, out, _ = _run(
+        capsys, "classify", path, "--label", "clicked", "--score", "p", "--weight", "w",
+        "-m", "AUC,LogLoss,F1", "-o", "json", "--digits", "17",
+    )  # fmt: skip
+    assert code == 0
+    got = json.loads(out)
+    got = got[0] if isinstance(got, list) else got
+    want = pr.evaluate_classification(
+        data, ["AUC", "LogLoss", "F1"], label="clicked", score="p", weight="w"
+    ).row(0, named=True)
+    y, p, w = (data[c].to_numpy() for c in ("clicked", "p", "w"))
+    assert math.isclose(want["AUC"], roc_auc_score(y, p, sample_weight=w), abs_tol=1e-12)
+    assert math.isclose(want["LogLoss"], log_loss(y, p, sample_weight=w), abs_tol=1e-12)
+    for name, value in want.items():
+        assert math.isclose(float(got[name]), value, rel_tol=0, abs_tol=1e-12), name
+    unweighted = pr.evaluate_classification(data, ["AUC"], label="clicked", score="p")
+    assert not math.isclose(unweighted["AUC"][0], want["AUC"], abs_tol=1e-9)  # w matters
+
+
+def test_classify_weight_needs_metrics(capsys, tmp_path):
+    path = tmp_path / "preds.parquet"
+    _predictions().write_parquet(path)
+    code, _, err = _run(
+        capsys, "classify", path, "--label", "clicked", "--score", "p", "--weight", "w"
+    )
+    _assert_one_line_error(code, err, "--weight goes with -m")

@@ -119,9 +119,11 @@ def classify_metrics(
     threshold: float = 0.5,
     per_group: bool = False,
     engine: Literal["polars", "duckdb"] = "polars",
+    weight: str | None = None,
 ) -> pl.DataFrame:
     """The metrics of ``specs`` (``-m``) by :func:`polars_rank.evaluate_classification`: one
-    row, or one row per group with ``per_group``; ``group`` is also GAUC's group.
+    row, or one row per group with ``per_group``; ``group`` is also GAUC's group; ``weight``
+    a sample-weight column.
 
     >>> data = pl.DataFrame({"y": [1, 0, 1, 0], "p": [0.9, 0.6, 0.4, 0.1]})
     >>> specs = parse_metrics(["AUC", "F1", "TP"], scope="classification")
@@ -136,7 +138,7 @@ def classify_metrics(
     grouped = [s.label for s in specs if GROUP in s.entry.columns]
     if grouped and group is None:
         raise PolarsRankError(f"{grouped[0]} averages AUC over groups: it needs --group COLUMN")
-    for column in [label, score] + ([group] if group else []):
+    for column in [label, score] + ([group] if group else []) + ([weight] if weight else []):
         if column not in data.columns:
             raise PolarsRankError(f"no column {column!r}; the columns are {data.columns}")
     result = evaluate_classification(
@@ -147,6 +149,7 @@ def classify_metrics(
         by=group if per_group else None,
         group=group,
         threshold=threshold,
+        weight=weight,
         engine=engine,
     )
     _warn_skipped(data, label, score)
@@ -171,6 +174,11 @@ def run_classify(args: argparse.Namespace) -> int:
     names = split_metrics(args.metrics)
     # unknown names fail before the file is read
     specs = parse_metrics(names, scope="classification") if names else []
+    if args.weight is not None and not specs:
+        raise PolarsRankError(
+            "--weight goes with -m METRIC (the default report is unweighted), e.g. "
+            "-m AUC,LogLoss,F1 --weight w"
+        )
     if args.output_format == "parquet" and not args.out:
         raise PolarsRankError("-o parquet needs --out FILE")
     check_out(args.out, [args.data])
@@ -193,6 +201,7 @@ def run_classify(args: argparse.Namespace) -> int:
                 threshold=args.threshold,
                 per_group=args.per_group,
                 engine=args.engine,
+                weight=args.weight,
             )
         else:
             result = classify(
@@ -235,6 +244,11 @@ def build_classify_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--label", required=True, help="column of true labels (0/1 or bool)")
     parser.add_argument("--score", required=True, help="column of scores (probabilities)")
     parser.add_argument("--group", help="column naming groups (e.g. user): adds the group AUC")
+    parser.add_argument(
+        "--weight",
+        metavar="COL",
+        help="column of sample weights for the -m metrics (as scikit-learn's sample_weight)",
+    )
     parser.add_argument(
         "--per-group", action="store_true", help="one row per group (needs --group)"
     )

@@ -9,7 +9,9 @@ from polars_rank.cli.evaluate import DEFAULT_METRICS
 from polars_rank.cli.options import add_metric_option, finite_float, split_metrics
 from polars_rank.cli.output import check_out, write_output
 from polars_rank.compiler import DIALECTS, to_sql
+from polars_rank.compiler.classification import CURVES, curve_sql
 from polars_rank.compiler.compile import LAYOUTS
+from polars_rank.core.errors import PolarsRankError
 
 #: Column flags: command-line name -> to_sql parameter.
 _COLUMNS = {
@@ -22,10 +24,100 @@ _COLUMNS = {
 }
 
 
+#: Ranking flags (attribute -> default) refused with --predictions, and the flag's name.
+_RANKING_ONLY = {
+    "qrels": (None, "--qrels"),
+    "per_query": (False, "--per-query"),
+    "qrels_by": (None, "--qrels-by"),
+    "layout": ("wide", "--layout"),
+    "interactions": (None, "--interactions"),
+    "catalog": (None, "--catalog"),
+    "item_features": (None, "--item-features"),
+    "queries": ("qrels", "--queries"),
+    "relevance_level": (1, "--relevance-level"),
+    "order_by": ("score", "--order-by"),
+    "max_rank": (None, "--max-rank"),
+    "duplicates": ("error", "--duplicates"),
+    **{f"{name}_col": (None, f"--{name}-col") for name in _COLUMNS if name != "score"},
+}
+
+#: Classification flags (attribute -> flag) refused without --predictions.
+_PREDICTIONS_ONLY = {
+    "label": "--label",
+    "weight": "--weight",
+    "group": "--group",
+    "threshold": "--threshold",
+    "curve": "--curve",
+}
+
+
+def _check_family(args: argparse.Namespace) -> None:
+    """One family per call: --run (ranking, recommender) or --predictions (classification),
+    and no flag of the other family."""
+    if (args.run is None) == (args.predictions is None):
+        raise PolarsRankError(
+            "give --run TABLE (ranking and recommender metrics) or --predictions TABLE "
+            "(classification metrics), one of them"
+        )
+    if args.predictions is not None:
+        for name, (default, flag) in _RANKING_ONLY.items():
+            if getattr(args, name) != default:
+                raise PolarsRankError(f"{flag} goes with --run (ranking), not --predictions")
+    else:
+        for name, flag in _PREDICTIONS_ONLY.items():
+            if getattr(args, name) is not None:
+                raise PolarsRankError(f"{flag} goes with --predictions (classification)")
+
+
+def _classification_sql(args: argparse.Namespace) -> str:
+    """``--predictions``: :func:`~polars_rank.to_sql`'s classification query, or with
+    ``--curve`` :func:`~polars_rank.curve_sql`'s curve."""
+    names = split_metrics(args.metrics)
+    label = args.label or "label"
+    score = args.score_col or "score"
+    by = split_metrics(args.by)
+    if args.curve is not None:
+        if names or args.group or args.threshold is not None:
+            raise PolarsRankError(
+                "--curve gives the curve alone: leave out -m, --group and --threshold"
+            )
+        return curve_sql(
+            args.curve,
+            args.dialect,
+            args.predictions,
+            label=label,
+            score=score,
+            by=by,
+            weight=args.weight,
+            pretty=not args.compact,
+        )
+    if not names:
+        raise PolarsRankError(
+            "--predictions needs -m METRIC: classification metrics (e.g. -m AUC,LogLoss; "
+            "`polars-rank metrics --family classification` lists them)"
+        )
+    return to_sql(
+        names,
+        args.dialect,
+        predictions=args.predictions,
+        label=label,
+        score=score,
+        by=by,
+        group=split_metrics(args.group),
+        threshold=0.5 if args.threshold is None else args.threshold,
+        weight=args.weight,
+        pretty=not args.compact,
+    )
+
+
 def run_sql(args: argparse.Namespace) -> int:
     """``polars-rank sql``."""
-    metrics = split_metrics(args.metrics) or list(DEFAULT_METRICS)
     check_out(args.out, [])
+    _check_family(args)
+    if args.predictions is not None:
+        write_output(_classification_sql(args) + "\n", args.out)
+        return 0
+    metrics = split_metrics(args.metrics) or list(DEFAULT_METRICS)
     columns = {
         parameter: getattr(args, f"{name}_col")
         for name, parameter in _COLUMNS.items()
@@ -59,7 +151,9 @@ def build_sql_parser(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``polars-rank sql``."""
     parser.add_argument("--dialect", required=True, choices=DIALECTS, help="the SQL dialect")
     parser.add_argument(
-        "--run", required=True, metavar="TABLE", help="the run table: query, doc, score"
+        "--run",
+        metavar="TABLE",
+        help="the run table: query, doc, score (ranking and recommender metrics)",
     )
     parser.add_argument(
         "--qrels",
@@ -75,8 +169,8 @@ def build_sql_parser(parser: argparse.ArgumentParser) -> None:
         "--by",
         action="append",
         metavar="COL",
-        help="evaluate every value (combination) of these run columns apart: one row per "
-        "group (e.g. --by model_version,date)",
+        help="evaluate every value (combination) of these run (or predictions) columns "
+        "apart: one row per group (e.g. --by model_version,date)",
     )
     parser.add_argument(
         "--qrels-by",
@@ -112,6 +206,40 @@ def build_sql_parser(parser: argparse.ArgumentParser) -> None:
         help="the item feature vectors: doc and an array column (--vector-col; default "
         "vector) for ild and serendipity",
     )
+    classification = parser.add_argument_group(
+        "classification metrics (AUC, GAUC, LogLoss, AP, F1, ...), instead of --run"
+    )
+    classification.add_argument(
+        "--predictions",
+        metavar="TABLE",
+        help="the predictions table: a 0/1 label and a score column per row; -m names "
+        "classification metrics",
+    )
+    classification.add_argument(
+        "--label", metavar="NAME", help="the label column's name (default: label)"
+    )
+    classification.add_argument(
+        "--weight", metavar="NAME", help="a sample-weight column (default: every row weighs 1)"
+    )
+    classification.add_argument(
+        "--group",
+        action="append",
+        metavar="COL",
+        help="the columns naming GAUC's groups (e.g. user; GAUC needs it)",
+    )
+    classification.add_argument(
+        "--threshold",
+        type=finite_float,
+        metavar="T",
+        help="the thresholded metrics (precision, recall, F1, TP, ...) predict positive when "
+        "score >= T (default 0.5) unless the name sets one: F1(threshold=0.3)",
+    )
+    classification.add_argument(
+        "--curve",
+        choices=sorted(set(CURVES.values())),
+        help="instead of -m: the ROC or precision-recall curve, one row per threshold "
+        "(pr.curve_sql)",
+    )
     group = parser.add_argument_group("evaluation")
     group.add_argument(
         "--queries",
@@ -145,6 +273,7 @@ def build_sql_parser(parser: argparse.ArgumentParser) -> None:
     )
     columns = parser.add_argument_group("columns")
     for name in _COLUMNS:
+        flags = [f"--{name}-col"] + (["--score"] if name == "score" else [])
         columns.add_argument(
-            f"--{name}-col", metavar="NAME", help=f"the {name} column's name (default: {name})"
+            *flags, metavar="NAME", help=f"the {name} column's name (default: {name})"
         )
