@@ -341,6 +341,12 @@ def test_errors():
     assert "predictions=" in error(metrics=["AUC"], dialect="duckdb")
     assert "predictions=" in error(metrics=["nDCG@10"], dialect="duckdb", run="r", group="x")
     assert "predictions=" in error(metrics=["nDCG@10"], dialect="duckdb", run="r", weight="w")
+    assert "predictions=" in error(metrics=["nDCG@10"], dialect="duckdb", run="r", label="y")
+    assert "predictions=" in error(metrics=["P@5"], dialect="duckdb", run="r", threshold=0.3)
+    # ranking options are refused with predictions=, never silently ignored
+    assert "per_query=" in error(metrics=["AUC"], per_query=True, **base)
+    assert "layout=" in error(metrics=["AUC"], layout="long", **base)
+    assert "max_rank=" in error(metrics=["AUC"], max_rank=10, **base)
     with pytest.raises(PolarsRankError, match="curve"):
         pr.curve_sql("lift", "duckdb", "t")
     with pytest.raises(PolarsRankError, match="curve column"):

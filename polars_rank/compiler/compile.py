@@ -243,6 +243,33 @@ def to_sql(
                 "to_sql takes either run and qrels (ranking and recommender metrics) or "
                 "predictions= (classification metrics): one family per call"
             )
+        ranking_only = {
+            "interactions": (interactions, None),
+            "catalog": (catalog, None),
+            "item_features": (item_features, None),
+            "per_query": (per_query, False),
+            "qrels_by": (qrels_by, None),
+            "queries": (queries, "qrels"),
+            "relevance_level": (relevance_level, 1),
+            "max_rank": (max_rank, None),
+            "query": (query, "query"),
+            "doc": (doc, "doc"),
+            "rank": (rank, "rank"),
+            "relevance": (relevance, "relevance"),
+            "vector": (vector, "vector"),
+            "features": (features, "vectors"),
+            "category": (category, "category"),
+            "order_by": (order_by, "score"),
+            "duplicates": (duplicates, "error"),
+            "layout": (layout, "wide"),
+            "left_out_column": (left_out_column, None),
+        }
+        changed = [name for name, (value, default) in ranking_only.items() if value != default]
+        if changed:
+            raise PolarsRankError(
+                f"to_sql with predictions= (classification) does not take {changed[0]}= "
+                "(an option of the ranking and recommender metrics)"
+            )
         return classification_sql(
             metrics,
             dialect,
@@ -260,8 +287,10 @@ def to_sql(
             "to_sql needs run (and qrels) for ranking and recommender metrics, or "
             "predictions= for classification metrics"
         )
-    if group is not None or weight is not None:
-        raise PolarsRankError("group= and weight= go with predictions= (classification)")
+    if group is not None or weight is not None or label != "label" or threshold != 0.5:
+        raise PolarsRankError(
+            "label=, group=, threshold= and weight= go with predictions= (classification)"
+        )
     specs = _specs(metrics)
     by_columns, shared = by_list(by), by_list(qrels_by)
     _check_by(specs, by_columns, shared, qrels, [query, doc, score, rank, relevance])
