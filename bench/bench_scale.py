@@ -10,7 +10,9 @@ Usage (from the repository root; ``DIR`` needs ~1.1 GB of disk per 100M rows wit
 ``gen`` writes ``run.parquet`` and ``qrels.parquet`` in the shape of ``_common.make_data``
 (``rows / 100`` queries × 100 retrieved documents, scores on a 1/1000 grid so that ties occur,
 ~5 judged documents per query — 3 retrieved, 2 not — with grades 0–3), string ids
-(``--ids string``) or Int64 ids (``--ids int``). It generates ``--chunk-rows`` rows at a time
+(``--ids string``) or Int64 ids (``--ids int``); ``--dates 30`` adds a ``date`` column (30
+days) to both files for the ``*_by_date`` variants (``by="date"``, the judgments joined on it).
+It generates ``--chunk-rows`` rows at a time
 (1M by default: whole queries, appended to the files as Parquet row groups), so its memory
 stays ~0.5 GiB whatever ``--rows`` is; ``--rows 1000M`` makes the 1B-row set (10M queries).
 
@@ -28,6 +30,8 @@ The variants, with the metrics of ``_common.METRICS`` (nDCG@10, RR@10, AP, R@100
 * ``duckdb_floor``: ``row_number() OVER (PARTITION BY query ORDER BY score DESC)`` and one
   grouped sum over ``read_parquet(run_path)``, on a connection of the DuckDB engine's own
   (``polars_rank.duckdb.session()``, so with the engine's settings), fetched as a Polars frame.
+* ``polars_by_date``, ``duckdb_by_date``: the engines with ``by="date"`` (data from
+  ``gen --dates``), one row per date; timed against the same floors (not in the default list).
 * ``polars_nocheck``, ``duckdb_nocheck``: the engines with ``validate=False`` (not in the
   default list).
 * ``duckdb_4gb``: ``duckdb`` on a connection of its own with ``memory_limit='4GB'`` and a
@@ -67,14 +71,17 @@ DOCS_PER_QUERY, JUDGED_PER_QUERY, RETRIEVED_JUDGED = 100, 5, 3
 FLOORS = {"polars": "polars_floor", "polars_nocheck": "polars_floor"}
 FLOORS |= {"duckdb": "duckdb_floor", "duckdb_nocheck": "duckdb_floor"}
 FLOORS |= {"duckdb_4gb": "duckdb_floor"}
+FLOORS |= {"polars_by_date": "polars_floor", "duckdb_by_date": "duckdb_floor"}
 DEFAULT_VARIANTS = "polars,polars_floor,duckdb,duckdb_floor"
 
 
 # --- data ------------------------------------------------------------------------------------
 
 
-def _chunk(first: int, n_queries: int, total_queries: int, ids: str, seed: int):
-    """Run and qrels rows of queries ``first .. first + n_queries - 1`` (as ``make_data``)."""
+def _chunk(first: int, n_queries: int, total_queries: int, ids: str, seed: int, dates: int = 0):
+    """Run and qrels rows of queries ``first .. first + n_queries - 1`` (as ``make_data``);
+    with ``dates``, a ``date`` column first in both (query ``i`` on day ``i % dates`` of
+    2026), so that the judgments join each date's queries on it."""
     rng = np.random.default_rng([seed, first])
     n = n_queries * DOCS_PER_QUERY
     run = pl.DataFrame(
@@ -100,10 +107,13 @@ def _chunk(first: int, n_queries: int, total_queries: int, ids: str, seed: int):
     qrels = qrels.with_columns(relevance=pl.Series(rng.integers(0, 4, qrels.height)))
     dtype = pl.String if ids == "string" else pl.Int64
     ids_cast = [pl.col("query").cast(dtype), pl.col("doc").cast(dtype)]
+    if dates:
+        day = (pl.date(2026, 1, 1) + pl.duration(days=pl.col("query") % dates)).alias("date")
+        run, qrels = (f.select(day, pl.all()) for f in (run, qrels))
     return run.with_columns(ids_cast), qrels.with_columns(ids_cast)
 
 
-def gen(rows: int, ids: str, data_dir: Path, chunk_rows: int, seed: int) -> None:
+def gen(rows: int, ids: str, data_dir: Path, chunk_rows: int, seed: int, dates: int = 0) -> None:
     """Write ``run.parquet`` and ``qrels.parquet`` chunk by chunk (pyarrow's ParquetWriter)."""
     import pyarrow.parquet as pq
 
@@ -116,7 +126,7 @@ def gen(rows: int, ids: str, data_dir: Path, chunk_rows: int, seed: int) -> None
     try:
         for first in range(0, total_queries, per_chunk):
             run, qrels = _chunk(
-                first, min(per_chunk, total_queries - first), total_queries, ids, seed
+                first, min(per_chunk, total_queries - first), total_queries, ids, seed, dates
             )
             run_rows, qrels_rows = run_rows + run.height, qrels_rows + qrels.height
             for name, frame in ((RUN, run), (QRELS, qrels)):
@@ -161,6 +171,23 @@ def v_polars_floor(run: str, qrels: str) -> dict:
     )
     ranked.group_by("query").agg(pl.col("rank").sum()).collect(engine="streaming")
     return {}
+
+
+def v_polars_by_date(run: str, qrels: str) -> dict:
+    """``polars`` with ``by="date"`` (data from ``gen --dates``): one row per date."""
+    import polars_rank as pr
+
+    lazy = pr.evaluate(pl.scan_parquet(run), pl.scan_parquet(qrels), METRICS, by="date")
+    frame = lazy.collect(engine="streaming")
+    return {"dates": frame.height, **{c: frame[c].mean() for c in METRICS}}
+
+
+def v_duckdb_by_date(run: str, qrels: str) -> dict:
+    """``duckdb`` with ``by="date"`` (data from ``gen --dates``): one row per date."""
+    import polars_rank as pr
+
+    frame = pr.evaluate(run, qrels, METRICS, engine="duckdb", by="date")
+    return {"dates": frame.height, **{c: frame[c].mean() for c in METRICS}}
 
 
 def v_duckdb(run: str, qrels: str, validate: bool = True) -> dict:
@@ -232,6 +259,8 @@ VARIANTS = {
     "polars_nocheck": lambda run, qrels: v_polars(run, qrels, validate=False),
     "duckdb_nocheck": lambda run, qrels: v_duckdb(run, qrels, validate=False),
     "duckdb_4gb": lambda run, qrels: v_duckdb_limited(run, qrels, "4GB"),
+    "polars_by_date": v_polars_by_date,
+    "duckdb_by_date": v_duckdb_by_date,
     "duplicates_per_query": lambda run, qrels: v_duplicates(run, qrels, "per_query"),
     "duplicates_sorted": lambda run, qrels: v_duplicates(run, qrels, "sorted"),
     "duplicates_global": lambda run, qrels: v_duplicates(run, qrels, 1),
@@ -361,6 +390,7 @@ def main() -> None:
     g.add_argument("--dir", type=Path, required=True)
     g.add_argument("--chunk-rows", default="1M", help="rows generated (and written) at a time")
     g.add_argument("--seed", type=int, default=0)
+    g.add_argument("--dates", type=int, default=0, help="a date column of N days (for by=)")
     r = sub.add_parser("run", help="time each variant in its own process")
     r.add_argument("--dir", type=Path, required=True)
     r.add_argument("--variants", default=DEFAULT_VARIANTS, help=f"of {', '.join(VARIANTS)}")
@@ -371,7 +401,10 @@ def main() -> None:
     c.add_argument("--dir", type=Path, required=True)
     args = parser.parse_args()
     if args.command == "gen":
-        gen(parse_rows(args.rows), args.ids, args.dir, parse_rows(args.chunk_rows), args.seed)
+        gen(
+            parse_rows(args.rows), args.ids, args.dir, parse_rows(args.chunk_rows), args.seed,
+            args.dates,
+        )
     elif args.command == "run":
         run(args.dir, args.variants.split(","), args.max_rss_gib, args.delete)
     else:
