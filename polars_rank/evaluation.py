@@ -205,12 +205,39 @@ def _evaluate(
             spec.expr()  # checks the parameters (gain tables, lists) the same way for every engine
     by_columns = by_list(by)
     if by_columns:
-        if any(v is not None for v in (interactions, item_features, catalog)) or any(
+        recommender_inputs = {
+            "interactions": interactions,
+            "item_features": item_features,
+            "catalog": catalog,
+        }
+        if any(v is not None for v in recommender_inputs.values()) or any(
             s.entry.table != "judged" for s in specs
         ):
-            raise PolarsRankError(
-                "by: recommender metrics and inputs are not supported per group yet "
-                "(evaluate each group on its own)"
+            if engine == "spark":
+                raise PolarsRankError(
+                    "by: recommender metrics and inputs per group are not supported with "
+                    "engine='spark' yet (engine='polars' or 'duckdb' evaluates them per group)"
+                )
+            return _evaluate_recommender_grouped(
+                run,
+                qrels,
+                metrics,
+                specs,
+                options,
+                by_columns,
+                recommender_inputs,
+                per_query=per_query,
+                engine=engine,
+                con=con,
+                columns={
+                    "query": query,
+                    "doc": doc,
+                    "score": score,
+                    "rank": rank,
+                    "relevance": relevance,
+                },
+                settings=settings,
+                run_names=run_names,
             )
         per_run = None
         if run_names is not None and engine != "spark":  # evaluate_runs: a warning per run
@@ -376,6 +403,105 @@ def _evaluate_grouped(
     return values if lazy_out else values.collect()
 
 
+def _evaluate_recommender_grouped(
+    run: TableInput,
+    qrels: TableInput | None,
+    metrics: MetricNames,
+    specs: list[MetricSpec],
+    options: Options,
+    by: list[str],
+    inputs: dict[str, CatalogInput | None],
+    *,
+    per_query: bool,
+    engine: Engine,
+    con: Connection | None,
+    columns: dict[str, str],
+    settings: dict[str, object],
+    run_names: Sequence[str] | None,
+) -> pl.DataFrame | pl.LazyFrame:
+    """:func:`evaluate` with ``by`` and recommender metrics or inputs (Polars and DuckDB
+    engines): each group of the run is evaluated by :func:`evaluate` on its own rows, with
+    the judgments, interactions, catalog and item features it sees (a table having a ``by``
+    column joins the group on it; one without it is shared by every group), so that its
+    numbers are by construction those of the group alone. The groups are evaluated one
+    after the other (one plan per group, unlike ranking metrics alone). An error in a
+    group names it (with :func:`evaluate_runs`: the run)."""
+    from polars_rank.core import grouping
+    from polars_rank.core.frames import to_lazy
+
+    lazy_out = isinstance(run, pl.LazyFrame)
+
+    def eager(obj: Any, what: str) -> Any:
+        if engine == "duckdb" and not isinstance(obj, pl.Series):
+            obj = duckdb_frame(obj, what, con)
+        if isinstance(obj, pl.Series):
+            return obj
+        return to_lazy(obj, what).collect()
+
+    run_df: pl.DataFrame = eager(run, "run")
+    qrels_df = None if qrels is None else eager(qrels, "qrels")
+    if qrels_df is not None:
+        options.resolve(run_df.schema, qrels_df.schema)  # the inputs' own names in messages
+    grouping.check_by(
+        by,
+        run_df.schema,
+        None if qrels_df is None else qrels_df.schema,
+        options,
+        [s.label for s in specs],
+    )
+    groups = grouping.run_groups(run_df.lazy(), by)
+    if run_names is not None:  # evaluate_runs: the first by column is the run's position
+        present = set(groups[by[0]].to_physical().to_list())
+        for position, name in enumerate(run_names):
+            if position not in present:
+                raise PolarsRankError(f"evaluating run {name!r}: {messages.empty_input('run')}")
+    tables: dict[str, Any] = {}
+    splits: dict[str, tuple[list[str], dict[tuple[object, ...], pl.DataFrame]]] = {}
+    named = {"qrels": qrels_df, **{k: None if v is None else eager(v, k) for k, v in inputs.items()}}
+    for what, table in named.items():
+        tables[what] = table
+        if isinstance(table, pl.DataFrame):
+            if what != "qrels":
+                grouping.check_shared(by, run_df.schema, table.schema, what.replace("_", " "))
+            splits[what] = grouping.split_by(table, by, what.replace("_", " "))
+    run_parts = run_df.partition_by(by, as_dict=True, maintain_order=True)
+    frames = []
+    for position, group in enumerate(groups.iter_rows(named=True)):
+        key = tuple(group[c] for c in by)
+        if run_names is not None:  # the run column is an Enum of the names: its value is one
+            name = str(group[by[0]])
+            where = f"evaluating run {name!r}"
+        else:
+            name = str(key[0]) if len(key) == 1 else str(key)
+            where = f"by group {group}"
+        seen = {
+            what: grouping.group_part(splits[what], table, group) if what in splits else table
+            for what, table in tables.items()
+        }
+        try:
+            result = _evaluate(
+                run_parts[key].drop(by),
+                seen.pop("qrels"),
+                metrics,
+                per_query=per_query,
+                engine=engine,
+                con=con,
+                run_name=name,
+                **columns,  # type: ignore[arg-type]
+                **seen,
+                **settings,
+            )
+        except PolarsRankError as error:
+            raise PolarsRankError(f"{where}: {error}") from None
+        if isinstance(result, pl.LazyFrame):
+            result = result.collect()
+        frames.append(groups.slice(position, 1).join(result, how="cross"))
+    values = pl.concat(frames, how="vertical_relaxed")
+    if per_query:
+        values = values.sort([*by, options.columns.query])
+    return values.lazy() if lazy_out else values
+
+
 def duckdb_frame(obj: TableInput, what: str, con: Connection | None = None) -> TableInput:
     """An input of ``engine="duckdb"`` with ``by`` as a Polars frame: a DuckDB relation or a
     table name (read on ``con``) is read into memory, a Parquet path scanned lazily."""
@@ -415,8 +541,9 @@ def evaluate_runs(
 
     ``runs`` maps a run name to its frame (or is an iterable of ``(name, frame)`` pairs).
     Polars frames with the same columns, evaluated on ranking metrics, are stacked into one
-    table with the run's position as a group column and evaluated in one call
-    (``evaluate(..., by=[run_column, *by])``); other runs (recommender metrics, DuckDB or
+    table with the run's name as a group column and evaluated in one call
+    (``evaluate(..., by=[run_column, *by])``; recommender metrics are evaluated group by
+    group inside it); other runs (recommender metrics with ``engine="spark"``, DuckDB or
     Spark tables, runs of different columns) go one at a time through :func:`evaluate`.
     The rows come in the order of ``runs`` (per query: sorted by query within each run).
     Empty runs and the warning about queries without judgments name the run.
@@ -439,16 +566,20 @@ def evaluate_runs(
     listed = [(name, as_polars(frame, "run")) for name, frame in pairs]
     if not listed:
         raise PolarsRankError("no runs given")
-    ranking_only = all(s.entry.table == "judged" for s in specs) and not any(
-        arguments[name] is not None for name in ("interactions", "item_features", "catalog")
+    # recommender metrics go per group in the Polars and DuckDB engines, not yet in Spark
+    grouped = arguments["engine"] != "spark" or (
+        all(s.entry.table == "judged" for s in specs)
+        and not any(
+            arguments[name] is not None for name in ("interactions", "item_features", "catalog")
+        )
     )
-    if ranking_only and all(isinstance(f, pl.DataFrame | pl.LazyFrame) for _, f in listed):
+    if grouped and all(isinstance(f, pl.DataFrame | pl.LazyFrame) for _, f in listed):
         stacked = _stacked_runs(listed, qrels, metrics, per_query, run_column, arguments)
         if stacked is not None:
             return stacked
-    # recommender metrics (not per group yet), tables Polars does not read (DuckDB or Spark
-    # names, Spark DataFrames), or runs that differ in their columns (one scored, one
-    # ranked): one evaluation each
+    # recommender metrics in Spark (not per group yet), tables Polars does not read (DuckDB
+    # or Spark names, Spark DataFrames), or runs that differ in their columns (one scored,
+    # one ranked): one evaluation each
     frames = []
     for name, frame in listed:
         try:

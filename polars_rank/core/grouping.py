@@ -252,3 +252,45 @@ def group_summary(
             for c in labels
         )
     return joined.select(*by, *labels).sort(by)
+
+
+def check_shared(by: Sequence[str], run_schema: pl.Schema, schema: pl.Schema, what: str) -> list[str]:
+    """The ``by`` columns a recommender input (``what``: interactions, catalog, item
+    features) shares with the run, checked to have the run's dtype there."""
+    shared = [c for c in by if c in schema]
+    for column in shared:
+        if schema[column] != run_schema[column]:
+            raise PolarsRankError(
+                f"by column {column!r} is {run_schema[column]} in the run but {schema[column]} "
+                f"in the {what}; a group column an input shares must have the same dtype in both"
+            )
+    return shared
+
+
+def split_by(
+    frame: pl.DataFrame, by: Sequence[str], what: str
+) -> tuple[list[str], dict[tuple[object, ...], pl.DataFrame]]:
+    """A table of a grouped evaluation split by the ``by`` columns it has (``what``: its name
+    in the error for a null in one of them): ``(shared columns, {their values: the rows
+    without them})``; no shared column: ``([], {(): frame})`` (shared by every group)."""
+    shared = [c for c in by if c in frame.columns]
+    if not shared:
+        return [], {(): frame}
+    _no_nulls([c for c in shared if frame[c].null_count()], what)
+    parts = frame.partition_by(shared, as_dict=True, maintain_order=True)
+    return shared, {key: part.drop(shared) for key, part in parts.items()}
+
+
+def group_part(
+    split: tuple[list[str], dict[tuple[object, ...], pl.DataFrame]],
+    frame: pl.DataFrame,
+    group: dict[str, object],
+) -> pl.DataFrame:
+    """The rows of a table (:func:`split_by` of ``frame``) that one group (its ``by`` values)
+    sees: those of its values of the shared columns (none: an empty table), or all of them
+    when the table shares no ``by`` column."""
+    shared, parts = split
+    key = tuple(group[c] for c in shared)
+    if key in parts:
+        return parts[key]
+    return frame.drop(shared).clear()
