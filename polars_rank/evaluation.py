@@ -213,11 +213,6 @@ def _evaluate(
         if any(v is not None for v in recommender_inputs.values()) or any(
             s.entry.table != "judged" for s in specs
         ):
-            if engine == "spark":
-                raise PolarsRankError(
-                    "by: recommender metrics and inputs per group are not supported with "
-                    "engine='spark' yet (engine='polars' or 'duckdb' evaluates them per group)"
-                )
             return _evaluate_recommender_grouped(
                 run,
                 qrels,
@@ -415,17 +410,19 @@ def _evaluate_recommender_grouped(
     per_query: bool,
     engine: Engine,
     con: Connection | None,
-    columns: dict[str, str],
-    settings: dict[str, object],
+    columns: dict[str, Any],
+    settings: dict[str, Any],
     run_names: Sequence[str] | None,
 ) -> pl.DataFrame | pl.LazyFrame:
-    """:func:`evaluate` with ``by`` and recommender metrics or inputs (Polars and DuckDB
-    engines): each group of the run is evaluated by :func:`evaluate` on its own rows, with
+    """:func:`evaluate` with ``by`` and recommender metrics or inputs: each group of the run
+    is evaluated by :func:`evaluate` (in the engine asked for) on its own rows, with
     the judgments, interactions, catalog and item features it sees (a table having a ``by``
     column joins the group on it; one without it is shared by every group), so that its
     numbers are by construction those of the group alone. The groups are evaluated one
     after the other (one plan per group, unlike ranking metrics alone). An error in a
-    group names it (with :func:`evaluate_runs`: the run)."""
+    group names it (with :func:`evaluate_runs`: the run). The DuckDB engine also reads
+    relations, table names and Parquet paths (into Polars); ``engine="spark"`` takes Polars
+    (pandas, Arrow) frames only, each group's rows sent to Spark on their own."""
     from polars_rank.core import grouping
     from polars_rank.core.frames import to_lazy
 
@@ -434,6 +431,12 @@ def _evaluate_recommender_grouped(
     def eager(obj: Any, what: str) -> Any:
         if engine == "duckdb" and not isinstance(obj, pl.Series):
             obj = duckdb_frame(obj, what, con)
+        if engine == "spark" and _spark_table(obj):
+            raise PolarsRankError(
+                f"by with recommender metrics and engine='spark' takes Polars frames (each "
+                f"group's rows are sent to Spark on their own); the {what} is a Spark table: "
+                "evaluate each group on its own, or read the tables into Polars"
+            )
         if isinstance(obj, pl.Series):
             return obj
         return to_lazy(obj, what).collect()
@@ -457,7 +460,8 @@ def _evaluate_recommender_grouped(
                 raise PolarsRankError(f"evaluating run {name!r}: {messages.empty_input('run')}")
     tables: dict[str, Any] = {}
     splits: dict[str, tuple[list[str], dict[tuple[object, ...], pl.DataFrame]]] = {}
-    named = {"qrels": qrels_df, **{k: None if v is None else eager(v, k) for k, v in inputs.items()}}
+    named = {"qrels": qrels_df}
+    named.update({k: None if v is None else eager(v, k) for k, v in inputs.items()})
     for what, table in named.items():
         tables[what] = table
         if isinstance(table, pl.DataFrame):
@@ -474,7 +478,7 @@ def _evaluate_recommender_grouped(
         else:
             name = str(key[0]) if len(key) == 1 else str(key)
             where = f"by group {group}"
-        seen = {
+        seen: dict[str, Any] = {
             what: grouping.group_part(splits[what], table, group) if what in splits else table
             for what, table in tables.items()
         }
@@ -487,7 +491,7 @@ def _evaluate_recommender_grouped(
                 engine=engine,
                 con=con,
                 run_name=name,
-                **columns,  # type: ignore[arg-type]
+                **columns,
                 **seen,
                 **settings,
             )
@@ -566,12 +570,15 @@ def evaluate_runs(
     listed = [(name, as_polars(frame, "run")) for name, frame in pairs]
     if not listed:
         raise PolarsRankError("no runs given")
-    # recommender metrics go per group in the Polars and DuckDB engines, not yet in Spark
-    grouped = arguments["engine"] != "spark" or (
-        all(s.entry.table == "judged" for s in specs)
-        and not any(
-            arguments[name] is not None for name in ("interactions", "item_features", "catalog")
-        )
+    # recommender metrics with engine="spark" go per group from Polars inputs only
+    inputs = [arguments[name] for name in ("interactions", "item_features", "catalog")]
+    recommender = any(s.entry.table != "judged" for s in specs) or any(
+        table is not None for table in inputs
+    )
+    grouped = not (
+        recommender
+        and arguments["engine"] == "spark"
+        and any(_spark_table(table) for table in [qrels, *inputs] if table is not None)
     )
     if grouped and all(isinstance(f, pl.DataFrame | pl.LazyFrame) for _, f in listed):
         stacked = _stacked_runs(listed, qrels, metrics, per_query, run_column, arguments)
@@ -641,6 +648,11 @@ def _stacked_runs(
         result = result.collect()
     run_names = pl.Series(run_column, [name for name, _ in runs])
     return result.with_columns(run_names.gather(result[run_column].to_physical()))
+
+
+def _spark_table(obj: Any) -> bool:
+    """Whether ``obj`` is a Spark DataFrame or a table name (not read into Polars)."""
+    return isinstance(obj, str) or type(obj).__module__.startswith("pyspark")
 
 
 def _is_frame(obj: Any) -> bool:

@@ -254,7 +254,9 @@ def group_summary(
     return joined.select(*by, *labels).sort(by)
 
 
-def check_shared(by: Sequence[str], run_schema: pl.Schema, schema: pl.Schema, what: str) -> list[str]:
+def check_shared(
+    by: Sequence[str], run_schema: pl.Schema, schema: pl.Schema, what: str
+) -> list[str]:
     """The ``by`` columns a recommender input (``what``: interactions, catalog, item
     features) shares with the run, checked to have the run's dtype there."""
     shared = [c for c in by if c in schema]
