@@ -165,10 +165,10 @@ def test_worked_example(engine):
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_interactions_joined_on_the_group_column(engine):
-    """b's history is its own: only u3 saw z (popularity z 1 of 1 interaction), so b's ARP
-    is mean(1 for u1's z, (0 + 0)/2 for u2's y and x, unseen items count 0) = 0.5 and its
-    coverage over the catalog {z} (b's history) ∪ b's recommended items... the default
-    catalog is the run's items and the history's: {x, y, z}: 1."""
+    """a keeps the shared history (ARP 1.75, coverage 2/3 as in test_worked_example); b's
+    history is its own: u3 saw z. b's ARP = mean(1 for u1's z, (0 + 0)/2 for u2's y and x,
+    items without interactions counting 0) = 0.5; its default catalog (b's recommended items
+    and b's history) is {x, y, z}, all recommended: coverage 1."""
     run, interactions = _worked()
     own = pl.concat(
         [
@@ -216,3 +216,44 @@ def test_errors():
         pr.evaluate(run, None, ["ARP@2"], by="sys", interactions="db.history", engine="spark")
     with pytest.raises(pr.PolarsRankError, match="recommender metrics per group"):
         pr.to_sql(["coverage@5"], "duckdb", "run", "qrels", by="system")
+
+
+def test_spark_engine(spark):
+    """engine="spark" from Polars inputs: the worked example's numbers (test_worked_example),
+    with the interactions joined on the group column for b (as
+    test_interactions_joined_on_the_group_column)."""
+    run, interactions = _worked()
+    metrics = ["coverage@2", "Gini@2", "novelty@2", "ARP@2", "entropy@2"]
+    got = pr.evaluate(run, None, metrics, by="sys", interactions=interactions, engine="spark",
+                      con=spark)  # fmt: skip
+    expected = [
+        ("a", 2 / 3, 4 / 9, 1.25, 1.75, math.log2(3) - 2 / 3),
+        ("b", 1.0, 0.0, 1.75, 1.25, math.log2(3)),
+    ]
+    assert got.columns == ["sys", *metrics]
+    for row, want in zip(got.rows(), expected, strict=True):
+        assert row[0] == want[0]
+        pairs = zip(row[1:], want[1:], strict=True)
+        assert all(math.isclose(x, y, abs_tol=1e-12) for x, y in pairs)
+    own = pl.concat(
+        [
+            interactions.with_columns(sys=pl.lit("a")),
+            pl.DataFrame({"query": ["u3"], "doc": ["z"], "sys": ["b"]}),
+        ]
+    )
+    got = pr.evaluate(run, None, ["ARP@2", "coverage@2"], by="sys", interactions=own,
+                      engine="spark", con=spark)  # fmt: skip
+    assert got.rows() == [("a", 1.75, 2 / 3), ("b", 0.5, 1.0)]
+
+
+def test_duckdb_engine_reads_tables():
+    """Table names on the connection (run and interactions) are read for the groups."""
+    import duckdb
+
+    run, interactions = _worked()
+    con = duckdb.connect()
+    con.register("run_view", run.to_arrow())
+    con.register("history_view", interactions.to_arrow())
+    got = pr.evaluate("run_view", None, ["ARP@2"], by="sys", interactions="history_view",
+                      engine="duckdb", con=con)  # fmt: skip
+    assert got.rows() == [("a", 1.75), ("b", 1.25)]
