@@ -104,7 +104,7 @@ def one_by_one(run, qrels, inputs, by, metrics, *, per_query, engine) -> pl.Data
 
 
 @settings(
-    max_examples=examples(15),
+    max_examples=examples(40),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -214,8 +214,6 @@ def test_errors():
         pr.evaluate(run, None, ["ARP@2"], by="sys", interactions=nulls)
     with pytest.raises(pr.PolarsRankError, match="engine='spark' takes Polars frames"):
         pr.evaluate(run, None, ["ARP@2"], by="sys", interactions="db.history", engine="spark")
-    with pytest.raises(pr.PolarsRankError, match="recommender metrics per group"):
-        pr.to_sql(["coverage@5"], "duckdb", "run", "qrels", by="system")
 
 
 def test_spark_engine(spark):
@@ -257,3 +255,81 @@ def test_duckdb_engine_reads_tables():
     got = pr.evaluate("run_view", None, ["ARP@2"], by="sys", interactions="history_view",
                       engine="duckdb", con=con)  # fmt: skip
     assert got.rows() == [("a", 1.75), ("b", 1.25)]
+
+
+SQL_METRICS = ["novelty@3", "ARP@3", "APLT@3", "TailPercentage@3", "nDCG@3"]
+SQL_CORPUS = ["coverage@3", "Gini@3", "entropy@3", "user_coverage@3", "coverage"]
+
+
+def _sql_result(got: pl.DataFrame, metrics, by, expected) -> pl.DataFrame:
+    from polars_rank.compiler import column_names
+
+    got = got.rename({v: k for k, v in column_names(metrics, reserved=[*by, "query"]).items()})
+    got = got.with_columns(
+        pl.col(c).cast(expected.schema[c]) for c in got.columns if c in by or c == "query"
+    )
+    return got.sort([c for c in [*by, "query"] if c in got.columns])
+
+
+def _sql_inputs(inputs):
+    """The inputs without item features; ``interactions_by`` / ``catalog_by``: the ``by``
+    columns each has."""
+    tables = {k: v for k, v in inputs.items() if k != "item_features"}
+    keys = {f"{k}_by": [c for c in ("date",) if c in v.columns] for k, v in tables.items()}
+    return tables, keys
+
+
+@settings(
+    max_examples=examples(40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(data=grouped_recommender(), per_query=st.booleans(), with_qrels=st.booleans())
+def test_to_sql_by_on_duckdb(data, per_query, with_qrels):
+    """The compiled SQL per group equals evaluate on each group alone."""
+    import duckdb
+
+    run, qrels, inputs = data
+    by = ["system", "date"]
+    tables, keys = _sql_inputs(inputs)
+    metrics = SQL_METRICS + ([] if per_query else SQL_CORPUS)
+    if not with_qrels:
+        metrics = [m for m in metrics if m not in ("nDCG@3", "user_coverage@3")]
+    con = duckdb.connect()
+    for name, table in [("run_t", run), ("qrels_t", qrels)] + list(tables.items()):
+        con.register(name, table.to_arrow())
+    sql = pr.to_sql(metrics, "duckdb", "run_t", "qrels_t" if with_qrels else None, by=by,
+                    per_query=per_query, **{k: k for k in tables}, **keys)  # fmt: skip
+    expected = one_by_one(run, qrels if with_qrels else None, tables, by, metrics,
+                          per_query=per_query, engine="polars")  # fmt: skip
+    assert_same(expected, _sql_result(con.sql(sql).pl(), metrics, by, expected))
+
+
+def test_to_sql_by_on_postgres(postgres):
+    """The live server: interactions per system, a catalog shared by every group."""
+    run, interactions = _worked()
+    own = pl.concat(
+        [
+            interactions.with_columns(sys=pl.lit("a")),
+            pl.DataFrame({"query": ["u3", "u1"], "doc": ["z", "y"], "sys": ["b", "b"]}),
+        ]
+    )
+    catalog = pl.DataFrame({"doc": ["x", "y", "z", "w"]})
+    qrels = pl.DataFrame({"query": ["u1", "u2"], "doc": ["x", "y"], "relevance": [1, 2]})
+    for name, table in [("run_rb", run), ("own_rb", own), ("catalog_rb", catalog),
+                        ("qrels_rb", qrels)]:  # fmt: skip
+        postgres.load(name, table)
+    metrics = ["novelty@2", "ARP@2", "APLT@2", "nDCG@2", *SQL_CORPUS]
+    sql = pr.to_sql(metrics, "postgres", "run_rb", "qrels_rb", by="sys", interactions="own_rb",
+                    interactions_by="sys", catalog="catalog_rb")  # fmt: skip
+    tables = {"interactions": own, "catalog": catalog}
+    expected = one_by_one(run, qrels, tables, ["sys"], metrics, per_query=False, engine="polars")
+    assert_same(expected, _sql_result(postgres.query(sql), metrics, ["sys"], expected))
+
+
+def test_to_sql_by_refuses_item_features():
+    with pytest.raises(pr.PolarsRankError, match="'ILD@5' .* not supported yet"):
+        pr.to_sql(["ILD@5"], "duckdb", "run", None, by="system", item_features="feats")
+    with pytest.raises(pr.PolarsRankError, match="interactions_by column 'day'"):
+        pr.to_sql(["ARP@5"], "duckdb", "run", None, by="system", interactions="h",
+                  interactions_by="day")  # fmt: skip
