@@ -59,6 +59,7 @@ from polars_rank.compiler.placeholders import (
     RUN,
     SOURCE,
     VALUE_OUT,
+    by_placeholder,
 )
 from polars_rank.compiler.recsys import grouped_recommender_plan, recommender_plan
 from polars_rank.core.options import Options
@@ -68,11 +69,6 @@ from polars_rank.core.summary import GM_FLOOR, Summary
 def _group_columns(n: int) -> list[str]:
     """The plan's names of the ``by`` columns (``pr_g0``, ...)."""
     return [f"pr_g{i}" for i in range(n)]
-
-
-def by_placeholder(i: int) -> str:
-    """The placeholder of the caller's ``i``-th ``by`` column (input and output)."""
-    return f"pr_col_by{i}"
 
 
 def _keyed(sql: str, groups: Sequence[str]) -> str:

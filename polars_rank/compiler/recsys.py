@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from polars_rank.catalog.names import MetricSpec
 from polars_rank.compiler.dialects import ID_NUMBER, ID_TEXT
 from polars_rank.compiler.parts import ONE, ZERO, dbl, log2, num
-from polars_rank.compiler.placeholders import DOC, QUERY, SOURCE
+from polars_rank.compiler.placeholders import DOC, QUERY, SOURCE, by_placeholder
 from polars_rank.core.recommender_inputs import item_options, largest_cutoff
 from polars_rank.recsys.options import ItemOptions
 
@@ -591,8 +591,6 @@ def _grouped_input(
     """``groups..., qid, docno`` (``docno`` only for the catalog) of a recommender input per
     group of the run: joined to ``pr_groups`` on the ``by`` columns it has (``shared``:
     their indices), shared by every group otherwise."""
-    from polars_rank.compiler.plan import by_placeholder
-
     own = "".join(f"{SOURCE}.{by_placeholder(i)} AS {groups[i]}, " for i in shared)
     ids = (
         f"{SOURCE}.{DOC} AS docno"
