@@ -385,8 +385,8 @@ def test_to_sql_by_errors():
         pr.to_sql(["AP"], "duckdb", "run", "qrels", by="system", qrels_by="day")
     with pytest.raises(pr.PolarsRankError, match="by column 'query'"):
         pr.to_sql(["AP"], "duckdb", "run", "qrels", by="query")
-    with pytest.raises(pr.PolarsRankError, match="recommender metrics per group"):
-        pr.to_sql(["coverage@5"], "duckdb", "run", "qrels", by="system")
+    with pytest.raises(pr.PolarsRankError, match="ranking metrics per group need qrels"):
+        pr.to_sql(["AP"], "duckdb", "run", None, by="system")
 
 
 def test_to_sql_by_on_postgres(postgres):
