@@ -213,6 +213,20 @@ def _evaluate(
         if any(v is not None for v in recommender_inputs.values()) or any(
             s.entry.table != "judged" for s in specs
         ):
+            if engine == "spark" and not any(s.entry.pairwise for s in specs):
+                from polars_rank.engines.spark.recsys import evaluate_spark_recommender
+
+                return evaluate_spark_recommender(  # one query (to_sql's by)
+                    run,
+                    qrels,
+                    specs,
+                    options,
+                    per_query=per_query,
+                    recommender=recommender_inputs,
+                    con=cast("SparkSession | None", con),
+                    warn=warn,
+                    by=by_columns,
+                )
             return _evaluate_recommender_grouped(
                 run,
                 qrels,
@@ -421,8 +435,9 @@ def _evaluate_recommender_grouped(
     numbers are by construction those of the group alone. The groups are evaluated one
     after the other (one plan per group, unlike ranking metrics alone). An error in a
     group names it (with :func:`evaluate_runs`: the run). The DuckDB engine also reads
-    relations, table names and Parquet paths (into Polars); ``engine="spark"`` takes Polars
-    (pandas, Arrow) frames only, each group's rows sent to Spark on their own."""
+    relations, table names and Parquet paths (into Polars); ``engine="spark"`` (here only for
+    ILD and serendipity, which its SQL does not group yet) takes Polars (pandas, Arrow)
+    frames only, each group's rows sent to Spark on their own."""
     from polars_rank.core import grouping
     from polars_rank.core.frames import to_lazy
 
@@ -433,7 +448,7 @@ def _evaluate_recommender_grouped(
             obj = duckdb_frame(obj, what, con)
         if engine == "spark" and _spark_table(obj):
             raise PolarsRankError(
-                f"by with recommender metrics and engine='spark' takes Polars frames (each "
+                f"by with ILD or serendipity and engine='spark' takes Polars frames (each "
                 f"group's rows are sent to Spark on their own); the {what} is a Spark table: "
                 "evaluate each group on its own, or read the tables into Polars"
             )
@@ -570,13 +585,14 @@ def evaluate_runs(
     listed = [(name, as_polars(frame, "run")) for name, frame in pairs]
     if not listed:
         raise PolarsRankError("no runs given")
-    # recommender metrics with engine="spark" go per group from Polars inputs only
     inputs = [arguments[name] for name in ("interactions", "item_features", "catalog")]
     recommender = any(s.entry.table != "judged" for s in specs) or any(
         table is not None for table in inputs
     )
+    pairwise = any(s.entry.pairwise for s in specs)  # with Spark: per group, Polars inputs
     grouped = not (
         recommender
+        and pairwise
         and arguments["engine"] == "spark"
         and any(_spark_table(table) for table in [qrels, *inputs] if table is not None)
     )

@@ -213,7 +213,7 @@ def test_errors():
         nulls = interactions.with_columns(sys=pl.lit(None, pl.String))
         pr.evaluate(run, None, ["ARP@2"], by="sys", interactions=nulls)
     with pytest.raises(pr.PolarsRankError, match="engine='spark' takes Polars frames"):
-        pr.evaluate(run, None, ["ARP@2"], by="sys", interactions="db.history", engine="spark")
+        pr.evaluate(run, None, ["ILD@2"], by="sys", item_features="db.items", engine="spark")
 
 
 def test_spark_engine(spark):
@@ -239,9 +239,19 @@ def test_spark_engine(spark):
             pl.DataFrame({"query": ["u3"], "doc": ["z"], "sys": ["b"]}),
         ]
     )
-    got = pr.evaluate(run, None, ["ARP@2", "coverage@2"], by="sys", interactions=own,
+    history = spark.createDataFrame(own.to_pandas())  # a Spark DataFrame: one query
+    got = pr.evaluate(run, None, ["ARP@2", "coverage@2"], by="sys", interactions=history,
                       engine="spark", con=spark)  # fmt: skip
     assert got.rows() == [("a", 1.75, 2 / 3), ("b", 0.5, 1.0)]
+    # ILD (item features) goes group by group from Polars frames; the Polars engine's values
+    features = pl.DataFrame(
+        {"doc": ["x", "y", "z"], "vector": [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]}
+    )
+    got = pr.evaluate(run, None, ["ILD@2", "ARP@2"], by="sys", interactions=interactions,
+                      item_features=features, engine="spark", con=spark)  # fmt: skip
+    want = pr.evaluate(run, None, ["ILD@2", "ARP@2"], by="sys", interactions=interactions,
+                       item_features=features)  # fmt: skip
+    assert_same(got, want)
 
 
 def test_duckdb_engine_reads_tables():
