@@ -432,7 +432,8 @@ def _evaluate_recommender_grouped(
     is evaluated by :func:`evaluate` (in the engine asked for) on its own rows, with
     the judgments, interactions, catalog and item features it sees (a table having a ``by``
     column joins the group on it; one without it is shared by every group), so that its
-    numbers are by construction those of the group alone. The groups are evaluated one
+    numbers are by construction those of the group alone (a group that no judgment joins:
+    none of its queries counts, as for ranking metrics). The groups are evaluated one
     after the other (one plan per group, unlike ranking metrics alone). An error in a
     group names it (with :func:`evaluate_runs`: the run). The DuckDB engine also reads
     relations, table names and Parquet paths (into Polars); ``engine="spark"`` (here only for
@@ -484,6 +485,7 @@ def _evaluate_recommender_grouped(
                 grouping.check_shared(by, run_df.schema, table.schema, what.replace("_", " "))
             splits[what] = grouping.split_by(table, by, what.replace("_", " "))
     run_parts = run_df.partition_by(by, as_dict=True, maintain_order=True)
+    query = options.columns.query
     frames = []
     for position, group in enumerate(groups.iter_rows(named=True)):
         key = tuple(group[c] for c in by)
@@ -497,6 +499,12 @@ def _evaluate_recommender_grouped(
             what: grouping.group_part(splits[what], table, group) if what in splits else table
             for what, table in tables.items()
         }
+        group_settings = settings
+        judged = seen["qrels"]
+        if isinstance(judged, pl.DataFrame) and judged.is_empty() and tables["qrels"].height:
+            # no judgment joins the group: no query of it counts (as for ranking metrics)
+            seen["qrels"] = grouping.judging_nobody(judged, tables["qrels"], run_parts[key], query)
+            group_settings = dict(settings, queries="both")
         try:
             result = _evaluate(
                 run_parts[key].drop(by),
@@ -508,7 +516,7 @@ def _evaluate_recommender_grouped(
                 run_name=name,
                 **columns,
                 **seen,
-                **settings,
+                **group_settings,
             )
         except PolarsRankError as error:
             raise PolarsRankError(f"{where}: {error}") from None

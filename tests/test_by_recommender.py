@@ -72,6 +72,12 @@ def grouped_recommender(draw):
         schema={"date": pl.Int32, "doc": pl.String},
         orient="row",
     )
+    judged_dates = draw(st.sampled_from([None, dates, dates[:1], [9]]))
+    if judged_dates is not None:  # qrels per date (a date may have none: no query counts)
+        qrels = qrels.with_columns(
+            date=pl.Series([draw(st.sampled_from(judged_dates)) for _ in range(qrels.height)],
+                           dtype=pl.Int32)
+        )  # fmt: skip
     inputs = {}
     for name, table in [("interactions", interactions), ("item_features", features),
                         ("catalog", catalog)]:  # fmt: skip
@@ -90,12 +96,22 @@ def one_by_one(run, qrels, inputs, by, metrics, *, per_query, engine) -> pl.Data
     for key, rows in run.sort(by).group_by(by, maintain_order=True):
         values = dict(zip(by, key, strict=True))
         seen = {}
-        for name, table in inputs.items():
+        for name, table in [("qrels", qrels), *inputs.items()]:
+            if table is None:
+                seen[name] = None
+                continue
             shared = [c for c in by if c in table.columns]
             seen[name] = table.filter(*[pl.col(c) == values[c] for c in shared]).drop(shared)
+        options = {}
+        if seen["qrels"] is not None and seen["qrels"].is_empty():
+            # no judgment joins the group: no query of it counts (judgments of a query
+            # "none" that no run has, queries="both"), as for ranking metrics
+            shared = [c for c in by if c in qrels.columns]
+            seen["qrels"] = qrels.drop(shared).head(1).with_columns(query=pl.lit("none"))
+            options["queries"] = "both"
         result = _quiet(
-            pr.evaluate, rows.drop(by), qrels, metrics, per_query=per_query, engine=engine,
-            **seen,
+            pr.evaluate, rows.drop(by), seen.pop("qrels"), metrics, per_query=per_query,
+            engine=engine, **seen, **options,
         )  # fmt: skip
         frames.append(
             result.select(*[pl.lit(values[c], run.schema[c]).alias(c) for c in by], pl.all())
@@ -118,6 +134,7 @@ def test_each_group_as_if_alone(data, engine, per_query, by):
             run = run.filter(pl.col(column) == run[column][0])
     if "date" not in by:  # the inputs' date column would be no group column: drop it
         inputs = {k: v.drop("date", strict=False) for k, v in inputs.items()}
+        qrels = qrels.drop("date", strict=False)
     metrics = PER_USER + ["nDCG@3"] + ([] if per_query else CORPUS)
     got = _quiet(pr.evaluate, run, qrels, metrics, by=by, per_query=per_query,
                  engine=engine, **inputs)  # fmt: skip
@@ -308,8 +325,10 @@ def test_to_sql_by_on_duckdb(data, per_query, with_qrels):
     con = duckdb.connect()
     for name, table in [("run_t", run), ("qrels_t", qrels)] + list(tables.items()):
         con.register(name, table.to_arrow())
+    qrels_by = [c for c in ("date",) if c in qrels.columns]
     sql = pr.to_sql(metrics, "duckdb", "run_t", "qrels_t" if with_qrels else None, by=by,
-                    per_query=per_query, **{k: k for k in tables}, **keys)  # fmt: skip
+                    per_query=per_query, qrels_by=qrels_by, **{k: k for k in tables},
+                    **keys)  # fmt: skip
     expected = one_by_one(run, qrels if with_qrels else None, tables, by, metrics,
                           per_query=per_query, engine="polars")  # fmt: skip
     assert_same(expected, _sql_result(con.sql(sql).pl(), metrics, by, expected))

@@ -296,3 +296,33 @@ def group_part(
     if key in parts:
         return parts[key]
     return frame.drop(shared).clear()
+
+
+def judging_nobody(
+    empty: pl.DataFrame, qrels: pl.DataFrame, run: pl.DataFrame, query: str
+) -> pl.DataFrame:
+    """Judgments (of ``empty``'s columns) that count no query of ``run``: one row of the
+    ``qrels`` under a query id the run does not have, for a group none of whose queries
+    counts (evaluated with ``queries="both"``: the summary over no query, as
+    :func:`group_summary` gives it). Text and integer ids only (else an error).
+
+    >>> run = pl.DataFrame({"query": [1, 5]})
+    >>> qrels = pl.DataFrame({"query": [1], "doc": ["a"], "relevance": [1]})
+    >>> judging_nobody(qrels.clear(), qrels, run, "query").rows()
+    [(6, 'a', 1)]
+    """
+    dtype = run.schema[query]
+    if dtype == pl.String:
+        taken = set(run[query].to_list())
+        nobody: object = next(
+            f"\x00none{i}" for i in range(len(taken) + 1) if f"\x00none{i}" not in taken
+        )
+    elif dtype.is_integer():
+        nobody = int(run[query].max() or 0) + 1  # type: ignore[arg-type]
+    else:
+        raise PolarsRankError(
+            f"by: a group no judgment joins, with {dtype} query ids, has no query to count; "
+            "give it judgments or leave it out"
+        )
+    row = qrels.select(empty.columns).head(1)
+    return row.with_columns(pl.lit(nobody).cast(dtype).alias(query))
