@@ -362,3 +362,30 @@ def test_to_sql_by_refuses_item_features():
     with pytest.raises(pr.PolarsRankError, match="interactions_by column 'day'"):
         pr.to_sql(["ARP@5"], "duckdb", "run", None, by="system", interactions="h",
                   interactions_by="day")  # fmt: skip
+
+
+def test_cli_sql_interactions_by(capsys):
+    from polars_rank.cli import main
+
+    argv = ["sql", "--dialect", "trino", "--run", "c.s.recs", "-m", "ARP@10,coverage@10"]
+    extra = ["--interactions", "c.s.history", "--catalog", "c.s.items"]
+    keys = ["--by", "model,day", "--interactions-by", "day", "--catalog-by", "day"]
+    assert main([*argv, *extra, *keys]) == 0
+    expected = pr.to_sql(["ARP@10", "coverage@10"], "trino", "c.s.recs", None,
+                         interactions="c.s.history", catalog="c.s.items", by=["model", "day"],
+                         interactions_by=["day"], catalog_by=["day"])  # fmt: skip
+    assert capsys.readouterr().out == expected + "\n"
+    assert "day" in expected
+
+
+@pytest.mark.parametrize(
+    "dialect", ["duckdb", "postgres", "spark", "bigquery", "snowflake", "trino"]
+)
+def test_to_sql_by_renders_in_every_dialect(dialect):
+    """Every dialect renders the grouped recommender SQL, the caller's group columns in the
+    interactions and catalog tables and in the output."""
+    sql = pr.to_sql(["novelty(model=discovery)@10", "APLT@10", "Gini@10", "entropy@10"],
+                    dialect, "p.d.recs", None, by=["model", "day"], interactions="p.d.history",
+                    interactions_by="day", catalog="p.d.items", catalog_by=["day"])  # fmt: skip
+    assert "pr_col_by" not in sql and "pr_input" not in sql
+    assert sql.count("day") >= 4
