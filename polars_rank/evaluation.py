@@ -97,7 +97,11 @@ def evaluate(
             judgments have too joins them on it; one they lack shares them across groups.
             ``queries`` applies within each group; a group none of whose queries counts
             gets null means and 0 counts. A null in a ``by`` column is an error naming it.
-            Ranking and trec_eval metrics (see :mod:`polars_rank.core.grouping`).
+            Ranking and trec_eval metrics (see :mod:`polars_rank.core.grouping`), and
+            recommender metrics: interactions, catalog and item features join the groups
+            as the judgments do, each group's numbers are ``evaluate`` on its rows alone
+            (Polars and DuckDB evaluate the groups one after the other; Spark in one query,
+            except ILD and serendipity). See docs/guides/by.md.
         engine: ``"polars"`` (lazy in, lazy out), ``"duckdb"`` (one SQL query) or
             ``"spark"`` (the portable SQL of :func:`polars_rank.to_sql`, run by Spark; needs
             pyspark; every input a Spark DataFrame, a table name or a Polars frame).
