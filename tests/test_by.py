@@ -385,8 +385,8 @@ def test_to_sql_by_errors():
         pr.to_sql(["AP"], "duckdb", "run", "qrels", by="system", qrels_by="day")
     with pytest.raises(pr.PolarsRankError, match="by column 'query'"):
         pr.to_sql(["AP"], "duckdb", "run", "qrels", by="query")
-    with pytest.raises(pr.PolarsRankError, match="recommender metrics per group"):
-        pr.to_sql(["coverage@5"], "duckdb", "run", "qrels", by="system")
+    with pytest.raises(pr.PolarsRankError, match="ranking metrics per group need qrels"):
+        pr.to_sql(["AP"], "duckdb", "run", None, by="system")
 
 
 def test_to_sql_by_on_postgres(postgres):
@@ -554,20 +554,6 @@ def test_cli_sql_by(capsys):
     expected = pr.to_sql(["AP"], "snowflake", "db.run", "db.qrels", by=["system", "date"],
                          qrels_by=["date"])  # fmt: skip
     assert capsys.readouterr().out == expected + "\n"
-
-
-def test_evaluate_runs_with_recommender_metrics_goes_run_by_run():
-    """Recommender metrics are not evaluated per group: evaluate_runs keeps its loop."""
-    qrels = pl.DataFrame({"query": ["q"], "doc": ["y"], "relevance": [1]})
-    runs = {
-        "a": pl.DataFrame({"query": ["q", "q"], "doc": ["x", "y"], "score": [2.0, 1.0]}),
-        "b": pl.DataFrame({"query": ["q"], "doc": ["y"], "score": [1.0]}),
-    }
-    got = pr.evaluate_runs(runs, qrels, ["RR", "coverage@1"])
-    # catalog: the run's items; a shows x of {x, y} at rank 1, b shows y of {y}
-    assert got.rows() == [("a", 0.5, 0.5), ("b", 1.0, 1.0)]
-    with pytest.raises(pr.PolarsRankError, match="not supported per group"):
-        pr.evaluate(runs["a"].with_columns(system=pl.lit("a")), qrels, ["coverage@1"], by="system")
 
 
 def test_check_sql_by_on_postgres(postgres):

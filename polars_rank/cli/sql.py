@@ -134,6 +134,8 @@ def run_sql(args: argparse.Namespace) -> int:
         per_query=args.per_query,
         by=split_metrics(args.by),  # comma-separated or repeated, as -m
         qrels_by=split_metrics(args.qrels_by),
+        interactions_by=split_metrics(args.interactions_by),
+        catalog_by=split_metrics(args.catalog_by),
         queries=args.queries,
         relevance_level=args.relevance_level,
         max_rank=args.max_rank,
@@ -179,6 +181,14 @@ def build_sql_parser(parser: argparse.ArgumentParser) -> None:
         help="the --by columns the judgments table has too (joined on them; the others "
         "share the judgments across groups)",
     )
+    for table in ("interactions", "catalog"):
+        parser.add_argument(
+            f"--{table}-by",
+            action="append",
+            metavar="COL",
+            help=f"the --by columns the {table} table has too (joined on them; the others "
+            f"share the {table} across groups)",
+        )
     parser.add_argument(
         "--layout",
         choices=LAYOUTS,

@@ -16,3 +16,8 @@ SOURCE = "pr_src"
 
 #: The column the joined rows call the doc id (its text form is where byte order applies).
 DOC_KEY = "docno"
+
+
+def by_placeholder(i: int) -> str:
+    """The placeholder of the caller's ``i``-th ``by`` column (input and output)."""
+    return f"pr_col_by{i}"

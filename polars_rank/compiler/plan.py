@@ -59,8 +59,9 @@ from polars_rank.compiler.placeholders import (
     RUN,
     SOURCE,
     VALUE_OUT,
+    by_placeholder,
 )
-from polars_rank.compiler.recsys import recommender_plan
+from polars_rank.compiler.recsys import grouped_recommender_plan, recommender_plan
 from polars_rank.core.options import Options
 from polars_rank.core.summary import GM_FLOOR, Summary
 
@@ -68,11 +69,6 @@ from polars_rank.core.summary import GM_FLOOR, Summary
 def _group_columns(n: int) -> list[str]:
     """The plan's names of the ``by`` columns (``pr_g0``, ...)."""
     return [f"pr_g{i}" for i in range(n)]
-
-
-def by_placeholder(i: int) -> str:
-    """The placeholder of the caller's ``i``-th ``by`` column (input and output)."""
-    return f"pr_col_by{i}"
 
 
 def _keyed(sql: str, groups: Sequence[str]) -> str:
@@ -213,6 +209,8 @@ def query_text(
     feature_kind: str = "vectors",
     by_count: int = 0,
     shared: Sequence[int] = (),
+    interactions_shared: Sequence[int] = (),
+    catalog_shared: Sequence[int] = (),
 ) -> str:
     """The whole query; ``columns`` are the (placeholder) output columns of the metrics,
     ``options`` resolved (``order_by`` set). With ``left_out``, a column :data:`LEFT_OUT_OUT`
@@ -221,9 +219,10 @@ def query_text(
     metrics (:mod:`.recsys`) read the catalog and interactions tables when given.
 
     With ``by_count`` group columns (placeholders :func:`by_placeholder`; ``shared``: the
-    indices of those the qrels have too), every query is keyed by (group, query) and the
-    summary is one row per group, the group columns first (ranking metrics with qrels
-    only)."""
+    indices of those the qrels have too; ``interactions_shared``, ``catalog_shared``: those
+    the interactions and the catalog have), every query is keyed by (group, query) and the
+    summary is one row per group, the group columns first (recommender metrics: popularity
+    and corpus ones, :func:`~.recsys.grouped_recommender_plan`)."""
     groups = _group_columns(by_count)
     g_sel = "".join(f"{g}, " for g in groups)
     named = dict(zip((s.label for s in specs), columns, strict=True))
@@ -264,27 +263,42 @@ def query_text(
                 f" AND {g} = pr_e{g}" for g in groups
             )
     else:  # every run query is evaluated
-        ctes = [c for c in _inputs(options, False) if c[0] != "pr_qrels"]
+        inputs = _inputs(options, False, groups)
+        ctes = [c for c in inputs if c[0] not in ("pr_qrels", "pr_qrels_in")]
         ctes.append(
             (
                 "pr_parts",
-                "SELECT DISTINCT qid AS pr_qid, 1 AS pr_in_run, 1 AS pr_judged FROM pr_run",
+                f"SELECT DISTINCT {g_sel}qid AS pr_qid, 1 AS pr_in_run, 1 AS pr_judged FROM pr_run",
             )
         )
-    rec = recommender_plan(
-        recommender,
-        [named[s.label] for s in recommender],
-        max_rank=options.max_rank,
-        relevance_level=options.relevance_level,
-        has_catalog=has_catalog,
-        has_interactions=has_interactions,
-        feature_kind=feature_kind,
-    )
+    if groups:
+        rec = grouped_recommender_plan(
+            recommender,
+            [named[s.label] for s in recommender],
+            groups,
+            max_rank=options.max_rank,
+            has_catalog=has_catalog,
+            has_interactions=has_interactions,
+            interactions_shared=interactions_shared,
+            catalog_shared=catalog_shared,
+        )
+    else:
+        rec = recommender_plan(
+            recommender,
+            [named[s.label] for s in recommender],
+            max_rank=options.max_rank,
+            relevance_level=options.relevance_level,
+            has_catalog=has_catalog,
+            has_interactions=has_interactions,
+            feature_kind=feature_kind,
+        )
     if recommender:
-        ctes.append(("pr_users", f"SELECT pr_qid AS qid FROM pr_parts WHERE {keep}"))
+        ctes.append(("pr_users", f"SELECT {g_sel}pr_qid AS qid FROM pr_parts WHERE {keep}"))
         ctes += rec.ctes
     for name in rec.per_user:
-        source_parts += f" LEFT JOIN {name} ON pr_qid = {name}.qid"
+        source_parts += f" LEFT JOIN {name} ON pr_qid = {name}.qid" + "".join(
+            f" AND {g} = {name}.pr_u_{g}" for g in groups
+        )
     query_level = [s for s in specs if s.entry.level == "query"]
     metrics = "".join(
         f", {f} AS {named[s.label]}" for f, s in zip(formulas, judged, strict=True)
@@ -311,6 +325,11 @@ def query_text(
         grouping = f" GROUP BY {', '.join(groups)}" if groups else ""
         ctes.append(("pr_summary", f"SELECT {g_sel}{', '.join(summary)} FROM pr_values{grouping}"))
         source = " CROSS JOIN ".join(["pr_summary", *rec.corpus])
+        if groups:
+            source = "pr_summary" + "".join(
+                f" LEFT JOIN {name} ON " + " AND ".join(f"{g} = {name}.pr_c_{g}" for g in groups)
+                for name in rec.corpus
+            )
         lead, order = g_lead, f" ORDER BY {', '.join(groups)}" if groups else ""
     # a BIGINT on every dialect (a SUM of integers is INT128 on DuckDB, NUMBER on Snowflake)
     extra = f", CAST(pr_left_out AS BIGINT) AS {LEFT_OUT_OUT}" if left_out else ""

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from polars_rank.catalog.names import MetricSpec
 from polars_rank.compiler.dialects import ID_NUMBER, ID_TEXT
 from polars_rank.compiler.parts import ONE, ZERO, dbl, log2, num
-from polars_rank.compiler.placeholders import DOC, QUERY, SOURCE
+from polars_rank.compiler.placeholders import DOC, QUERY, SOURCE, by_placeholder
 from polars_rank.core.recommender_inputs import item_options, largest_cutoff
 from polars_rank.recsys.options import ItemOptions
 
@@ -580,3 +580,239 @@ def recommender_plan(
         )
         out.corpus.append(f"pr_corpus_{n}")
     return out
+
+
+# --- per group (``to_sql(..., by=)``): the same CTEs keyed by the plan's group columns -----
+
+
+def _grouped_input(
+    name: str, table: str, groups: Sequence[str], shared: Sequence[int], distinct: bool
+) -> str:
+    """``groups..., qid, docno`` (``docno`` only for the catalog) of a recommender input per
+    group of the run: joined to ``pr_groups`` on the ``by`` columns it has (``shared``:
+    their indices), shared by every group otherwise."""
+    own = "".join(f"{SOURCE}.{by_placeholder(i)} AS {groups[i]}, " for i in shared)
+    ids = (
+        f"{SOURCE}.{DOC} AS docno"
+        if name == "catalog"
+        else (f"{SOURCE}.{QUERY} AS qid, {SOURCE}.{DOC} AS docno")
+    )
+    not_null = " AND ".join(f"{SOURCE}.{by_placeholder(i)} IS NOT NULL" for i in shared)
+    where = f" WHERE {not_null}" if shared else ""
+    inner = f"SELECT {own}{ids} FROM {table} AS {SOURCE}{where}"
+    on = " AND ".join(f"x.{groups[i]} = g.{groups[i]}" for i in shared)
+    join = f"INNER JOIN pr_groups AS g ON {on}" if shared else "CROSS JOIN pr_groups AS g"
+    picked = ", ".join(f"g.{c}" for c in groups)
+    cols = "x.docno" if name == "catalog" else "x.qid, x.docno"
+    return f"SELECT {'DISTINCT ' if distinct else ''}{picked}, {cols} FROM ({inner}) AS x {join}"
+
+
+def _on(left: str, right: str, groups: Sequence[str]) -> str:
+    return " AND ".join(f"{left}.{g} = {right}.{g}" for g in groups)
+
+
+def grouped_recommender_plan(
+    specs: Sequence[MetricSpec],
+    columns: Sequence[str],
+    groups: Sequence[str],
+    *,
+    max_rank: int | None,
+    has_catalog: bool,
+    has_interactions: bool,
+    interactions_shared: Sequence[int] = (),
+    catalog_shared: Sequence[int] = (),
+) -> RecommenderPlan:
+    """:func:`recommender_plan` per group of the run (the plan's group columns ``groups``):
+    ``pr_ranked``, ``pr_users``, ``pr_run`` and ``pr_qrels`` carry them, the interactions and
+    the catalog join the groups on the ``by`` columns they have (indices
+    ``interactions_shared``, ``catalog_shared``) and are shared otherwise. Every partition,
+    grouping and join is by group too; the per-user CTEs name their group columns
+    ``pr_u_<g>``, the corpus CTEs ``pr_c_<g>`` (one row per group with a value; a group
+    without one is NULL, as the one-row query's CASE gives). Popularity and corpus metrics
+    only (no feature vectors)."""
+    out = RecommenderPlan()
+    if not specs:
+        return out
+    gs = ", ".join(groups)
+    with_grades = any(s.entry.uses_qrels(s.arguments()) for s in specs)
+    bounds = [b for b in (largest_cutoff(list(specs)), max_rank) if b is not None]
+    where = f" WHERE r.pos <= {min(bounds)}" if bounds else ""
+    r_gs = ", ".join(f"r.{g}" for g in groups)
+    top = (
+        f"SELECT {r_gs}, r.qid, r.docno, r.pos{', j.grade' if with_grades else ''} "
+        f"FROM pr_ranked AS r JOIN pr_users AS u ON r.qid = u.qid AND {_on('r', 'u', groups)}"
+    )
+    if with_grades:
+        top += (
+            " LEFT JOIN pr_qrels AS j ON r.qid = j.qid AND r.docno = j.docno AND "
+            f"{_on('r', 'j', groups)}"
+        )
+    out.ctes.append(("pr_top", top + where))
+    named = dict(zip((s.label for s in specs), columns, strict=True))
+    if has_interactions:
+        history = _grouped_input("interactions", INTERACTIONS, groups, interactions_shared, False)
+        out.ctes.append(("pr_history", history))
+    if has_catalog:
+        given = _grouped_input("catalog", CATALOG, groups, catalog_shared, True)
+        out.ctes.append(("pr_catalog_given", given))
+    items: dict[ItemOptions, list[MetricSpec]] = {}
+    for spec in (s for s in specs if s.entry.item_value):
+        items.setdefault(item_options(spec), []).append(spec)
+    counted: set[str] = set()
+    for g, (option, group) in enumerate(items.items()):
+        popularity = f"pr_popularity_{option.count}"
+        if option.count not in counted:
+            counted.add(option.count)
+            counter = "COUNT(DISTINCT qid)" if option.count == "users" else "COUNT(*)"
+            sql = (
+                f"SELECT {gs}, docno, {counter} AS popularity FROM pr_history GROUP BY {gs}, docno"
+            )
+            if has_catalog:
+                c_gs = ", ".join(f"c.{x}" for x in groups)
+                sql += (
+                    f" UNION ALL SELECT {c_gs}, c.docno, 0 AS popularity FROM pr_catalog_given "
+                    "AS c WHERE NOT c.docno IS NULL AND NOT EXISTS (SELECT 1 FROM pr_history "
+                    f"AS h WHERE h.docno = c.docno AND {_on('h', 'c', groups)})"
+                )
+            out.ctes.append((popularity, sql))
+        if option.model == "discovery" and "pr_user_count" not in dict(out.ctes):
+            out.ctes.append(
+                (
+                    "pr_user_count",
+                    f"SELECT {gs}, {dbl('COUNT(DISTINCT qid)')} AS n_users FROM pr_history "
+                    f"GROUP BY {gs}",
+                )
+            )
+        out.ctes.append((f"pr_items_{g}", _grouped_item_table(option, popularity, groups)))
+        values = ", ".join(f"{_popularity_value(s)} AS {named[s.label]}" for s in group)
+        t_gs = ", ".join(f"t.{x} AS pr_u_{x}" for x in groups)
+        out.ctes.append(
+            (
+                f"pr_popular_{g}",
+                f"SELECT {t_gs}, t.qid, {values} FROM pr_top AS t "
+                f"LEFT JOIN pr_items_{g} AS i ON t.docno = i.docno AND {_on('t', 'i', groups)} "
+                f"GROUP BY {', '.join(f't.{x}' for x in groups)}, t.qid",
+            )
+        )
+        out.per_user.append(f"pr_popular_{g}")
+    corpus = [s for s in specs if s.entry.level == "corpus"]
+    if any("catalog" in s.entry.tables for s in corpus):
+        if has_catalog:
+            catalog = f"SELECT {gs}, docno FROM pr_catalog_given"
+        else:
+            catalog = f"SELECT {gs}, docno FROM pr_run"
+            if has_interactions:
+                catalog += f" UNION SELECT {gs}, docno FROM pr_history"
+        out.ctes.append(("pr_catalog", catalog))
+    counts: set[int | None] = set()
+
+    def counts_at(k: int | None) -> str:
+        name = f"pr_counts_{'all' if k is None else k}"
+        if k not in counts:
+            counts.add(k)
+            out.ctes.append(
+                (
+                    name,
+                    f"SELECT {gs}, docno, COUNT(*) AS cnt FROM pr_top WHERE {_within(k)} "
+                    f"GROUP BY {gs}, docno",
+                )
+            )
+        return name
+
+    for n, spec in enumerate(corpus, 1):
+        value = _grouped_corpus(spec, counts_at, groups)
+        lead = ", ".join(f"v.{x} AS pr_c_{x}" for x in groups)
+        out.ctes.append(
+            (
+                f"pr_corpus_{n}",
+                f"SELECT {lead}, v.pr_value AS {named[spec.label]} FROM ({value}) AS v",
+            )
+        )
+        out.corpus.append(f"pr_corpus_{n}")
+    return out
+
+
+def _grouped_item_table(option: ItemOptions, popularity: str, groups: Sequence[str]) -> str:
+    """:func:`_item_table` per group: the shares, positions and item counts within it."""
+    gs = ", ".join(groups)
+    pop = dbl("popularity")
+    part = f"PARTITION BY {gs}"
+    row = f"ROW_NUMBER() OVER ({part} ORDER BY popularity, {ID_NUMBER}(docno), {ID_TEXT}(docno))"
+    ordered = (
+        f"SELECT {gs}, docno, popularity, {pop} / SUM({pop}) OVER ({part}) AS choice, "
+        f"{dbl(row)} AS item_pos, {dbl(f'COUNT(*) OVER ({part})')} AS n_items FROM {popularity}"
+    )
+    o_gs = ", ".join(f"o.{x}" for x in groups)
+    if option.model == "choice":
+        share, source = "o.choice", f"({ordered}) AS o"
+    else:
+        share = f"{pop} / u.n_users"
+        source = f"({ordered}) AS o LEFT JOIN pr_user_count AS u ON {_on('o', 'u', groups)}"
+    if option.tail_popularity is not None:
+        tail = f"{pop} <= {num(option.tail_popularity)}"
+    elif option.tail_share is not None:
+        tail = f"item_pos <= GREATEST(FLOOR(n_items * {num(option.tail_share)}), {ONE})"
+    else:
+        tail = f"item_pos <= n_items - FLOOR(n_items * {num(option.head_share)})"
+    return (
+        f"SELECT {o_gs}, docno, popularity, CASE WHEN popularity > 0 THEN -{log2(share)} END "
+        "AS self_information, "
+        f"CASE WHEN {tail} THEN 1 ELSE 0 END AS in_tail FROM {source}"
+    )
+
+
+def _grouped_corpus(
+    spec: MetricSpec, counts: Callable[[int | None], str], groups: Sequence[str]
+) -> str:
+    """The corpus metric per group: ``groups..., pr_value``, a row per group with a value
+    (coverage and Gini over the group's catalog, entropy over its counts, user coverage over
+    its users)."""
+    gs = ", ".join(groups)
+    name = spec.entry.name
+    s_gs = ", ".join(f"s.{x}" for x in groups)
+    if name == "catalog_coverage":
+        c_gs = ", ".join(f"c.{x}" for x in groups)
+        return (
+            f"SELECT {s_gs}, CASE WHEN s.n_catalog > 0 THEN COALESCE(h.n_shown, 0) / s.n_catalog "
+            f"END AS pr_value FROM (SELECT {gs}, {dbl('COUNT(*)')} AS n_catalog FROM pr_catalog "
+            f"GROUP BY {gs}) AS s LEFT JOIN (SELECT {c_gs}, {dbl('COUNT(*)')} AS n_shown "
+            f"FROM {counts(spec.k)} AS c JOIN pr_catalog AS cat ON c.docno = cat.docno AND "
+            f"{_on('c', 'cat', groups)} GROUP BY {c_gs}) AS h ON {_on('s', 'h', groups)}"
+        )
+    if name == "shannon_entropy":
+        args = spec.arguments()
+        per_item = dbl("COUNT(*)") if args["per_item"] else ONE
+        cnt = dbl("cnt")
+        return (
+            f"SELECT {gs}, CASE WHEN COUNT(*) > 0 THEN -SUM(p * (LN(p) / "
+            f"{num(math.log(args['base']))})) / {per_item} END AS pr_value FROM "
+            f"(SELECT {gs}, {cnt} / SUM({cnt}) OVER (PARTITION BY {gs}) AS p "
+            f"FROM {counts(spec.k)}) AS e GROUP BY {gs}"
+        )
+    if name == "gini_index":
+        c_gs = ", ".join(f"c.{x}" for x in groups)
+        position = (
+            f"s.n_catalog - {dbl(f'COUNT(*) OVER (PARTITION BY {c_gs})')} + "
+            f"{dbl(f'ROW_NUMBER() OVER (PARTITION BY {c_gs} ORDER BY c.cnt)')}"
+        )
+        return (
+            f"SELECT {gs}, CASE WHEN SUM(c) > 0 THEN "
+            f"SUM((CAST(2 AS DOUBLE) * j - n - {ONE}) * c) / (MAX(n) * SUM(c)) END AS pr_value "
+            f"FROM (SELECT {c_gs}, {dbl('c.cnt')} AS c, s.n_catalog AS n, {position} AS j "
+            f"FROM {counts(spec.k)} AS c JOIN pr_catalog AS cat ON c.docno = cat.docno AND "
+            f"{_on('c', 'cat', groups)} JOIN (SELECT {gs}, {dbl('COUNT(*)')} AS n_catalog "
+            f"FROM pr_catalog GROUP BY {gs}) AS s ON {_on('c', 's', groups)}) AS g GROUP BY {gs}"
+        )
+    if name == "user_coverage":
+        where = _within(spec.k)
+        level = spec.relevance_level
+        if level is not None:
+            where += f" AND grade >= {num(level)} AND grade >= 0"
+        a_gs = ", ".join(f"a.{x}" for x in groups)
+        return (
+            f"SELECT {a_gs}, CASE WHEN a.n_users > 0 THEN COALESCE(h.n_hit, 0) / a.n_users END "
+            f"AS pr_value FROM (SELECT {gs}, {dbl('COUNT(*)')} AS n_users FROM pr_users "
+            f"GROUP BY {gs}) AS a LEFT JOIN (SELECT {gs}, {dbl('COUNT(DISTINCT qid)')} AS n_hit "
+            f"FROM pr_top WHERE {where} GROUP BY {gs}) AS h ON {_on('a', 'h', groups)}"
+        )
+    raise AssertionError(name)

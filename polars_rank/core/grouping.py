@@ -252,3 +252,77 @@ def group_summary(
             for c in labels
         )
     return joined.select(*by, *labels).sort(by)
+
+
+def check_shared(
+    by: Sequence[str], run_schema: pl.Schema, schema: pl.Schema, what: str
+) -> list[str]:
+    """The ``by`` columns a recommender input (``what``: interactions, catalog, item
+    features) shares with the run, checked to have the run's dtype there."""
+    shared = [c for c in by if c in schema]
+    for column in shared:
+        if schema[column] != run_schema[column]:
+            raise PolarsRankError(
+                f"by column {column!r} is {run_schema[column]} in the run but {schema[column]} "
+                f"in the {what}; a group column an input shares must have the same dtype in both"
+            )
+    return shared
+
+
+def split_by(
+    frame: pl.DataFrame, by: Sequence[str], what: str
+) -> tuple[list[str], dict[tuple[object, ...], pl.DataFrame]]:
+    """A table of a grouped evaluation split by the ``by`` columns it has (``what``: its name
+    in the error for a null in one of them): ``(shared columns, {their values: the rows
+    without them})``; no shared column: ``([], {(): frame})`` (shared by every group)."""
+    shared = [c for c in by if c in frame.columns]
+    if not shared:
+        return [], {(): frame}
+    _no_nulls([c for c in shared if frame[c].null_count()], what)
+    parts = frame.partition_by(shared, as_dict=True, maintain_order=True)
+    return shared, {key: part.drop(shared) for key, part in parts.items()}
+
+
+def group_part(
+    split: tuple[list[str], dict[tuple[object, ...], pl.DataFrame]],
+    frame: pl.DataFrame,
+    group: dict[str, object],
+) -> pl.DataFrame:
+    """The rows of a table (:func:`split_by` of ``frame``) that one group (its ``by`` values)
+    sees: those of its values of the shared columns (none: an empty table), or all of them
+    when the table shares no ``by`` column."""
+    shared, parts = split
+    key = tuple(group[c] for c in shared)
+    if key in parts:
+        return parts[key]
+    return frame.drop(shared).clear()
+
+
+def judging_nobody(
+    empty: pl.DataFrame, qrels: pl.DataFrame, run: pl.DataFrame, query: str
+) -> pl.DataFrame:
+    """Judgments (of ``empty``'s columns) that count no query of ``run``: one row of the
+    ``qrels`` under a query id the run does not have, for a group none of whose queries
+    counts (evaluated with ``queries="both"``: the summary over no query, as
+    :func:`group_summary` gives it). Text and integer ids only (else an error).
+
+    >>> run = pl.DataFrame({"query": [1, 5]})
+    >>> qrels = pl.DataFrame({"query": [1], "doc": ["a"], "relevance": [1]})
+    >>> judging_nobody(qrels.clear(), qrels, run, "query").rows()
+    [(6, 'a', 1)]
+    """
+    dtype = run.schema[query]
+    if dtype == pl.String:
+        taken = set(run[query].to_list())
+        nobody: object = next(
+            f"\x00none{i}" for i in range(len(taken) + 1) if f"\x00none{i}" not in taken
+        )
+    elif dtype.is_integer():
+        nobody = int(run[query].max() or 0) + 1  # type: ignore[arg-type]
+    else:
+        raise PolarsRankError(
+            f"by: a group no judgment joins, with {dtype} query ids, has no query to count; "
+            "give it judgments or leave it out"
+        )
+    row = qrels.select(empty.columns).head(1)
+    return row.with_columns(pl.lit(nobody).cast(dtype).alias(query))

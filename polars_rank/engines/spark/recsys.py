@@ -14,14 +14,14 @@ engines read them (:func:`polars_rank.recsys.features.item_features`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
 
 from polars_rank.catalog.names import MetricSpec
 from polars_rank.compiler import column_names, to_sql
-from polars_rank.core import messages
+from polars_rank.core import grouping, messages
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.frames import from_arrow
 from polars_rank.core.judged import empty_qrels
@@ -160,10 +160,14 @@ def evaluate_spark_recommender(
     recommender: Mapping[str, Any],
     con: SparkSession | None = None,
     warn: Callable[[int], None] = messages.warn_left_out_here,
+    by: Sequence[str] = (),
 ) -> pl.DataFrame | pl.LazyFrame:
     """Evaluate ranking and recommender ``specs`` in Spark with the recommender inputs
     (``interactions``, ``catalog``, ``item_features``): the other engines' result, warnings
-    and errors (see :func:`polars_rank.evaluate`)."""
+    and errors (see :func:`polars_rank.evaluate`). With ``by`` (popularity and corpus
+    metrics, the SQL of ``to_sql(..., by=)``): the qrels, interactions and catalog join the
+    groups on the ``by`` columns they have; the warning about recommended items outside an
+    explicit catalog is not given per group."""
     refused: dict[str, list[str]] = {}
     for spec in specs:
         why = spec.entry.reason("spark")
@@ -188,10 +192,18 @@ def evaluate_spark_recommender(
         qrels_schema = empty_qrels(run_schema, options).collect_schema()
     options = options.resolve(run_schema, qrels_schema)
     cols = options.columns
+    by = list(by)
+    input_by: dict[str, list[str]] = {}
+    if by:
+        judged = qrels_schema if qrels is not None else None
+        grouping.check_by(by, run_schema, judged, options, [s.label for s in specs])
+        input_by["qrels"] = [c for c in by if qrels is not None and c in qrels_schema]
     vector, kind = None, None
     for name, obj in given.items():
         frame, schema, _ = _spark_frame(spark, obj, name)
         frames[name] = frame
+        if by and name in ("interactions", "catalog"):
+            input_by[name] = grouping.check_shared(by, run_schema, schema, name)
         if name == "interactions":
             _same_dtype(name, schema, cols.query, run_schema[cols.query])
         if name == "item_features":
@@ -214,8 +226,20 @@ def evaluate_spark_recommender(
     with _temp_views(spark, **frames) as views:
         if options.validate:
             if qrels is not None:
-                check_spark(spark, views["run"], views["qrels"], options)
+                check_spark(spark, views["run"], views["qrels"], options, by=by,
+                            qrels_by=input_by.get("qrels", []))  # fmt: skip
             _check_inputs(spark, views, cols.query, cols.doc, vector, kind)
+        for name in ("run", "interactions", "catalog") if by else ():
+            for column in [*by] if name == "run" else input_by.get(name, []):
+                nulls = _count(
+                    spark, f"SELECT COUNT(*) FROM {quoted(views[name])} WHERE "
+                    f"{quoted(column)} IS NULL",
+                )  # fmt: skip
+                if nulls:
+                    raise PolarsRankError(
+                        f"by column {column!r} of the {name} has null values: a group must be "
+                        "named (fill them, or filter those rows out)"
+                    )
         sql = to_sql(
             specs,
             "spark",
@@ -228,6 +252,10 @@ def evaluate_spark_recommender(
             features=kind or "vectors",
             category=vector if kind == "categories" and vector else "category",
             per_query=per_query,
+            by=by or None,
+            qrels_by=input_by.get("qrels") or None,
+            interactions_by=input_by.get("interactions") or None,
+            catalog_by=input_by.get("catalog") or None,
             queries=options.queries,
             relevance_level=options.relevance_level,
             max_rank=options.max_rank,
@@ -243,13 +271,14 @@ def evaluate_spark_recommender(
         result = from_arrow(spark.sql(sql).toArrow())
         outside = 0
         with_catalog = [s for s in recommender_specs(specs) if "catalog" in s.entry.tables]
-        if "catalog" in views and with_catalog:
+        if "catalog" in views and with_catalog and not by:
             k = largest_cutoff(with_catalog)
             outside = _outside_catalog(spark, views["run"], views["catalog"], options, k)
         left_out = 0
         if qrels is not None:
             if result.height and left_out_column in result.columns:
-                left_out = int(result[left_out_column][0] or 0)
+                counts = result[left_out_column]  # per group without per_query
+                left_out = int((counts.sum() if by and not per_query else counts[0]) or 0)
             else:
                 q = quoted(cols.query)
                 left_out = _count(
@@ -260,14 +289,17 @@ def evaluate_spark_recommender(
     if qrels is not None:
         warn(left_out)
     warn_outside_catalog(outside, [s.label for s in with_catalog], stacklevel=3)
-    reserved = [cols.query] + ([left_out_column] if qrels is not None else [])
+    reserved = [*by, cols.query] + ([left_out_column] if qrels is not None else [])
     names = column_names(specs, reserved=reserved)
     if left_out_column in result.columns:
         result = result.drop(left_out_column)
     result = result.rename({v: k for k, v in names.items()})
     labels = [s.label for s in specs]
     result = result.with_columns(pl.col(labels).cast(pl.Float64))
+    result = result.with_columns(pl.col(c).cast(run_schema[c]) for c in by)
     if per_query:
         result = result.with_columns(pl.col(cols.query).cast(run_schema[cols.query]))
-        result = result.sort(cols.query)
+        result = result.sort([*by, cols.query])
+    elif by:
+        result = result.sort(by)
     return result.lazy() if lazy_out else result
