@@ -32,6 +32,8 @@ The variants, with the metrics of ``_common.METRICS`` (nDCG@10, RR@10, AP, R@100
   (``polars_rank.duckdb.session()``, so with the engine's settings), fetched as a Polars frame.
 * ``polars_by_date``, ``duckdb_by_date``: the engines with ``by="date"`` (data from
   ``gen --dates``), one row per date; timed against the same floors (not in the default list).
+* ``sql_by_date``: ``to_sql(..., by=["date"], qrels_by=["date"])`` run on DuckDB with
+  ``memory_limit='3GB'`` (not in the default list).
 * ``polars_nocheck``, ``duckdb_nocheck``: the engines with ``validate=False`` (not in the
   default list).
 * ``duckdb_4gb``: ``duckdb`` on a connection of its own with ``memory_limit='4GB'`` and a
@@ -72,6 +74,7 @@ FLOORS = {"polars": "polars_floor", "polars_nocheck": "polars_floor"}
 FLOORS |= {"duckdb": "duckdb_floor", "duckdb_nocheck": "duckdb_floor"}
 FLOORS |= {"duckdb_4gb": "duckdb_floor"}
 FLOORS |= {"polars_by_date": "polars_floor", "duckdb_by_date": "duckdb_floor"}
+FLOORS |= {"sql_by_date": "duckdb_floor"}
 DEFAULT_VARIANTS = "polars,polars_floor,duckdb,duckdb_floor"
 
 
@@ -190,6 +193,25 @@ def v_duckdb_by_date(run: str, qrels: str) -> dict:
     return {"dates": frame.height, **{c: frame[c].mean() for c in METRICS}}
 
 
+def v_sql_by_date(run: str, qrels: str) -> dict:
+    """``to_sql(..., by=["date"], qrels_by=["date"])`` run on a DuckDB connection of its own
+    with ``memory_limit='3GB'`` (a ``temp_directory`` beside the data), over two views on
+    ``read_parquet``: the compiled query, no input checks."""
+    import duckdb
+
+    import polars_rank as pr
+
+    con = duckdb.connect()
+    con.execute("SET memory_limit='3GB'")
+    con.execute(f"SET temp_directory='{Path(run).parent / 'duckdb_spill'}'")
+    con.execute(f"CREATE VIEW run AS SELECT * FROM read_parquet('{run}')")
+    con.execute(f"CREATE VIEW qrels AS SELECT * FROM read_parquet('{qrels}')")
+    sql = pr.to_sql(METRICS, "duckdb", "run", "qrels", by=["date"], qrels_by=["date"])
+    frame = con.sql(sql).pl()
+    names = pr.compiler.column_names(METRICS)
+    return {"dates": frame.height, **{m: frame[names[m]].mean() for m in METRICS}}
+
+
 def v_duckdb(run: str, qrels: str, validate: bool = True) -> dict:
     import polars_rank as pr
 
@@ -261,6 +283,7 @@ VARIANTS = {
     "duckdb_4gb": lambda run, qrels: v_duckdb_limited(run, qrels, "4GB"),
     "polars_by_date": v_polars_by_date,
     "duckdb_by_date": v_duckdb_by_date,
+    "sql_by_date": v_sql_by_date,
     "duplicates_per_query": lambda run, qrels: v_duplicates(run, qrels, "per_query"),
     "duplicates_sorted": lambda run, qrels: v_duplicates(run, qrels, "sorted"),
     "duplicates_global": lambda run, qrels: v_duplicates(run, qrels, 1),
