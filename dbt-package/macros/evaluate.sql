@@ -9,15 +9,26 @@
 
     select * from ({{ polars_rank.evaluate(ref('run'), ref('qrels'),
                                            metrics=['nDCG@10', 'P@5'], per_query=true) }}) as r
+
+  Classification metrics read a predictions table alone (no run; `tables: [predictions]`):
+
+    {{ polars_rank.evaluate(predictions=ref('preds'), metrics=['AUC', 'LogLoss'],
+                            label='clicked', score='p', by=['segment'], group='user') }}
 -#}
-{% macro evaluate(run, qrels=none, metrics=none, interactions=none, catalog=none,
-                  item_features=none) %}
+{% macro evaluate(run=none, qrels=none, metrics=none, interactions=none, catalog=none,
+                  item_features=none, predictions=none) %}
   {%- if metrics is none or metrics is string or metrics | length == 0 -%}
     {{ exceptions.raise_compiler_error(
         "polars_rank.evaluate needs metrics=[...], a list of metric names") }}
   {%- endif -%}
   {%- set generated = polars_rank.generated_catalog() -%}
-  {%- set tables = polars_rank.given_tables(run, qrels, interactions, catalog, item_features) -%}
+  {%- set tables = polars_rank.given_tables(run, qrels, interactions, catalog, item_features,
+                                            predictions) -%}
+  {%- if tables | length == 0 -%}
+    {{ exceptions.raise_compiler_error(
+        "polars_rank.evaluate needs a run (ranking and recommender metrics) or "
+        ~ "predictions= (classification metrics)") }}
+  {%- endif -%}
   {%- set options = polars_rank.request_options(kwargs, generated['report_defaults'],
                                          'polars_rank.evaluate') -%}
   {%- set request = {'kind': 'report', 'metrics': metrics | list,

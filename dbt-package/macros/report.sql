@@ -3,8 +3,10 @@
   polars_rank.yml, on the tables given (those the report's `tables:` lists).
 
     {{ polars_rank.report('daily_summary', ref('run'), ref('qrels')) }}
+    {{ polars_rank.report('clicks', predictions=ref('preds')) }}   (tables: [predictions])
 -#}
-{% macro report(name, run, qrels=none, interactions=none, catalog=none, item_features=none) %}
+{% macro report(name, run=none, qrels=none, interactions=none, catalog=none, item_features=none,
+                predictions=none) %}
   {%- set generated = polars_rank.generated_catalog() -%}
   {%- set found = [] -%}
   {%- for key, value in generated['reports'].items() -%}
@@ -21,7 +23,8 @@
         ~ "\n\nreports:\n  - name: " ~ name ~ "\n    metrics: [nDCG@10, P@5]") }}
   {%- endif -%}
   {%- set entry = found[0] -%}
-  {%- set tables = polars_rank.given_tables(run, qrels, interactions, catalog, item_features) -%}
+  {%- set tables = polars_rank.given_tables(run, qrels, interactions, catalog, item_features,
+                                            predictions) -%}
   {%- if tables.keys() | sort != entry['tables'] | sort -%}
     {{ exceptions.raise_compiler_error(
         "polars_rank: the report '" ~ name ~ "' reads the tables " ~ tojson(entry['tables'])

@@ -13,6 +13,11 @@
       - name: recsys
         metrics: [coverage, novelty@10]
         tables: [run, interactions]     # default: [run, qrels]
+      - name: clicks
+        metrics: [AUC, LogLoss, GAUC]   # classification: to_sql(..., predictions=...)
+        tables: [predictions]           # alone: label, score, by, group, threshold, weight
+        label: clicked
+        group: user
     checks:                             # the checks with default columns are always there
       - input: qrels
         relevance: grade
@@ -53,8 +58,16 @@ ADAPTERS: dict[str, str] = {
     "trino": "trino",
 }
 
-#: The table arguments of a report, in the order the macros take them.
-TABLES: tuple[str, ...] = ("run", "qrels", "interactions", "catalog", "item_features")
+#: The table arguments of a report, in the order the macros take them. ``predictions``
+#: (classification metrics) is read alone; the others go with ``run``.
+TABLES: tuple[str, ...] = (
+    "run",
+    "qrels",
+    "interactions",
+    "catalog",
+    "item_features",
+    "predictions",
+)
 DEFAULT_TABLES: tuple[str, ...] = ("run", "qrels")
 
 #: The inputs a check reads (``input:`` of a ``checks:`` entry).
@@ -187,12 +200,16 @@ def _report(entry: Any, n: int, defaults: dict[str, Any]) -> Report:
     tables = entry.pop("tables", list(DEFAULT_TABLES))
     if (
         not isinstance(tables, list)
-        or "run" not in tables
         or not set(tables) <= set(TABLES)
         or len(set(tables)) < len(tables)
+        or ("run" not in tables and tables != ["predictions"])
+        or ("run" in tables and "predictions" in tables)
     ):
         raise PolarsRankError(
-            _where(f"report {name!r}: tables must list run and any of {list(TABLES[1:])}")
+            _where(
+                f"report {name!r}: tables must list run and any of {list(TABLES[1:-1])}, "
+                "or be [predictions] alone (classification metrics)"
+            )
         )
     unknown = [key for key in entry if key not in defaults]
     if unknown:

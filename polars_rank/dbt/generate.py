@@ -93,11 +93,12 @@ def _report_sql(report: Report, dialect: str) -> str:
         return to_sql(
             list(report.metrics),
             dialect,  # type: ignore[arg-type]
-            tables["run"] or "",
+            tables["run"],
             tables["qrels"],
             interactions=tables["interactions"],
             catalog=tables["catalog"],
             item_features=tables["item_features"],
+            predictions=tables["predictions"],
             **report.options,
         )
     except PolarsRankError as err:
