@@ -123,6 +123,14 @@ def test_request_keys() -> None:
         ({"reports": [{"name": "a", "metrics": ["AP"], "interactions": "t"}]}, "tables go in"),
         ({"reports": [{"name": "a", "metrics": ["AP"], "tables": ["qrels"]}]}, "must list run"),
         (
+            {"reports": [{"name": "a", "metrics": ["AUC"], "tables": ["run", "predictions"]}]},
+            r"or be \[predictions\] alone",
+        ),
+        (
+            {"reports": [{"name": "a", "metrics": ["AUC"], "predictions": "t"}]},
+            "tables go in",
+        ),
+        (
             {"reports": [{"name": "a", "metrics": ["AP"]}, {"name": "a", "metrics": ["RR"]}]},
             "used twice",
         ),
@@ -168,6 +176,36 @@ def test_by_passes_through(adapter: str) -> None:
     assert got.strip() == want and "model_version" in want
     bad = {"name": "r", "metrics": ["AP"], "by": ["date"], "qrels_by": ["market"]}
     with pytest.raises(PolarsRankError, match="qrels_by"):
+        generate(parse_config({"adapters": [adapter], "reports": [bad]}))
+
+
+@pytest.mark.parametrize("adapter", ["duckdb", "postgres", "spark"], ids=lambda a: f"cls-{a}")
+def test_classification_report_renders_to_sql(adapter: str) -> None:
+    """A report with ``tables: [predictions]`` renders ``to_sql(..., predictions=...)``'s text
+    byte for byte (hostile label column included), keyed with the predictions table alone."""
+    options = {
+        "label": HOSTILE[0],
+        "score": "p",
+        "by": ["segment"],
+        "group": "user_id",
+        "threshold": 0.25,
+    }
+    metrics = ["AUC", "GAUC", "LogLoss", "AP", "Brier", "F1"]
+    report = {"name": "clicks", "metrics": metrics, "tables": ["predictions"], **options}
+    config = parse_config({"adapters": [adapter], "reports": [report]})
+    assert config.reports[0].tables == ("predictions",)
+    text = generate(config)
+    got = _render(text, f"polars_rank__clicks__{adapter}", {"predictions": "db.preds"})
+    dialect = dbt_config.ADAPTERS[adapter]
+    want = to_sql(metrics, dialect, predictions="db.preds", **options)  # type: ignore[arg-type]
+    assert got.strip() == want and "auc" in want
+    request = {"metrics": metrics, "options": dict(sorted(options.items())), "tables": ["predictions"]}
+    assert config.reports[0].key() == hashlib.md5(
+        json.dumps({"kind": "report", **request}, sort_keys=True).encode()
+    ).hexdigest()
+    # a ranking option with predictions is to_sql's error at generation time
+    bad = {**report, "per_query": True}
+    with pytest.raises(PolarsRankError, match="report 'clicks'.*per_query"):
         generate(parse_config({"adapters": [adapter], "reports": [bad]}))
 
 

@@ -178,6 +178,39 @@ def _compare(read: Any) -> None:
         _close(list(got_row), list(want_row), f"bm25 alone {want_row[0]}")
 
 
+def _predictions() -> pl.DataFrame:
+    """The predictions seed as it loads."""
+    return pl.read_csv(
+        PROJECT / "seeds" / "predictions.csv",
+        schema={"user_id": pl.String, "segment": pl.String, "clicked": pl.Int64, "p": pl.Float64},
+    )
+
+
+def _compare_classification(read: Any) -> None:
+    """The classification reports (``tables: [predictions]``) against
+    :func:`polars_rank.evaluate_classification` (the Polars engine) within 1e-12."""
+    reports = _reports()
+    for model, name, key in (
+        ("classification_by_segment", "clicks_by_segment", ["segment"]),
+        ("classification_overall", "clicks_overall", []),
+    ):
+        report = reports[name]
+        assert report["tables"] == ["predictions"]
+        options = {k: report[k] for k in ("label", "score", "by", "group", "threshold") if k in report}
+        want = pr.evaluate_classification(_predictions(), report["metrics"], **options)
+        got = read(model)
+        assert got.columns == [*key, *(m.lower() for m in report["metrics"])], model
+        if key:
+            got, want = got.sort(key), want.sort(key)
+        assert got.height == want.height == (2 if key else 1), model
+        for got_row, want_row in zip(got.rows(), want.rows(), strict=True):
+            _close(
+                [float(v) if isinstance(v, int) else v for v in got_row],
+                [float(v) if isinstance(v, int) else v for v in want_row],
+                f"{model} {want_row[: len(key)]}",
+            )
+
+
 def _build(project: DbtProject, target: str) -> None:
     """deps, build, the incremental model again for the same day and for the next one."""
     project.dbt("deps")
@@ -208,6 +241,7 @@ def test_dbt_duckdb(tmp_path: Path, dbt_venv: Path) -> None:
     assert probe.returncode != 0
     _build(project, "duckdb")
     _compare(_duckdb_read(database))
+    _compare_classification(_duckdb_read(database))
     with duckdb.connect(str(database), read_only=True) as con:
         types = dict(
             con.sql(
@@ -239,6 +273,31 @@ def test_dbt_duckdb(tmp_path: Path, dbt_venv: Path) -> None:
     assert failures["polars_rank_equal_within_ranking_summary_left_out__0__1"] == ("fail", 1)
     assert failures["polars_rank_between_ranking_per_query_p_at_5__1__0"] == ("pass", 0)
 
+    # an undeclared classification request fails at parse time, printing its YAML entry
+    (project.path / "models" / "undeclared_clicks.sql").write_text(
+        "{{ polars_rank.evaluate(predictions=ref('predictions'), metrics=['AUC', 'LogLoss'], "
+        "label='clicked', score='p', by=['segment'], group='user_id', threshold=0.5) }}"
+    )
+    result = project.dbt("parse", check=False)
+    assert result.returncode != 0
+    text = result.stdout
+    assert "this evaluation is not declared" in text
+    lines = text[text.index("reports:") :].splitlines()
+    entry = textwrap.dedent("\n".join(lines[: [ln.strip() for ln in lines].index("")]))
+    assert yaml.safe_load(entry) == {
+        "reports": [
+            {
+                "name": "undeclared_clicks",
+                "metrics": ["AUC", "LogLoss"],
+                "tables": ["predictions"],
+                "label": "clicked",
+                "score": "p",
+                "by": ["segment"],
+                "group": "user_id",
+            }
+        ]
+    }
+
 
 def test_dbt_postgres(tmp_path: Path, dbt_venv: Path, postgres: Any) -> None:
     output = {
@@ -263,6 +322,7 @@ def test_dbt_postgres(tmp_path: Path, dbt_venv: Path, postgres: Any) -> None:
             )
 
     _compare(read)
+    _compare_classification(read)
     with postgres.connect() as con, con.cursor() as cur:
         cur.execute(
             "SELECT column_name, data_type FROM information_schema.columns "
@@ -361,4 +421,5 @@ def test_dbt_spark_session(tmp_path: Path, dbt_venv: Path) -> None:
         return pl.read_parquet(files / "*.parquet")
 
     _compare(read)
+    _compare_classification(read)
     assert read("ranking_summary")["left_out"].dtype == pl.Int64
