@@ -199,10 +199,17 @@ def test_classification_report_renders_to_sql(adapter: str) -> None:
     dialect = dbt_config.ADAPTERS[adapter]
     want = to_sql(metrics, dialect, predictions="db.preds", **options)  # type: ignore[arg-type]
     assert got.strip() == want and "auc" in want
-    request = {"metrics": metrics, "options": dict(sorted(options.items())), "tables": ["predictions"]}
-    assert config.reports[0].key() == hashlib.md5(
-        json.dumps({"kind": "report", **request}, sort_keys=True).encode()
-    ).hexdigest()
+    request = {
+        "metrics": metrics,
+        "options": dict(sorted(options.items())),
+        "tables": ["predictions"],
+    }
+    assert (
+        config.reports[0].key()
+        == hashlib.md5(
+            json.dumps({"kind": "report", **request}, sort_keys=True).encode()
+        ).hexdigest()
+    )
     # a ranking option with predictions is to_sql's error at generation time
     bad = {**report, "per_query": True}
     with pytest.raises(PolarsRankError, match="report 'clicks'.*per_query"):

@@ -196,7 +196,9 @@ def _compare_classification(read: Any) -> None:
     ):
         report = reports[name]
         assert report["tables"] == ["predictions"]
-        options = {k: report[k] for k in ("label", "score", "by", "group", "threshold") if k in report}
+        options = {
+            k: report[k] for k in ("label", "score", "by", "group", "threshold") if k in report
+        }
         want = pr.evaluate_classification(_predictions(), report["metrics"], **options)
         got = read(model)
         assert got.columns == [*key, *(m.lower() for m in report["metrics"])], model
