@@ -425,7 +425,11 @@ def main() -> None:
     args = parser.parse_args()
     if args.command == "gen":
         gen(
-            parse_rows(args.rows), args.ids, args.dir, parse_rows(args.chunk_rows), args.seed,
+            parse_rows(args.rows),
+            args.ids,
+            args.dir,
+            parse_rows(args.chunk_rows),
+            args.seed,
             args.dates,
         )
     elif args.command == "run":

@@ -22,7 +22,7 @@ import polars_rank as pr
 from polars_rank.compiler import DIALECTS
 from polars_rank.core.errors import PolarsRankError
 
-GROUP_NAMES = ['select', 'a"b', "x y; DROP TABLE run", "pr_run", "Order"]
+GROUP_NAMES = ["select", 'a"b', "x y; DROP TABLE run", "pr_run", "Order"]
 NOT_TABLES = ["(SELECT 1)", "read_parquet('x')", "t; DROP TABLE t", "t --", "a.b.c.d"]
 
 

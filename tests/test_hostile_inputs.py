@@ -368,6 +368,7 @@ def test_max_rank_too_large_on_the_command_line(tmp_path, plain, capsys):
 @pytest.mark.parametrize("engine", ENGINES)
 def test_numpy_numbers_are_numbers(frames, engine):
     import numpy as np
+
     run, qrels = frames
     expected = pr.evaluate(run, qrels, ["AP", "P@2"], relevance_level=2, max_rank=2, engine=engine)
     for level, depth in [(np.int64(2), np.int64(2)), (np.float64(2.0), np.int32(2))]:
@@ -413,6 +414,7 @@ def test_reading_a_directory(tmp_path):
 @pytest.mark.parametrize("which", ["run", "qrels"])
 def test_pandas_object_column_with_mixed_types(frames, which):
     import pandas  # noqa: F401  (a dev dependency)
+
     run, qrels = frames
     inputs = {"run": run.to_pandas(), "qrels": qrels.to_pandas()}
     mixed = inputs[which].astype({"doc": object})

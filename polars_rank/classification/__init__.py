@@ -125,7 +125,6 @@ def run_table_macro(
     return table_macro(frame, macro, args, named, con, ["classification.sql"])
 
 
-
 def _lazy(frame: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
     return to_lazy(frame, "the input")
 

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 #: The result column that counts run queries without judgments.
 LEFT_OUT = "pr_left_out"
 
+
 def _pyspark() -> None:
     """Import pyspark, or say what to install (a PolarsRankError naming the extra)."""
     require("pyspark.sql", "spark")
