@@ -327,6 +327,17 @@ def compact_judged_table(
     return table.sort(query, rank, nulls_last=True)
 
 
+def pass_flags(*, in_memory: bool) -> pl.QueryOptFlags:
+    """The optimisations of a pass that collects several plans over the same input at once.
+
+    For an input that is not in memory (a LazyFrame: Parquet, CSV, a computed column such as
+    ``by``'s (group, query) id) the plans' common part is not cached: Polars' common-subplan
+    cache holds the whole input, computed columns and all, which put the first pass at 100M
+    rows from Parquet at 4.3-4.8 GiB peak RSS against 1.3 GiB without it (about 10 % more CPU
+    time: each plan reads the input; bench/README.md, issue 27)."""
+    return pl.QueryOptFlags() if in_memory else pl.QueryOptFlags(comm_subplan_elim=False)
+
+
 def compact_table(
     run: pl.LazyFrame,
     qrels: pl.LazyFrame,
@@ -353,7 +364,9 @@ def compact_table(
     pairs = [repeated_pair_count(run, options.columns)] if sorted_hashes else []
     wanted_plan = judged_pair_hashes(run, qrels, options)
     *found, sizes, wanted = pl.collect_all(
-        [*checks, *pairs, size_plan, wanted_plan], engine=PASS_ENGINE
+        [*checks, *pairs, size_plan, wanted_plan],
+        engine=PASS_ENGINE,
+        optimizations=pass_flags(in_memory=in_memory),
     )
     found, pair_frames = found[: len(checks)], found[len(checks) :]
     if options.validate:
