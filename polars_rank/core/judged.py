@@ -25,6 +25,7 @@ from polars_rank.core.validation import (
     pair_hash,
     problem_counts,
     repeated_pair_count,
+    row_problem_count,
     validate,
 )
 
@@ -137,7 +138,7 @@ PASS_ENGINE: Final = "streaming"
 
 _KEY, _JKEY, _JDOC, _JID = "__pr_key", "__pr_jkey", "__pr_jdoc", "__pr_jid"
 #: Columns of :func:`run_sizes`' per-query counts.
-SIZE, DISTINCT = "__pr_size", "__pr_distinct"
+SIZE, DISTINCT, PROBLEMS = "__pr_size", "__pr_distinct", "__pr_problems"
 _PAIR = "__pr_pair"
 
 
@@ -189,17 +190,26 @@ def judged_hits(
     return hits.with_row_index(_JID)
 
 
-def run_sizes(run: pl.LazyFrame, options: Options, *, distinct: bool = False) -> pl.LazyFrame:
+def run_sizes(
+    run: pl.LazyFrame, options: Options, *, distinct: bool = False, problems: bool = False
+) -> pl.LazyFrame:
     """Each query's number of retrieved documents (``query, __pr_size``). ``distinct=True``
     adds ``__pr_distinct``, the number of distinct doc-id hashes in each query: ``size −
     distinct`` summed over the queries counts the duplicate pairs (a hash count, for
     :func:`~polars_rank.core.validation.check_counts`, with the sets held per query).
+    ``problems=True`` adds ``__pr_problems``, each query's rows with a null id or a null or
+    NaN score or rank (:func:`~polars_rank.core.validation.row_problem_count`; a null query
+    is a group of its own): the run's share of the input checks' counting pass, in the same
+    pass (with ``duplicates="error"``, where no row is dropped before it).
     ``options`` must be resolved."""
-    cols = options.columns
+    cols, order_column = options.columns, options.order_column
     counts = [pl.len().alias(SIZE)]
     if distinct:
         counts.append(pl.col(cols.doc).hash(seed=2).n_unique().alias(DISTINCT))
-    return _keyed(run, options).group_by(cols.query).agg(counts)
+    if problems:
+        dtype = run.collect_schema()[order_column]
+        counts.append(row_problem_count(cols, order_column, dtype).alias(PROBLEMS))
+    return deduplicated_run(run, options).group_by(cols.query).agg(counts)
 
 
 def _tie_hash(query: str) -> pl.Expr:
@@ -359,7 +369,9 @@ def compact_table(
     per-query sets)."""
     counted = options.validate and options.duplicates == "error"
     checks = problem_counts(run, qrels, options, run_pairs=False) if options.validate else []
-    size_plan = run_sizes(run, options, distinct=counted and in_memory)
+    if counted:  # the run's counts come with its sizes: one pass over the run fewer
+        checks = checks[1:]
+    size_plan = run_sizes(run, options, distinct=counted and in_memory, problems=counted)
     sorted_hashes = counted and not in_memory
     pairs = [repeated_pair_count(run, options.columns)] if sorted_hashes else []
     wanted_plan = judged_pair_hashes(run, qrels, options)
@@ -369,6 +381,9 @@ def compact_table(
         optimizations=pass_flags(in_memory=in_memory),
     )
     found, pair_frames = found[: len(checks)], found[len(checks) :]
+    if counted:
+        rows, problems = int(sizes[SIZE].sum()), int(sizes[PROBLEMS].sum())
+        found = [pl.DataFrame({"problems": [problems], "rows": [rows]}), *found]
     if options.validate:
         suspects = None
         if sorted_hashes:

@@ -115,10 +115,7 @@ def _problem_count(
     0 problems proves the table is clean; anything else sends it to the exact checks, which
     find the first problem and tell a real duplicate from a hash collision.
     """
-    counts = [
-        _null_id(cols).sum().cast(pl.Int64),
-        _is_bad_number(value, dtype).sum().cast(pl.Int64),
-    ]
+    counts = [row_problem_count(cols, value, dtype)]
     if finite:
         counts.append(_is_infinite(value, dtype).sum().cast(pl.Int64))
     if limit is not None:
@@ -126,6 +123,15 @@ def _problem_count(
     if pairs:
         counts.append((pl.len() - pair_hash(cols).n_unique()).cast(pl.Int64))
     return frame.select(pl.sum_horizontal(counts).alias("problems"), pl.len().alias("rows"))
+
+
+def row_problem_count(cols: Columns, value: str, dtype: pl.DataType) -> pl.Expr:
+    """The rows with a null id plus the null (or NaN) values of ``value`` (a run's score or
+    rank, or a grade): the part of the counting pass that an aggregation over the table's
+    rows (e.g. each query's size, :func:`polars_rank.core.judged.run_sizes`) can carry."""
+    return (
+        _null_id(cols).sum().cast(pl.Int64) + _is_bad_number(value, dtype).sum().cast(pl.Int64)
+    )
 
 
 def _first_bad(frame: pl.LazyFrame, bad: pl.Expr, cols: Columns, check: str) -> pl.LazyFrame:
