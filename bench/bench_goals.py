@@ -26,6 +26,10 @@ unchanged):
   peak RSS minus the RSS after loading the input, over the input's size, <= 2x.
 * ``spark_10m``: ``bench_warehouse.py --rows 10M``: ``engine="spark"`` checks on / off <= 1.3x.
 * ``recsys_1m``: ``bench_recsys.py all``: pandas / Polars >= 10x in wall and in CPU time.
+* ``by_20x1m`` (issue 27): ``bench_by.py``: 20 systems x 1M rows in one ``by="system"`` call
+  against the per-run loop and ranx (measured, no goal).
+* ``by_date_100m`` (issue 27): ``bench_scale.py run`` on 100M rows over 30 dates (``gen
+  --dates 30``): ``by="date"`` in both engines, peak RSS <= 4 GiB.
 
 The 1B-row figures come from a separate command, run once (about an hour and 12 GiB of
 Parquet): ``bench_scale.py gen --rows 1000M --ids string --dir D`` then ``bench_scale.py run
@@ -222,6 +226,53 @@ def recsys_1m(_: argparse.Namespace) -> list[Result]:
     ]
 
 
+_BY = re.compile(r"^(\S+)\s+([\d.]+) s \(median", re.M)
+
+
+def by_20x1m(_: argparse.Namespace) -> list[Result]:
+    """Issue 27: 20 systems x 1M rows in one ``by="system"`` call, against the per-run loop
+    (the baseline) and ranx's multi-run evaluation without its significance tests."""
+    out = _script(["bench_by.py", "--systems", "20", "--rows", "1M", "--repeat", "3"])
+    m = {x[1]: float(x[2]) for x in _BY.finditer(out)}
+    results = []
+    for engine in ("polars", "duckdb"):
+        one, loop = m[f"by_{engine}"], m[f"loop_{engine}"]
+        results.append(
+            Result(
+                "by_20x1m",
+                f"{engine}: per-run loop / one by= call; ranx / one call, 20 x 1M rows",
+                f"{loop / one:.2f}x; {m['ranx_compare'] / one:.1f}x",
+                "(issue 27: measured)",
+                None,
+            )
+        )
+    return results
+
+
+def by_date_100m(args: argparse.Namespace) -> list[Result]:
+    """Issue 27: 100M rows over 30 dates from Parquet, ``by="date"``, peak RSS <= 4 GiB."""
+    data = Path(args.by_dir)
+    if not (data / "run.parquet").exists():
+        gen = ["bench_scale.py", "gen", "--rows", "100M", "--ids", "string", "--dates", "30"]
+        _script([*gen, "--dir", str(data)])
+    variants = "polars_by_date,duckdb_by_date,polars_floor,duckdb_floor"
+    out = _script(["bench_scale.py", "run", "--dir", str(data), "--variants", variants])
+    m = {x[1]: (float(x[2]), float(x[4])) for x in _SCALE.finditer(out)}
+    results = []
+    for engine in ("polars", "duckdb"):
+        (wall, peak), (floor, _) = m[f"{engine}_by_date"], m[f"{engine}_floor"]
+        results.append(
+            Result(
+                "by_date_100m",
+                f"{engine}, by date: wall / the engine's floor (no by); peak RSS",
+                f"{wall:.1f} / {floor:.1f} s = {wall / floor:.2f}x; {peak:.2f} GiB",
+                "<= 4 GiB",
+                peak <= 4,
+            )
+        )
+    return results
+
+
 ROWS = {
     f.__name__: f
     for f in (
@@ -233,6 +284,8 @@ ROWS = {
         scale_100m,
         spark_10m,
         recsys_1m,
+        by_20x1m,
+        by_date_100m,
     )
 }
 
@@ -240,6 +293,9 @@ ROWS = {
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", default=",".join(ROWS), help=f"of {', '.join(ROWS)}")
+    parser.add_argument(
+        "--by-dir", default="/tmp/polars_rank_scale_100m_dates", help="100M rows, 30 dates"
+    )
     parser.add_argument(
         "--scale-dir", default="/tmp/polars_rank_scale_100m", help="100M-row Parquet data"
     )
