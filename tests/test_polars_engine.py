@@ -17,6 +17,9 @@ from unittest import mock
 
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import examples, runs_and_qrels
 
 import polars_rank as pr
 from polars_rank.catalog.names import parse_metric
@@ -144,3 +147,33 @@ def test_the_hash_test_leaves_no_judged_row_out():
         got = hits.collect().select("query", "doc").sort("query", "doc")
         expected = run.join(qrels, on=["query", "doc"]).select("query", "doc")
         assert got.equals(expected.sort("query", "doc"))
+
+
+@given(
+    data=runs_and_qrels(),
+    buckets=st.integers(2, 5),
+    queries=st.sampled_from(["qrels", "both"]),
+)
+@settings(max_examples=examples(60), deadline=None)
+def test_buckets_of_queries_give_the_same_numbers(data, buckets, queries):
+    """With more judgments than judged.BUCKET_JUDGMENTS the judged documents are ranked in
+    buckets of queries (a hash of the query): every per-query value, for a run in memory or
+    lazy and with ``by``, is the one of a single bucket, bit for bit."""
+    run, qrels = data
+    run = run.drop("rank")
+    names = ["nDCG@10", "AP", "R@20", "P@5", "RR", "bpref", "NumRelRet", "NumRet", "ERR@5"]
+    stacked = pl.concat([run.with_columns(system=pl.lit(s)) for s in ("a", "b")])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        calls = [
+            lambda: pr.evaluate(run, qrels, names, per_query=True, queries=queries),
+            lambda: pr.evaluate(
+                run.lazy(), qrels.lazy(), names, per_query=True, queries=queries
+            ).collect(),
+            lambda: pr.evaluate(stacked, qrels, names, per_query=True, by="system"),
+        ]
+        expected = [call() for call in calls]
+        size = max(1, -(-qrels.height // buckets))  # at least `buckets` buckets
+        with mock.patch.object(judged, "BUCKET_JUDGMENTS", size):
+            for call, want in zip(calls, expected, strict=True):
+                assert call().equals(want)

@@ -136,6 +136,13 @@ PAIRWISE_MAX_JUDGED = 32
 #: the faster one for these joins and grouped counts.
 PASS_ENGINE: Final = "streaming"
 
+#: Judged pairs per bucket: with more judgments than this, the judged documents are found
+#: and ranked in ``ceil(judgments / BUCKET_JUDGMENTS)`` buckets of queries (by a hash of the
+#: query), each bucket's passes over the run holding only its own judged documents
+#: (:func:`compact_table`). 1B rows with 50M judgments: 11.0 GiB peak RSS in one bucket.
+BUCKET_JUDGMENTS = 20_000_000
+_BUCKET_SEED = 11
+
 _KEY, _JKEY, _JDOC, _JID = "__pr_key", "__pr_jkey", "__pr_jdoc", "__pr_jid"
 #: Columns of :func:`run_sizes`' per-query counts.
 SIZE, DISTINCT, PROBLEMS = "__pr_size", "__pr_distinct", "__pr_problems"
@@ -366,7 +373,12 @@ def compact_table(
     ``in_memory`` (a run in memory: the faster count there), else by sorting the run's pair
     hashes (:func:`~polars_rank.core.validation.repeated_pair_count`: for runs read from
     files, half the time or less of distinct counts in hash partitions, half the memory of
-    per-query sets)."""
+    per-query sets).
+
+    With more than :data:`BUCKET_JUDGMENTS` judged pairs, the judged documents are found and
+    ranked bucket by bucket (queries split by a hash of the query; each bucket's passes read
+    the whole run and keep its queries' rows): the memory those passes hold is a bucket's,
+    for one more read of the run per bucket."""
     counted = options.validate and options.duplicates == "error"
     checks = problem_counts(run, qrels, options, run_pairs=False) if options.validate else []
     if counted:  # the run's counts come with its sizes: one pass over the run fewer
@@ -403,11 +415,28 @@ def compact_table(
             run_duplicates=duplicates,
             run_suspects=suspects,
         )
-    # apart: collected together, the join's and the counts' memory would add up (4.4 against
-    # 1.6 GiB at 100M rows from Parquet, for 5 % less time)
-    hits = judged_hits(run, qrels, options, wanted[_PAIR]).collect(engine=PASS_ENGINE)
     doc_dtype = run.collect_schema()[options.columns.doc]
-    return compact_judged_table(run, qrels, hits, sizes, options, doc_dtype)
+    buckets = max(1, -(-wanted.height // BUCKET_JUDGMENTS))
+    tables = []
+    for bucket in range(buckets):
+        part_run, part_qrels, part_sizes = run, qrels, sizes
+        if buckets > 1:  # the queries whose hash falls in this bucket, in every input
+            part = pl.col(options.columns.query).hash(seed=_BUCKET_SEED) % buckets == bucket
+            part_run, part_qrels, part_sizes = (
+                run.filter(part),
+                qrels.filter(part),
+                sizes.filter(part),
+            )
+        # apart: collected together, the join's and the counts' memory would add up (4.4
+        # against 1.6 GiB at 100M rows from Parquet, for 5 % less time)
+        hits = judged_hits(part_run, part_qrels, options, wanted[_PAIR]).collect(engine=PASS_ENGINE)
+        tables.append(
+            compact_judged_table(part_run, part_qrels, hits, part_sizes, options, doc_dtype)
+        )
+    if buckets == 1:
+        return tables[0]
+    cols = options.columns
+    return pl.concat(tables).sort(cols.query, cols.rank, nulls_last=True)
 
 
 def judged_table(
