@@ -152,22 +152,29 @@ _checks AS (
            count(*) FILTER (WHERE {DISTINCT_DOCS} < n) AS {DUPLICATE_QUERIES}
     FROM _size
 ),"""
-    # the run is read several times: recompute a plain scan, keep a deduplicated one; the doc
-    # id as text (doc_key, the tie-break) is computed where a consumer reads it: the counting
-    # join computes it for the judged documents and for tied rows only
+    # the run is read several times: a plain scan is repeated where it is read (DuckDB keeps
+    # a CTE read more than once, even NOT MATERIALIZED, as a copy of its rows in memory: the
+    # run's ids and keys, ~3x the input), a deduplicated one is kept as the CTE ``_run`` (the
+    # recommender CTEs read ``_run`` in either case); the doc id as text (doc_key, the
+    # tie-break) is computed where a consumer reads it: the counting join computes it for
+    # the judged documents and for tied rows only
+    run_rows = (
+        f"SELECT query, doc, {key} AS sort_key, _pr_id_bytes(doc) AS doc_key, by_value\n"
+        f"    FROM ({_deduped(f'({run_in})', 'by_value', duplicates)})"
+    )
+    scan = f"({run_rows})" if duplicates == "error" else "_run"
     materialized = "NOT MATERIALIZED" if duplicates == "error" else "MATERIALIZED"
     return f"""
 WITH _run AS {materialized} (
-    SELECT query, doc, {key} AS sort_key, _pr_id_bytes(doc) AS doc_key, by_value
-    FROM ({_deduped(f"({run_in})", "by_value", duplicates)})
+    {run_rows}
 ),
 _qrels AS ({_deduped(f"({qrels_in})", "relevance", duplicates)}),
 _hit AS (
     SELECT row_number() OVER () AS hit, r.query, r.doc, r.sort_key,
            _pr_id_bytes(r.doc) AS doc_key, q.relevance
-    FROM _run AS r JOIN _qrels AS q ON r.query = q.query AND r.doc = q.doc
+    FROM {scan} AS r JOIN _qrels AS q ON r.query = q.query AND r.doc = q.doc
 ),
-_size AS (SELECT query, count(*) AS n{check_columns} FROM _run GROUP BY query),{checks_cte}
+_size AS (SELECT query, count(*) AS n{check_columns} FROM {scan} GROUP BY query),{checks_cte}
 _long AS (
     SELECT query FROM _hit GROUP BY query HAVING count(*) > {PAIRWISE_MAX_JUDGED}
 ),
@@ -180,7 +187,7 @@ _counted AS (
                    AS rank
         FROM (SELECT hit, query, sort_key, doc_key FROM _hit
               WHERE query NOT IN (SELECT query FROM _long)) AS h
-        LEFT JOIN _run AS r ON r.query = h.query AND r.sort_key >= h.sort_key
+        LEFT JOIN {scan} AS r ON r.query = h.query AND r.sort_key >= h.sort_key
         GROUP BY h.hit
     ) AS c
     JOIN _hit AS h ON c.hit = h.hit
@@ -191,7 +198,7 @@ _sorted AS (
         SELECT query, doc,
                row_number() OVER (PARTITION BY query ORDER BY sort_key DESC, doc_key DESC)
                    AS rank
-        FROM _run WHERE query IN (SELECT query FROM _long)
+        FROM {scan} AS r WHERE query IN (SELECT query FROM _long)
     ) AS w
     JOIN _hit AS h ON w.query = h.query AND w.doc = h.doc
 ),
