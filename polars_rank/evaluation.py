@@ -346,6 +346,19 @@ def _evaluate_grouped(
             run, qrels, specs, options, per_query=per_query, con=spark, warn=warn, by=by
         )
     lazy_out = isinstance(run, pl.LazyFrame)
+    duck = cast("duckdb.DuckDBPyConnection | None", con)
+    if engine == "duckdb" and per_run is None:
+        from polars_rank.engines.duckdb import grouped
+
+        if grouped.in_duckdb(run, options, duck):  # the run stays in DuckDB
+            found = grouped.evaluate_duckdb_by(run, qrels, specs, options, by, con=duck, warn=warn)
+            if found is not None:
+                values, groups = found
+                if not per_query:
+                    summaries = [(s.label, s.summary) for s in specs]
+                    query = options.columns.query
+                    values = grouping.group_summary(values, summaries, by, query, groups)
+                return values.collect()
     if engine == "duckdb":
         run = duckdb_frame(run, "run", con)
         qrels = duckdb_frame(qrels, "qrels", con)
@@ -400,7 +413,7 @@ def _evaluate_grouped(
             specs,
             checked,
             per_query=True,
-            con=cast("duckdb.DuckDBPyConnection | None", con),
+            con=duck,
             warn=warn,
         )
         values = grouping.from_numbers(numbered.lazy(), ids, query)

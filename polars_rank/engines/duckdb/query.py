@@ -301,3 +301,34 @@ _left AS ({left_out}),
         aggregates.append(f"(SELECT {outside} FROM _rec_corpus) AS {outside}")
     source = " FROM _values" if query_level else ""  # corpus values only: one row
     return sql + f"SELECT {', '.join(aggregates)}{source}"
+
+
+def keyed_sql(
+    run: str, qrels: str, by: list[str], shared: list[str], query: str, groups: str
+) -> tuple[str, str]:
+    """``FROM`` texts of the run and the judgments whose query column holds the (group,
+    query) id of ``evaluate(..., by=...)``: a struct of the ``by`` columns and the query
+    (fields ``f0, f1, ...``, the query last), NULL where the query is (so that the checks see
+    it), compared field by field. The judgments join ``groups`` (the run's distinct ``by``
+    values, a table reference) on the ``by`` columns they have (``shared``), or are crossed
+    with it when they have none (shared by every group), as
+    :func:`polars_rank.core.grouping.keyed_inputs` keys them.
+
+    >>> keyed_sql("r", "j", ["d"], ["d"], "q", "g")[0]
+    '(SELECT * REPLACE (CASE WHEN "q" IS NOT NULL THEN {\\'f0\\': "d", \\'f1\\': "q"} END AS "q") FROM r)'
+    """
+
+    fields = ", ".join(f"'f{i}': {ident(c)}" for i, c in enumerate([*by, query]))
+    run_keyed = (
+        f"(SELECT * REPLACE (CASE WHEN {ident(query)} IS NOT NULL THEN {{{fields}}} END "
+        f"AS {ident(query)}) FROM {run})"
+    )
+    sources = [("g." if c not in shared else "j.") + ident(c) for c in by]
+    fields = ", ".join(f"'f{i}': {s}" for i, s in enumerate([*sources, f"j.{ident(query)}"]))
+    on = " AND ".join(f"j.{ident(c)} = g.{ident(c)}" for c in shared)
+    join = f"JOIN {groups} AS g ON {on}" if shared else f"CROSS JOIN {groups} AS g"
+    qrels_keyed = (
+        f"(SELECT j.* REPLACE (CASE WHEN j.{ident(query)} IS NOT NULL THEN {{{fields}}} END "
+        f"AS {ident(query)}) FROM {qrels} AS j {join})"
+    )
+    return run_keyed, qrels_keyed
