@@ -75,9 +75,7 @@ def test_worked_example_from_parquet(tmp_path, in_duckdb_only):
 @pytest.mark.parametrize("per_query", [False, True])
 @pytest.mark.parametrize("queries", ["qrels", "both"])
 @pytest.mark.parametrize("shared", [True, False], ids=["qrels by date", "qrels shared"])
-def test_parquet_run_equals_the_polars_engine(
-    tmp_path, in_duckdb_only, per_query, queries, shared
-):
+def test_parquet_run_equals_the_polars_engine(tmp_path, in_duckdb_only, per_query, queries, shared):
     run, qrels = _random_inputs(7)
     if not shared:  # one set of judgments for every date
         qrels = qrels.drop("date").unique(["query", "doc"], maintain_order=True)
@@ -103,7 +101,13 @@ def test_table_names_and_relations_equal_the_frames_path(in_duckdb_only):
     con.unregister("run_frame")
     expected = pr.evaluate(run, qrels, METRICS, by="date", per_query=True, queries="both")
     got = pr.evaluate(
-        "run_t", qrels, METRICS, by="date", engine="duckdb", con=con, per_query=True,
+        "run_t",
+        qrels,
+        METRICS,
+        by="date",
+        engine="duckdb",
+        con=con,
+        per_query=True,
         queries="both",
     )
     assert_frame_equal(got, expected)

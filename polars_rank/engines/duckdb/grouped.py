@@ -48,9 +48,7 @@ class _Fallback(Exception):
     """A count found a problem in the inputs: the frames' path names it."""
 
 
-def in_duckdb(
-    run: TableInput, options: Options, con: duckdb.DuckDBPyConnection | None
-) -> bool:
+def in_duckdb(run: TableInput, options: Options, con: duckdb.DuckDBPyConnection | None) -> bool:
     """Whether :func:`evaluate_duckdb_by` takes this run: a Parquet path, a table name (with
     ``con``) or a DuckDB relation; ``duplicates`` is not ``"first"``; ``con`` has no
     ``default_collation``."""
@@ -157,7 +155,5 @@ def evaluate_duckdb_by(
         return None
     query = options.columns.query
     key = pl.Struct({c: run_schema[c] for c in [*by, query]})
-    values = values.lazy().with_columns(
-        pl.col(query).struct.rename_fields([*by, query]).cast(key)
-    )
+    values = values.lazy().with_columns(pl.col(query).struct.rename_fields([*by, query]).cast(key))
     return grouping.per_query_frame(values, by, query), groups

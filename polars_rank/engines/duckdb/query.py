@@ -314,8 +314,8 @@ def keyed_sql(
     with it when they have none (shared by every group), as
     :func:`polars_rank.core.grouping.keyed_inputs` keys them.
 
-    >>> keyed_sql("r", "j", ["d"], ["d"], "q", "g")[0]
-    '(SELECT * REPLACE (CASE WHEN "q" IS NOT NULL THEN {\\'f0\\': "d", \\'f1\\': "q"} END AS "q") FROM r)'
+    >>> print(keyed_sql("r", "j", ["d"], ["d"], "q", "g")[0])
+    (SELECT * REPLACE (CASE WHEN "q" IS NOT NULL THEN {'f0': "d", 'f1': "q"} END AS "q") FROM r)
     """
 
     fields = ", ".join(f"'f{i}': {ident(c)}" for i, c in enumerate([*by, query]))
