@@ -332,7 +332,9 @@ def _evaluate_grouped(
     the run keyed by (group, query), per query; the groups are summarised here. With
     ``per_run`` (:func:`evaluate_runs`: the run names and the call site; the first ``by``
     column holds each row's run, an Enum of those names), an empty run is an error naming
-    it and the run queries left out are warned about per run instead of through ``warn``."""
+    it and the run queries left out are warned about per run instead of through ``warn``.
+    ``engine="duckdb"`` with the run as a Parquet path, table name or relation keys it in
+    DuckDB (:mod:`polars_rank.engines.duckdb.grouped`) unless that module hands it back."""
     from polars_rank.core import grouping
     from polars_rank.core.frames import to_lazy
 

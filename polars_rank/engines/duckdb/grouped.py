@@ -1,5 +1,6 @@
 """``evaluate(..., engine="duckdb", by=[...])`` with the run in DuckDB: a Parquet path, a
-table or view name, or a DuckDB relation. The run is never read into Polars.
+table or view name, or a DuckDB relation (read into a frame, as the engine reads relations,
+but not keyed there). The keyed run is never built in Polars.
 
 The DuckDB engine's own query (:func:`.ranking.evaluate_duckdb`) evaluates the run keyed by
 (group, query) in SQL (:func:`.query.keyed_sql`: a struct of the ``by`` columns and the query
