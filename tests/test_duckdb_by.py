@@ -214,3 +214,33 @@ def test_a_connection_with_a_collation_takes_the_frames_path(tmp_path, monkeypat
     got = pr.evaluate(path, qrels, ["RR"], by="date", engine="duckdb", con=con)
     # ids compare as bytes: date 1: A (relevant) at rank 2 (a scores 2.0); date 2: no A
     assert got.rows() == [(1, 0.5), (2, 0.0)]
+
+
+def test_several_by_columns_with_hostile_names_and_values(tmp_path, in_duckdb_only):
+    rng = np.random.default_rng(11)
+    n = 800
+    run = pl.DataFrame(
+        {
+            'it\'s "w"': rng.choice(["a", "A", "b'", 'c"d', "é"], n),  # case, quotes
+            "Date": pl.Series(rng.integers(0, 3, n)).cast(pl.Date),
+            "f": rng.choice([0.0, -0.0, 1.5], n),  # -0.0 and 0.0: one group
+            "query": rng.integers(0, 6, n),  # integer ids
+            "doc": rng.integers(0, 30, n).astype(str),
+            "score": rng.integers(0, 4, n) / 2,
+        }
+    )
+    by = ['it\'s "w"', "Date", "f"]
+    run = run.unique([*by, "query", "doc"], maintain_order=True)
+    qrels = run.sample(300, seed=3).select("Date", "query", "doc").with_columns(relevance=1)
+    qrels = qrels.unique(["Date", "query", "doc"], maintain_order=True)
+    run_path, qrels_path = str(tmp_path / "run.parquet"), str(tmp_path / "qrels.parquet")
+    run.write_parquet(run_path)
+    qrels.write_parquet(qrels_path)
+    for per_query in (False, True):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = pr.evaluate(run, qrels, ["AP", "P@3"], by=by, per_query=per_query)
+            got = pr.evaluate(
+                run_path, qrels_path, ["AP", "P@3"], by=by, per_query=per_query, engine="duckdb"
+            )
+        assert_frame_equal(got, expected)
