@@ -244,3 +244,16 @@ def test_several_by_columns_with_hostile_names_and_values(tmp_path, in_duckdb_on
                 run_path, qrels_path, ["AP", "P@3"], by=by, per_query=per_query, engine="duckdb"
             )
         assert_frame_equal(got, expected)
+
+
+def test_duplicates_max_equals_the_polars_engine(tmp_path):
+    run = pl.concat([RUN, RUN.head(1).with_columns(score=pl.lit(0.5))])  # (1, q, a) twice
+    path = str(tmp_path / "run.parquet")
+    run.write_parquet(path)
+    for validate in (True, False):
+        options = {"by": "date", "duplicates": "max", "validate": validate}
+        expected = pr.evaluate(run, QRELS, ["RR"], **options)
+        got = pr.evaluate(path, QRELS, ["RR"], engine="duckdb", **options)
+        assert_frame_equal(got, expected)
+        # date 1: a keeps 2.0 (the larger score), b at rank 2: RR 1/2
+        assert got["RR"].to_list() == [0.5, 0.0]

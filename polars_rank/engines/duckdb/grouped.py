@@ -13,8 +13,9 @@ Its results are those of the frames' path, which keys and numbers the inputs in 
 
 The frames' path is taken instead (:func:`evaluate_duckdb_by` returns None) when a count finds
 a problem in the inputs (it names the problem with the Polars engine's message), when no
-judgment joins a group, for ``duplicates="first"`` (SQL tables have no row order) and on a
-connection with a ``default_collation`` (struct fields would compare under it).
+judgment joins a group, for ``duplicates="first"`` (SQL tables have no row order), for
+``duplicates="max"`` with checks (their exact pass would name a problem by the SQL key) and
+on a connection with a ``default_collation`` (struct fields would compare under it).
 
 Example (``tests/test_duckdb_by.py`` compares it with the Polars engine)::
 
@@ -51,9 +52,11 @@ class _Fallback(Exception):
 
 def in_duckdb(run: TableInput, options: Options, con: duckdb.DuckDBPyConnection | None) -> bool:
     """Whether :func:`evaluate_duckdb_by` takes this run: a Parquet path, a table name (with
-    ``con``) or a DuckDB relation; ``duplicates`` is not ``"first"``; ``con`` has no
-    ``default_collation``."""
-    if not isinstance(run, str | duckdb.DuckDBPyRelation) or options.duplicates == "first":
+    ``con``) or a DuckDB relation; ``duplicates`` is ``"error"`` (the checks counted by the
+    evaluation) or ``"max"`` without checks; ``con`` has no ``default_collation``."""
+    if not isinstance(run, str | duckdb.DuckDBPyRelation):
+        return False
+    if options.duplicates == "first" or (options.duplicates == "max" and options.validate):
         return False
     if con is None:
         return not _is_table_name(run)
