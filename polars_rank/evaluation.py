@@ -332,7 +332,9 @@ def _evaluate_grouped(
     the run keyed by (group, query), per query; the groups are summarised here. With
     ``per_run`` (:func:`evaluate_runs`: the run names and the call site; the first ``by``
     column holds each row's run, an Enum of those names), an empty run is an error naming
-    it and the run queries left out are warned about per run instead of through ``warn``."""
+    it and the run queries left out are warned about per run instead of through ``warn``.
+    ``engine="duckdb"`` with the run as a Parquet path, table name or relation keys it in
+    DuckDB (:mod:`polars_rank.engines.duckdb.grouped`) unless that module hands it back."""
     from polars_rank.core import grouping
     from polars_rank.core.frames import to_lazy
 
@@ -346,6 +348,19 @@ def _evaluate_grouped(
             run, qrels, specs, options, per_query=per_query, con=spark, warn=warn, by=by
         )
     lazy_out = isinstance(run, pl.LazyFrame)
+    duck = cast("duckdb.DuckDBPyConnection | None", con)
+    if engine == "duckdb" and per_run is None:
+        from polars_rank.engines.duckdb import grouped
+
+        if grouped.in_duckdb(run, options, duck):  # the run stays in DuckDB
+            found = grouped.evaluate_duckdb_by(run, qrels, specs, options, by, con=duck, warn=warn)
+            if found is not None:
+                values, groups = found
+                if not per_query:
+                    summaries = [(s.label, s.summary) for s in specs]
+                    query = options.columns.query
+                    values = grouping.group_summary(values, summaries, by, query, groups)
+                return values.collect()
     if engine == "duckdb":
         run = duckdb_frame(run, "run", con)
         qrels = duckdb_frame(qrels, "qrels", con)
@@ -400,7 +415,7 @@ def _evaluate_grouped(
             specs,
             checked,
             per_query=True,
-            con=cast("duckdb.DuckDBPyConnection | None", con),
+            con=duck,
             warn=warn,
         )
         values = grouping.from_numbers(numbered.lazy(), ids, query)

@@ -35,7 +35,14 @@ class _ArrowStream:
         self._frame = frame.with_columns(pl.col(nulls).cast(pl.Boolean)) if nulls else frame
 
     def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
-        return self._frame.__arrow_c_stream__(requested_schema)
+        frame = self._frame
+        if frame.width and frame.n_chunks() > 1:
+            # A DataFrame's own export first gathers each column into one chunk: a copy of
+            # the whole frame when it was read in pieces (a Parquet file's row groups). A
+            # struct Series of its columns exports chunk by chunk, without a copy, and its
+            # stream is the frame's stream of record batches (a struct array per batch).
+            return frame.to_struct().__arrow_c_stream__(requested_schema)
+        return frame.__arrow_c_stream__(requested_schema)
 
 
 def register_frame(con: duckdb.DuckDBPyConnection, name: str, frame: pl.DataFrame) -> None:

@@ -124,6 +124,12 @@ def _no_nulls(columns: Sequence[str], what: str) -> None:
         )
 
 
+def check_no_nulls(columns: Sequence[str], what: str) -> None:
+    """The error of :func:`run_groups` and :func:`keyed_inputs` for ``by`` columns of the
+    ``what`` (run, qrels) found to hold nulls (``columns``; none: no error)."""
+    _no_nulls(columns, what)
+
+
 def run_groups(run: pl.LazyFrame, by: Sequence[str]) -> pl.DataFrame:
     """The distinct combinations of the ``by`` columns in the run, sorted; an error naming
     the column if one holds nulls."""

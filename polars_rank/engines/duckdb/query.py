@@ -152,22 +152,29 @@ _checks AS (
            count(*) FILTER (WHERE {DISTINCT_DOCS} < n) AS {DUPLICATE_QUERIES}
     FROM _size
 ),"""
-    # the run is read several times: recompute a plain scan, keep a deduplicated one; the doc
-    # id as text (doc_key, the tie-break) is computed where a consumer reads it: the counting
-    # join computes it for the judged documents and for tied rows only
+    # the run is read several times: a plain scan is repeated where it is read (DuckDB keeps
+    # a CTE read more than once, even NOT MATERIALIZED, as a copy of its rows in memory: the
+    # run's ids and keys, ~3x the input), a deduplicated one is kept as the CTE ``_run`` (the
+    # recommender CTEs read ``_run`` in either case); the doc id as text (doc_key, the
+    # tie-break) is computed where a consumer reads it: the counting join computes it for
+    # the judged documents and for tied rows only
+    run_rows = (
+        f"SELECT query, doc, {key} AS sort_key, _pr_id_bytes(doc) AS doc_key, by_value\n"
+        f"    FROM ({_deduped(f'({run_in})', 'by_value', duplicates)})"
+    )
+    scan = f"({run_rows})" if duplicates == "error" else "_run"
     materialized = "NOT MATERIALIZED" if duplicates == "error" else "MATERIALIZED"
     return f"""
 WITH _run AS {materialized} (
-    SELECT query, doc, {key} AS sort_key, _pr_id_bytes(doc) AS doc_key, by_value
-    FROM ({_deduped(f"({run_in})", "by_value", duplicates)})
+    {run_rows}
 ),
 _qrels AS ({_deduped(f"({qrels_in})", "relevance", duplicates)}),
 _hit AS (
     SELECT row_number() OVER () AS hit, r.query, r.doc, r.sort_key,
            _pr_id_bytes(r.doc) AS doc_key, q.relevance
-    FROM _run AS r JOIN _qrels AS q ON r.query = q.query AND r.doc = q.doc
+    FROM {scan} AS r JOIN _qrels AS q ON r.query = q.query AND r.doc = q.doc
 ),
-_size AS (SELECT query, count(*) AS n{check_columns} FROM _run GROUP BY query),{checks_cte}
+_size AS (SELECT query, count(*) AS n{check_columns} FROM {scan} GROUP BY query),{checks_cte}
 _long AS (
     SELECT query FROM _hit GROUP BY query HAVING count(*) > {PAIRWISE_MAX_JUDGED}
 ),
@@ -180,7 +187,7 @@ _counted AS (
                    AS rank
         FROM (SELECT hit, query, sort_key, doc_key FROM _hit
               WHERE query NOT IN (SELECT query FROM _long)) AS h
-        LEFT JOIN _run AS r ON r.query = h.query AND r.sort_key >= h.sort_key
+        LEFT JOIN {scan} AS r ON r.query = h.query AND r.sort_key >= h.sort_key
         GROUP BY h.hit
     ) AS c
     JOIN _hit AS h ON c.hit = h.hit
@@ -191,7 +198,7 @@ _sorted AS (
         SELECT query, doc,
                row_number() OVER (PARTITION BY query ORDER BY sort_key DESC, doc_key DESC)
                    AS rank
-        FROM _run WHERE query IN (SELECT query FROM _long)
+        FROM {scan} AS r WHERE query IN (SELECT query FROM _long)
     ) AS w
     JOIN _hit AS h ON w.query = h.query AND w.doc = h.doc
 ),
@@ -294,3 +301,34 @@ _left AS ({left_out}),
         aggregates.append(f"(SELECT {outside} FROM _rec_corpus) AS {outside}")
     source = " FROM _values" if query_level else ""  # corpus values only: one row
     return sql + f"SELECT {', '.join(aggregates)}{source}"
+
+
+def keyed_sql(
+    run: str, qrels: str, by: list[str], shared: list[str], query: str, groups: str
+) -> tuple[str, str]:
+    """``FROM`` texts of the run and the judgments whose query column holds the (group,
+    query) id of ``evaluate(..., by=...)``: a struct of the ``by`` columns and the query
+    (fields ``f0, f1, ...``, the query last), NULL where the query is (so that the checks see
+    it), compared field by field. The judgments join ``groups`` (the run's distinct ``by``
+    values, a table reference) on the ``by`` columns they have (``shared``), or are crossed
+    with it when they have none (shared by every group), as
+    :func:`polars_rank.core.grouping.keyed_inputs` keys them.
+
+    >>> print(keyed_sql("r", "j", ["d"], ["d"], "q", "g")[0])
+    (SELECT * REPLACE (CASE WHEN "q" IS NOT NULL THEN {'f0': "d", 'f1': "q"} END AS "q") FROM r)
+    """
+
+    fields = ", ".join(f"'f{i}': {ident(c)}" for i, c in enumerate([*by, query]))
+    run_keyed = (
+        f"(SELECT * REPLACE (CASE WHEN {ident(query)} IS NOT NULL THEN {{{fields}}} END "
+        f"AS {ident(query)}) FROM {run})"
+    )
+    sources = [("g." if c not in shared else "j.") + ident(c) for c in by]
+    fields = ", ".join(f"'f{i}': {s}" for i, s in enumerate([*sources, f"j.{ident(query)}"]))
+    on = " AND ".join(f"j.{ident(c)} = g.{ident(c)}" for c in shared)
+    join = f"JOIN {groups} AS g ON {on}" if shared else f"CROSS JOIN {groups} AS g"
+    qrels_keyed = (
+        f"(SELECT j.* REPLACE (CASE WHEN j.{ident(query)} IS NOT NULL THEN {{{fields}}} END "
+        f"AS {ident(query)}) FROM {qrels} AS j {join})"
+    )
+    return run_keyed, qrels_keyed

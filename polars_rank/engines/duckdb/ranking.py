@@ -45,7 +45,14 @@ from polars_rank.core.types import CatalogInput, TableInput
 from polars_rank.core.validation import validate
 from polars_rank.duckdb import follow, read_session_table, session
 from polars_rank.engines.duckdb.checks import check_sql, qrels_look_wrong, run_looks_wrong
-from polars_rank.engines.duckdb.query import CHECKS, QUERY_OUT, ROW, id_sql, query_sql
+from polars_rank.engines.duckdb.query import (
+    CHECKS,
+    QUERY_OUT,
+    ROW,
+    id_sql,
+    keyed_sql,
+    query_sql,
+)
 
 
 @dataclass
@@ -218,6 +225,28 @@ def _recommender_sql(
     return sql, sources
 
 
+def _keyed(
+    con: duckdb.DuckDBPyConnection,
+    run: _Source,
+    qrels: _Source,
+    by: list[str],
+    groups: pl.DataFrame,
+    options: Options,
+) -> tuple[_Source, _Source]:
+    """The run and the judgments keyed by (group, query) in the query column
+    (:func:`.query.keyed_sql`); ``groups``: the run's distinct ``by`` values."""
+    name = f"__pr_groups_{uuid.uuid4().hex}"
+    register_frame(con, name, groups)
+    query = options.columns.query
+    shared = [c for c in by if c in qrels.schema]
+    run_sql, qrels_sql = keyed_sql(run.sql, qrels.sql, by, shared, query, ident(name))
+    keyed = []
+    for sql in (run_sql, qrels_sql):
+        schema = to_polars(con.sql(f"SELECT * FROM {sql} LIMIT 0")).schema
+        keyed.append(_Source(sql, schema, views=[name] if sql is run_sql else []))
+    return keyed[0], keyed[1]
+
+
 def evaluate_duckdb(
     run: TableInput,
     qrels: TableInput | None,
@@ -228,6 +257,8 @@ def evaluate_duckdb(
     con: duckdb.DuckDBPyConnection | None = None,
     warn: Callable[[int], None] = messages.warn_left_out_here,
     recommender: dict[str, CatalogInput | None] | None = None,
+    keys: tuple[list[str], pl.DataFrame] | None = None,
+    on_problem: Callable[[], None] | None = None,
 ) -> pl.DataFrame | pl.LazyFrame:
     """Evaluate in DuckDB; the same result as the Polars engine (see :func:`evaluate`).
 
@@ -240,6 +271,11 @@ def evaluate_duckdb(
     a cursor of the package's in-memory database is used (table names then cannot be
     resolved: pass ``con`` with them). ``recommender`` holds the interactions, item features
     and catalog (read into memory when given as tables or Parquet paths).
+
+    ``keys`` (``by`` columns, the run's groups): the run and the judgments are keyed in the
+    query by (group, query) (:func:`.query.keyed_sql`); the per-query values' query column
+    then holds that struct (fields ``f0, f1, ...``). ``on_problem`` replaces the exact checks
+    that name a problem a count found (it raises; see :mod:`.grouped`).
     """
     from polars_rank.core.recommender_inputs import recommender_specs, warn_outside_catalog
     from polars_rank.engines.duckdb.recsys import OUTSIDE
@@ -260,9 +296,14 @@ def evaluate_duckdb(
                 qrels = empty_qrels(run_src.schema, options).collect()
             qrels_src = _source(con, qrels, "qrels", row_index=row_index, user=user)
             sources.append(qrels_src)
+            if keys is not None:
+                run_src, qrels_src = _keyed(con, run_src, qrels_src, *keys, options)
+                sources += [run_src, qrels_src]
             options = options.resolve(run_src.schema, qrels_src.schema)
 
             def check() -> None:  # the exact checks, naming the first problem
+                if on_problem is not None:
+                    on_problem()
                 check_sql(
                     con,
                     run_src.sql,
