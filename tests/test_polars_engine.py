@@ -174,6 +174,36 @@ def test_buckets_of_queries_give_the_same_numbers(data, buckets, queries):
         ]
         expected = [call() for call in calls]
         size = max(1, -(-qrels.height // buckets))  # at least `buckets` buckets
-        with mock.patch.object(judged, "BUCKET_JUDGMENTS", size):
+        with (
+            mock.patch.object(judged, "BUCKET_JUDGMENTS", size),
+            mock.patch.object(judged, "DUPLICATE_BUCKET_ROWS", max(1, run.height // buckets)),
+        ):
             for call, want in zip(calls, expected, strict=True):
                 assert call().equals(want)
+
+
+@given(data=runs_and_qrels(duplicates=True), rows=st.integers(1, 8))
+@settings(max_examples=examples(60), deadline=None)
+def test_the_duplicate_count_in_buckets_finds_every_repeated_pair(data, rows):
+    """The duplicate check of a lazy run sorts the pair hashes bucket by bucket (queries
+    split by a hash of the query) when the run has more than judged.DUPLICATE_BUCKET_ROWS
+    rows: it raises exactly when the run repeats a (query, doc) pair, with the same message
+    as in one bucket."""
+    run, qrels = data
+    run, qrels = run.drop("rank"), qrels.unique(subset=["query", "doc"], maintain_order=True)
+    repeated = run.height - run.select("query", "doc").unique().height
+
+    def outcome() -> str:
+        try:
+            pr.evaluate(run.lazy(), qrels.lazy(), ["AP", "nDCG@10"]).collect()
+        except pr.PolarsRankError as error:
+            return str(error)
+        return "no error"
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = outcome()
+        with mock.patch.object(judged, "DUPLICATE_BUCKET_ROWS", rows):
+            assert outcome() == expected
+    assert expected.startswith(f"run has {repeated} duplicate") == (repeated > 0)
+    assert (expected == "no error") == (repeated == 0)

@@ -142,6 +142,9 @@ PASS_ENGINE: Final = "streaming"
 #: (:func:`compact_table`). 1B rows with 50M judgments: 11.0 GiB peak RSS in one bucket.
 BUCKET_JUDGMENTS = 20_000_000
 _BUCKET_SEED = 11
+#: Run rows per bucket of the duplicate count of a lazy run (a sort of the pair hashes:
+#: 16 bytes a row while it sorts; 1B rows in one bucket peaked at 10.3 GiB).
+DUPLICATE_BUCKET_ROWS = 200_000_000
 
 _KEY, _JKEY, _JDOC, _JID = "__pr_key", "__pr_jkey", "__pr_jdoc", "__pr_jid"
 #: Columns of :func:`run_sizes`' per-query counts.
@@ -344,6 +347,21 @@ def compact_judged_table(
     return table.sort(query, rank, nulls_last=True)
 
 
+def _repeated_pairs(run: pl.LazyFrame, cols: Columns, rows: int) -> int:
+    """The run's rows minus its distinct pair hashes (:func:`~polars_rank.core.validation.
+    repeated_pair_count`), the hashes sorted in buckets of at most :data:`DUPLICATE_BUCKET_ROWS`
+    rows (queries split by a hash of the query: a pair repeats within its query, so within
+    its bucket), one pass over the run each: the sort holds one bucket's hashes."""
+    buckets = max(1, -(-rows // DUPLICATE_BUCKET_ROWS))
+    if buckets == 1:
+        return int(repeated_pair_count(run, cols).collect(engine=PASS_ENGINE).item())
+    total = 0
+    for bucket in range(buckets):
+        part = pl.col(cols.query).hash(seed=_BUCKET_SEED) % buckets == bucket
+        total += int(repeated_pair_count(run.filter(part), cols).collect(engine=PASS_ENGINE).item())
+    return total
+
+
 def pass_flags(*, in_memory: bool) -> pl.QueryOptFlags:
     """The optimisations of a pass that collects several plans over the same input at once.
 
@@ -385,21 +403,19 @@ def compact_table(
         checks = checks[1:]
     size_plan = run_sizes(run, options, distinct=counted and in_memory, problems=counted)
     sorted_hashes = counted and not in_memory
-    pairs = [repeated_pair_count(run, options.columns)] if sorted_hashes else []
     wanted_plan = judged_pair_hashes(run, qrels, options)
     *found, sizes, wanted = pl.collect_all(
-        [*checks, *pairs, size_plan, wanted_plan],
+        [*checks, size_plan, wanted_plan],
         engine=PASS_ENGINE,
         optimizations=pass_flags(in_memory=in_memory),
     )
-    found, pair_frames = found[: len(checks)], found[len(checks) :]
     if counted:
         rows, problems = int(sizes[SIZE].sum()), int(sizes[PROBLEMS].sum())
         found = [pl.DataFrame({"problems": [problems], "rows": [rows]}), *found]
     if options.validate:
         suspects = None
         if sorted_hashes:
-            duplicates = pair_frames[0].item()
+            duplicates = _repeated_pairs(run, options.columns, int(sizes[SIZE].sum()))
             if duplicates:
                 suspects = duplicate_suspects(run, options.columns)
         elif counted:
