@@ -158,28 +158,36 @@ def test_the_hash_test_leaves_no_judged_row_out():
 def test_buckets_of_queries_give_the_same_numbers(data, buckets, queries):
     """With more judgments than judged.BUCKET_JUDGMENTS the judged documents are ranked in
     buckets of queries (a hash of the query): every per-query value, for a run in memory or
-    lazy and with ``by``, is the one of a single bucket, bit for bit."""
+    lazy and with ``by``, is the one of a single bucket, bit for bit, and the run queries
+    without judgments are warned about once, with the same count."""
     run, qrels = data
     run = run.drop("rank")
     names = ["nDCG@10", "AP", "R@20", "P@5", "RR", "bpref", "NumRelRet", "NumRet", "ERR@5"]
     stacked = pl.concat([run.with_columns(system=pl.lit(s)) for s in ("a", "b")])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        calls = [
-            lambda: pr.evaluate(run, qrels, names, per_query=True, queries=queries),
-            lambda: pr.evaluate(
-                run.lazy(), qrels.lazy(), names, per_query=True, queries=queries
-            ).collect(),
-            lambda: pr.evaluate(stacked, qrels, names, per_query=True, by="system"),
-        ]
-        expected = [call() for call in calls]
-        size = max(1, -(-qrels.height // buckets))  # at least `buckets` buckets
-        with (
-            mock.patch.object(judged, "BUCKET_JUDGMENTS", size),
-            mock.patch.object(judged, "DUPLICATE_BUCKET_ROWS", max(1, run.height // buckets)),
-        ):
-            for call, want in zip(calls, expected, strict=True):
-                assert call().equals(want)
+
+    def warned(call):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            value = call()
+        return value, [str(w.message) for w in caught]
+
+    calls = [
+        lambda: pr.evaluate(run, qrels, names, per_query=True, queries=queries),
+        lambda: pr.evaluate(
+            run.lazy(), qrels.lazy(), names, per_query=True, queries=queries
+        ).collect(),
+        lambda: pr.evaluate(stacked, qrels, names, per_query=True, by="system"),
+    ]
+    expected = [warned(call) for call in calls]
+    size = max(1, -(-qrels.height // buckets))  # at least `buckets` buckets
+    with (
+        mock.patch.object(judged, "BUCKET_JUDGMENTS", size),
+        mock.patch.object(judged, "DUPLICATE_BUCKET_ROWS", max(1, run.height // buckets)),
+    ):
+        for call, (want, messages) in zip(calls, expected, strict=True):
+            got, said = warned(call)
+            assert got.equals(want)
+            assert said == messages
 
 
 @given(data=runs_and_qrels(duplicates=True), rows=st.integers(1, 8))

@@ -16,7 +16,7 @@ input checks collected with the first), the recommender metrics
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import polars as pl
 
@@ -27,7 +27,7 @@ from polars_rank.core.expr import safe_div
 from polars_rank.core.frames import like, to_lazy
 from polars_rank.core.judged import (
     canonical_inputs,
-    compact_table,
+    compact_tables,
     empty_qrels,
     judgments,
     needs_canonical,
@@ -90,6 +90,32 @@ def per_query_values(
     # reading the warning column in the filter keeps the optimiser from pruning it
     keep = keep & pl.col(LEFT_OUT).is_not_null()
     return grouped.filter(keep).select(cols.query, *[s.label for s in specs]).sort(cols.query)
+
+
+def _values(
+    tables: Iterator[pl.DataFrame],
+    specs: list[MetricSpec],
+    options: Options,
+    warn: Callable[[int], None],
+) -> pl.LazyFrame:
+    """:func:`per_query_values` of the compact table, made bucket by bucket
+    (:func:`~polars_rank.core.judged.compact_tables`): one bucket's values stay lazy; with
+    several, each bucket's values are computed before the next bucket's table is made (its
+    table then freed), the left-out count warned once for all."""
+    first = next(tables)
+    second = next(tables, None)
+    if second is None:
+        return per_query_values(first.lazy(), specs, options, warn)
+    counts: list[int] = []
+    parts = []
+    for table in (first, second):
+        parts.append(per_query_values(table.lazy(), specs, options, counts.append).collect())
+    del first, second, table
+    for table in tables:
+        parts.append(per_query_values(table.lazy(), specs, options, counts.append).collect())
+        del table
+    warn(sum(counts))
+    return pl.concat(parts).lazy().sort(options.columns.query)
 
 
 def judged_users(
@@ -156,10 +182,10 @@ def evaluate_polars(
         if canonical:  # names like the engine's own: work on the canonical names
             table_inputs = canonical_inputs(run_lazy, given, options)
         table_options = table_inputs[2]
-        table = compact_table(
+        tables = compact_tables(
             *table_inputs, judgments_given=qrels is not None, in_memory=in_memory
-        ).lazy()
-        values = per_query_values(table, judged_specs, table_options, warn)
+        )
+        values = _values(tables, judged_specs, table_options, warn)
         if canonical:
             values = values.rename({table_options.columns.query: query})
     elif qrels is not None:
