@@ -84,7 +84,7 @@ def one_by_one(run, qrels, shared, by, metrics, *, per_query, **options) -> pl.D
     is evaluated as a group of which no query counts: ``queries="both"`` with a judgment
     of no run query (mean: null, counts: 0)."""
     frames = []
-    for key, rows in run.sort(by).group_by(by, maintain_order=True):
+    for key, rows in run.sort(by, maintain_order=True).group_by(by, maintain_order=True):
         values = dict(zip(by, key, strict=True))
         judged = qrels.filter(*[pl.col(c) == values[c] for c in shared]).drop(shared)
         group_options = dict(options)
