@@ -231,6 +231,18 @@ def _evaluate(
                     warn=warn,
                     by=by_columns,
                 )
+            if engine == "polars":
+                return _evaluate_recommender_by(
+                    run,
+                    qrels,
+                    specs,
+                    options,
+                    by_columns,
+                    recommender_inputs,
+                    per_query=per_query,
+                    warn=warn,
+                    run_names=run_names,
+                )
             return _evaluate_recommender_grouped(
                 run,
                 qrels,
@@ -413,6 +425,53 @@ def _evaluate_grouped(
     values = grouping.per_query_frame(values, by, query)
     if not per_query:
         values = grouping.group_summary(values, summaries, by, query, groups)
+    return values if lazy_out else values.collect()
+
+
+def _evaluate_recommender_by(
+    run: TableInput,
+    qrels: TableInput | None,
+    specs: list[MetricSpec],
+    options: Options,
+    by: list[str],
+    inputs: dict[str, CatalogInput | None],
+    *,
+    per_query: bool,
+    warn: Callable[[int], None],
+    run_names: Sequence[str] | None,
+) -> pl.DataFrame | pl.LazyFrame:
+    """:func:`evaluate` with ``by`` and recommender metrics or inputs in the Polars engine:
+    one plan (:mod:`polars_rank.engines.polars.grouped`); each group's numbers are those of
+    :func:`evaluate` on its rows alone, with the judgments, interactions, catalog and item
+    features it sees (a table having a ``by`` column joins the group on it; one without it
+    is shared by every group). With :func:`evaluate_runs` (``run_names``: the first ``by``
+    column is the run's position), an empty run is an error naming it."""
+    from polars_rank.core import grouping
+    from polars_rank.core.frames import to_lazy
+    from polars_rank.engines.polars.grouped import evaluate_by
+
+    lazy_out = isinstance(run, pl.LazyFrame)
+    run_lf = to_lazy(run, "run")
+    qrels_lf = None if qrels is None else to_lazy(qrels, "qrels")
+    run_schema = run_lf.collect_schema()
+    qrels_schema = None if qrels_lf is None else qrels_lf.collect_schema()
+    if qrels_schema is not None:
+        options.resolve(run_schema, qrels_schema)  # the inputs' own names in messages
+    grouping.check_by(by, run_schema, qrels_schema, options, [s.label for s in specs])
+    groups = grouping.run_groups(run_lf, by)
+    if run_names is not None:  # evaluate_runs: the first by column is the run's position
+        present = set(groups[by[0]].to_physical().to_list())
+        for position, name in enumerate(run_names):
+            if position not in present:
+                raise PolarsRankError(f"evaluating run {name!r}: {messages.empty_input('run')}")
+    given = {
+        name: value if isinstance(value, pl.Series) else to_lazy(value, name)
+        for name, value in inputs.items()
+        if value is not None
+    }
+    values = evaluate_by(
+        run_lf, qrels_lf, specs, options, by, groups, given, per_query=per_query, warn=warn
+    )
     return values if lazy_out else values.collect()
 
 

@@ -7,6 +7,7 @@ without it is shared); ``evaluate_runs`` with recommender metrics is one grouped
 from __future__ import annotations
 
 import math
+import re
 import warnings
 
 import polars as pl
@@ -208,13 +209,13 @@ def test_evaluate_runs_with_recommender_metrics_is_one_grouped_call(monkeypatch)
         "b": pl.DataFrame({"query": ["q"], "doc": ["y"], "score": [1.0]}),
     }
     calls = []
-    original = evaluation._evaluate_recommender_grouped
+    original = evaluation._evaluate_recommender_by
 
     def spy(*args, **kwargs):
-        calls.append(args[5])
+        calls.append(args[4])
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(evaluation, "_evaluate_recommender_grouped", spy)
+    monkeypatch.setattr(evaluation, "_evaluate_recommender_by", spy)
     got = pr.evaluate_runs(runs, qrels, ["RR", "coverage@1"])
     # catalog: each run's items; a shows x of {x, y} at rank 1, b shows y of {y}
     assert got.rows() == [("a", 0.5, 0.5), ("b", 1.0, 1.0)]
@@ -389,3 +390,98 @@ def test_to_sql_by_renders_in_every_dialect(dialect):
                     interactions_by="day", catalog="p.d.items", catalog_by=["day"])  # fmt: skip
     assert "pr_col_by" not in sql and "pr_input" not in sql
     assert sql.count("day") >= 4
+
+
+MORE = [
+    "novelty(model=discovery)@3",
+    "novelty@2",
+    "APLT(tail_share=0.5)@3",
+    "ARP(count=interactions)@2",
+    "ILD@2",
+    "serendipity(gain=binary)@3",
+    "serendipity(gain=none)@2",
+]
+
+
+@st.composite
+def other_features(draw, data):
+    """``grouped_recommender``'s data with category features or a similarity table (shared,
+    or per date) instead of the vectors."""
+    run, qrels, inputs = data
+    docs = st.sampled_from(DOCS)
+    dates = sorted(set(run["date"].to_list())) + [9]
+    if draw(st.booleans()):
+        rows = draw(st.lists(st.tuples(st.sampled_from(dates), docs,
+                                       st.sampled_from(["x", "y", "z"])),
+                             unique_by=lambda r: r, max_size=20))  # fmt: skip
+        features = pl.DataFrame(
+            rows, schema={"date": pl.Int32, "doc": pl.String, "genre": pl.String}, orient="row"
+        )
+    else:
+        rows = draw(st.lists(st.tuples(st.sampled_from(dates), docs, docs),
+                             unique_by=lambda r: (r[0], min(r[1:]), max(r[1:])),
+                             max_size=20))  # fmt: skip
+        sims = [draw(st.sampled_from([0.0, 0.25, 1.0])) for _ in rows]
+        features = pl.DataFrame(
+            [(*r, s) for r, s in zip(rows, sims, strict=True)],
+            schema={"date": pl.Int32, "doc_a": pl.String, "doc_b": pl.String,
+                    "similarity": pl.Float64}, orient="row",
+        )  # fmt: skip
+    if draw(st.booleans()):  # shared by every group
+        features = features.drop("date").unique(
+            subset=[c for c in features.columns if c not in ("date", "similarity")]
+        )
+    return run, qrels, dict(inputs, item_features=features)
+
+
+@settings(
+    max_examples=examples(40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(data=grouped_recommender().flatmap(other_features), per_query=st.booleans())
+@pytest.mark.parametrize("engine", ENGINES)
+def test_each_group_as_if_alone_other_features(data, engine, per_query):
+    """Category features and similarity tables (the frame-level paths), the discovery
+    model, a tail share, serendipity's gains: per group as alone."""
+    run, qrels, inputs = data
+    by = ["system", "date"]
+    metrics = MORE + ([] if per_query else ["Gini@2", "coverage@2"])
+    got = _quiet(pr.evaluate, run, qrels, metrics, by=by, per_query=per_query,
+                 engine=engine, **inputs)  # fmt: skip
+    expected = one_by_one(run, qrels, inputs, by, metrics, per_query=per_query, engine=engine)
+    assert_same(got, expected)
+
+
+def test_plan_does_not_grow_with_the_number_of_groups():
+    """The Polars plan of recommender metrics by 2 or 200 systems is the same text."""
+    qrels = pl.DataFrame({"query": ["u1", "u2"], "doc": ["x", "y"], "relevance": [1, 1]})
+
+    def systems(n: int) -> pl.LazyFrame:
+        return pl.LazyFrame(
+            {
+                "system": [f"s{i}" for i in range(n) for _ in range(4)],
+                "query": ["u1", "u1", "u2", "u2"] * n,
+                "doc": ["x", "y", "x", "z"] * n,
+                "score": [float(i % 3) for i in range(4 * n)],
+            }
+        )
+
+    history = pl.DataFrame({"query": ["u1", "u3"], "doc": ["x", "z"]})
+    features = pl.DataFrame({"doc": ["x", "y", "z"], "vector": [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]})
+    metrics = ["nDCG@2", "novelty@2", "ILD@2", "serendipity@2", "coverage@2", "Gini@2"]
+    plans = [
+        pr.evaluate(systems(n), qrels, metrics, by="system", interactions=history,
+                    item_features=features).explain(optimized=False)  # fmt: skip
+        for n in (2, 200)
+    ]
+    # the plan's cache nodes have their own ids
+    plans = [re.sub(r"CACHE\[id: [0-9a-f-]+\]", "CACHE", p) for p in plans]
+    assert plans[0] == plans[1]
+    results = [
+        pr.evaluate(systems(n), qrels, metrics, by="system", interactions=history,
+                    item_features=features).collect()  # fmt: skip
+        for n in (2, 200)
+    ]
+    assert [r.height for r in results] == [2, 200]
+    assert results[1].row(0) == results[0].row(0)

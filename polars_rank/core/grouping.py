@@ -114,7 +114,7 @@ def group_key(by: Sequence[str], query: str) -> pl.Expr:
     )
 
 
-def _no_nulls(columns: Sequence[str], what: str) -> None:
+def no_nulls(columns: Sequence[str], what: str) -> None:
     """An error naming the first of ``columns`` (``by`` columns found to hold nulls), if any."""
     if columns:
         column = columns[0]
@@ -128,7 +128,7 @@ def run_groups(run: pl.LazyFrame, by: Sequence[str]) -> pl.DataFrame:
     """The distinct combinations of the ``by`` columns in the run, sorted; an error naming
     the column if one holds nulls."""
     groups = run.select(by).unique().collect(engine="streaming")
-    _no_nulls([c for c in by if groups[c].null_count()], "run")
+    no_nulls([c for c in by if groups[c].null_count()], "run")
     return groups.sort(by)
 
 
@@ -150,7 +150,7 @@ def keyed_inputs(
     shared = [c for c in by if c in schema]
     if shared:
         nulls = qrels.select(pl.col(shared).null_count()).collect().row(0, named=True)
-        _no_nulls([c for c in shared if nulls[c]], "qrels")
+        no_nulls([c for c in shared if nulls[c]], "qrels")
         joined = qrels.join(groups.lazy(), on=shared, how="inner")
     else:
         joined = qrels.join(groups.lazy(), how="cross")
@@ -278,7 +278,7 @@ def split_by(
     shared = [c for c in by if c in frame.columns]
     if not shared:
         return [], {(): frame}
-    _no_nulls([c for c in shared if frame[c].null_count()], what)
+    no_nulls([c for c in shared if frame[c].null_count()], what)
     parts = frame.partition_by(shared, as_dict=True, maintain_order=True)
     return shared, {key: part.drop(shared) for key, part in parts.items()}
 
