@@ -468,19 +468,23 @@ def test_plan_does_not_grow_with_the_number_of_groups():
         )
 
     history = pl.DataFrame({"query": ["u1", "u3"], "doc": ["x", "z"]})
-    features = pl.DataFrame({"doc": ["x", "y", "z"], "vector": [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]})
+    features = pl.DataFrame(
+        {"doc": ["x", "y", "z"], "vector": [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]}
+    )
     metrics = ["nDCG@2", "novelty@2", "ILD@2", "serendipity@2", "coverage@2", "Gini@2"]
     plans = [
-        pr.evaluate(systems(n), qrels, metrics, by="system", interactions=history,
-                    item_features=features).explain(optimized=False)  # fmt: skip
+        pr.evaluate(
+            systems(n), qrels, metrics, by="system", interactions=history, item_features=features
+        ).explain(optimized=False)  # fmt: skip
         for n in (2, 200)
     ]
     # the plan's cache nodes have their own ids
     plans = [re.sub(r"CACHE\[id: [0-9a-f-]+\]", "CACHE", p) for p in plans]
     assert plans[0] == plans[1]
     results = [
-        pr.evaluate(systems(n), qrels, metrics, by="system", interactions=history,
-                    item_features=features).collect()  # fmt: skip
+        pr.evaluate(
+            systems(n), qrels, metrics, by="system", interactions=history, item_features=features
+        ).collect()  # fmt: skip
         for n in (2, 200)
     ]
     assert [r.height for r in results] == [2, 200]
