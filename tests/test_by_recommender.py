@@ -357,9 +357,7 @@ def test_to_sql_by_on_postgres(postgres):
     assert_same(expected, _sql_result(postgres.query(sql), metrics, ["sys"], expected))
 
 
-def test_to_sql_by_refuses_item_features():
-    with pytest.raises(pr.PolarsRankError, match="'ILD@5' .* not supported yet"):
-        pr.to_sql(["ILD@5"], "duckdb", "run", None, by="system", item_features="feats")
+def test_to_sql_by_input_columns_are_by_columns():
     with pytest.raises(pr.PolarsRankError, match="interactions_by column 'day'"):
         pr.to_sql(["ARP@5"], "duckdb", "run", None, by="system", interactions="h",
                   interactions_by="day")  # fmt: skip
@@ -390,6 +388,12 @@ def test_to_sql_by_renders_in_every_dialect(dialect):
                     interactions_by="day", catalog="p.d.items", catalog_by=["day"])  # fmt: skip
     assert "pr_col_by" not in sql and "pr_input" not in sql
     assert sql.count("day") >= 4
+    for kind in ("vectors", "categories", "similarities"):  # item features per day
+        sql = pr.to_sql(["ILD@10", "serendipity@10"], dialect, "p.d.recs", "p.d.qrels",
+                        by=["model", "day"], interactions="p.d.history",
+                        item_features="p.d.feats", item_features_by="day",
+                        features=kind)  # fmt: skip
+        assert "pr_col_" not in sql and "pr_input" not in sql and "feats" in sql
 
 
 MORE = [
@@ -427,10 +431,14 @@ def other_features(draw, data):
             schema={"date": pl.Int32, "doc_a": pl.String, "doc_b": pl.String,
                     "similarity": pl.Float64}, orient="row",
         )  # fmt: skip
-    if draw(st.booleans()):  # shared by every group
-        features = features.drop("date").unique(
-            subset=[c for c in features.columns if c not in ("date", "similarity")]
-        )
+    if draw(st.booleans()):  # shared by every group (one similarity per pair)
+        features = features.drop("date")
+        if "similarity" in features.columns:
+            pair = [pl.min_horizontal("doc_a", "doc_b").alias("lo"),
+                    pl.max_horizontal("doc_a", "doc_b").alias("hi")]  # fmt: skip
+            features = features.filter(pl.struct(pair).is_first_distinct())
+        else:
+            features = features.unique(maintain_order=True)
     return run, qrels, dict(inputs, item_features=features)
 
 
@@ -489,3 +497,48 @@ def test_plan_does_not_grow_with_the_number_of_groups():
     ]
     assert [r.height for r in results] == [2, 200]
     assert results[1].row(0) == results[0].row(0)
+
+
+FEATURE_METRICS = {
+    "vectors": ["ILD@3", "serendipity@3", "serendipity(gain=none)@2", "ILD"],
+    "categories": ["ILD@3", "ILD(similarity=jaccard)@3", "serendipity(gain=graded)@3"],
+    "similarities": ["ILD@3", "serendipity@3", "serendipity(gain=none)@2"],
+}
+
+
+def _kind(features: pl.DataFrame) -> str:
+    if "similarity" in features.columns:
+        return "similarities"
+    return "vectors" if "vector" in features.columns else "categories"
+
+
+@settings(
+    max_examples=examples(40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    data=st.one_of(grouped_recommender(), grouped_recommender().flatmap(other_features)),
+    per_query=st.booleans(),
+)
+def test_to_sql_by_item_features_on_duckdb(data, per_query):
+    """ILD and serendipity per group in the compiled SQL (vectors, categories, similarity
+    tables; shared or per date: ``item_features_by``) equal evaluate on each group alone."""
+    import duckdb
+
+    run, qrels, inputs = data
+    by = ["system", "date"]
+    features = inputs["item_features"]
+    kind = _kind(features)
+    metrics = FEATURE_METRICS[kind] + ["ARP@3"] + ([] if per_query else ["coverage@3"])
+    con = duckdb.connect()
+    for name, table in [("run_t", run), ("qrels_t", qrels), *inputs.items()]:
+        con.register(name, table.to_arrow())
+    keys = {f"{k}_by": [c for c in ("date",) if c in v.columns] for k, v in inputs.items()}
+    qrels_by = [c for c in ("date",) if c in qrels.columns]
+    column = {"vectors": {}, "categories": {"category": "genre"}, "similarities": {}}[kind]
+    sql = pr.to_sql(metrics, "duckdb", "run_t", "qrels_t", by=by, per_query=per_query,
+                    qrels_by=qrels_by, features=kind, **column, **{k: k for k in inputs},
+                    **keys)  # fmt: skip
+    expected = one_by_one(run, qrels, inputs, by, metrics, per_query=per_query, engine="polars")
+    assert_same(expected, _sql_result(con.sql(sql).pl(), metrics, by, expected))
