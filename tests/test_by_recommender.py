@@ -230,8 +230,29 @@ def test_errors():
     with pytest.raises(pr.PolarsRankError, match="by column 'sys' of the interactions"):
         nulls = interactions.with_columns(sys=pl.lit(None, pl.String))
         pr.evaluate(run, None, ["ARP@2"], by="sys", interactions=nulls)
-    with pytest.raises(pr.PolarsRankError, match="engine='spark' takes Polars frames"):
-        pr.evaluate(run, None, ["ILD@2"], by="sys", item_features="db.items", engine="spark")
+    features = pl.DataFrame({"sys": ["a", "a"], "doc": ["x", "x"], "v": [[1.0], [2.0]]})
+    with pytest.raises(pr.PolarsRankError, match="1 item.* more than one vector"):
+        pr.evaluate(run, None, ["ILD@2"], by="sys", item_features=features)
+    # one vector per item within each group: fine
+    features = features.with_columns(sys=pl.Series(["a", "b"]))
+    assert pr.evaluate(run, None, ["ILD@2"], by="sys", item_features=features).height == 2
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_outside_catalog_warning(engine):
+    """One warning for all groups, counting (group, item) pairs: with the catalog {x, y},
+    b's top 2 of u1 holds z (a's lists hold x and y only); with a catalog per system that
+    gives b only {z}, b's y and x are outside too."""
+    run, interactions = _worked()
+    catalog = pl.DataFrame({"doc": ["x", "y"]})
+    with pytest.warns(UserWarning, match="^1 recommended item is not in the catalog") as seen:
+        got = pr.evaluate(run, None, ["coverage@2"], by="sys", catalog=catalog, engine=engine)
+    assert len([w for w in seen if "catalog" in str(w.message)]) == 1
+    assert got.rows() == [("a", 1.0), ("b", 1.0)]  # b shows x and y of {x, y}
+    own = pl.DataFrame({"sys": ["a", "a", "b"], "doc": ["x", "y", "z"]})
+    with pytest.warns(UserWarning, match="^2 recommended items are not in the catalog"):
+        got = pr.evaluate(run, None, ["coverage@2"], by="sys", catalog=own, engine=engine)
+    assert got.rows() == [("a", 1.0), ("b", 1.0)]
 
 
 def test_spark_engine(spark):
@@ -261,15 +282,30 @@ def test_spark_engine(spark):
     got = pr.evaluate(run, None, ["ARP@2", "coverage@2"], by="sys", interactions=history,
                       engine="spark", con=spark)  # fmt: skip
     assert got.rows() == [("a", 1.75, 2 / 3), ("b", 0.5, 1.0)]
-    # ILD (item features) goes group by group from Polars frames; the Polars engine's values
+    # ILD and serendipity in the same query: the Polars engine's values, with item features
+    # shared or per system (a Spark DataFrame)
     features = pl.DataFrame(
         {"doc": ["x", "y", "z"], "vector": [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]}
     )
-    got = pr.evaluate(run, None, ["ILD@2", "ARP@2"], by="sys", interactions=interactions,
-                      item_features=features, engine="spark", con=spark)  # fmt: skip
-    want = pr.evaluate(run, None, ["ILD@2", "ARP@2"], by="sys", interactions=interactions,
-                       item_features=features)  # fmt: skip
-    assert_same(got, want)
+    own_features = pl.concat(
+        [
+            features.with_columns(sys=pl.lit("a")),
+            features.with_columns(sys=pl.lit("b"), vector=pl.col("vector").list.reverse()),
+        ]
+    ).with_columns(vector=pl.when(pl.col("doc") == "z").then([0.5, 2.0]).otherwise("vector"))
+    metrics = ["ILD@2", "serendipity(gain=none)@2", "ARP@2"]
+    for table in (features, own_features):
+        given = table if "sys" not in table.columns else spark.createDataFrame(table.to_pandas())
+        got = pr.evaluate(run, None, metrics, by="sys", interactions=interactions,
+                          item_features=given, engine="spark", con=spark)  # fmt: skip
+        want = pr.evaluate(run, None, metrics, by="sys", interactions=interactions,
+                           item_features=table)  # fmt: skip
+        assert_same(got, want)
+    # recommended items outside the catalog: (group, item) pairs, one warning
+    catalog = pl.DataFrame({"doc": ["x", "y"]})
+    with pytest.warns(UserWarning, match="^1 recommended item is not in the catalog"):
+        pr.evaluate(run, None, ["coverage@2"], by="sys", catalog=catalog, engine="spark",
+                    con=spark)  # fmt: skip
 
 
 def test_duckdb_engine_reads_tables():

@@ -269,42 +269,13 @@ def check_shared(
     return shared
 
 
-def split_by(
-    frame: pl.DataFrame, by: Sequence[str], what: str
-) -> tuple[list[str], dict[tuple[object, ...], pl.DataFrame]]:
-    """A table of a grouped evaluation split by the ``by`` columns it has (``what``: its name
-    in the error for a null in one of them): ``(shared columns, {their values: the rows
-    without them})``; no shared column: ``([], {(): frame})`` (shared by every group)."""
-    shared = [c for c in by if c in frame.columns]
-    if not shared:
-        return [], {(): frame}
-    no_nulls([c for c in shared if frame[c].null_count()], what)
-    parts = frame.partition_by(shared, as_dict=True, maintain_order=True)
-    return shared, {key: part.drop(shared) for key, part in parts.items()}
-
-
-def group_part(
-    split: tuple[list[str], dict[tuple[object, ...], pl.DataFrame]],
-    frame: pl.DataFrame,
-    group: dict[str, object],
-) -> pl.DataFrame:
-    """The rows of a table (:func:`split_by` of ``frame``) that one group (its ``by`` values)
-    sees: those of its values of the shared columns (none: an empty table), or all of them
-    when the table shares no ``by`` column."""
-    shared, parts = split
-    key = tuple(group[c] for c in shared)
-    if key in parts:
-        return parts[key]
-    return frame.drop(shared).clear()
-
-
 def judging_nobody(
     empty: pl.DataFrame, qrels: pl.DataFrame, run: pl.DataFrame, query: str
 ) -> pl.DataFrame:
     """Judgments (of ``empty``'s columns) that count no query of ``run``: one row of the
-    ``qrels`` under a query id the run does not have, for a group none of whose queries
-    counts (evaluated with ``queries="both"``: the summary over no query, as
-    :func:`group_summary` gives it). Text and integer ids only (else an error).
+    ``qrels`` under a query id the run does not have, for when no judgment joins any group
+    (evaluated with ``queries="both"``: the summary over no query, as :func:`group_summary`
+    gives it). Text and integer ids only (else an error).
 
     >>> run = pl.DataFrame({"query": [1, 5]})
     >>> qrels = pl.DataFrame({"query": [1], "doc": ["a"], "relevance": [1]})

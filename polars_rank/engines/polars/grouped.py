@@ -87,17 +87,81 @@ class Packer:
         return self.packed(self.with_group(frame), self.doc).drop(GROUP)
 
 
-def _joined(
-    table: pl.LazyFrame, shared: Sequence[str], index: pl.LazyFrame, what: str
-) -> pl.LazyFrame:
+def _joined(table: pl.LazyFrame, shared: Sequence[str], index: pl.LazyFrame) -> pl.LazyFrame:
     """The rows of ``table`` each group sees, with the group's ``by`` values and
-    :data:`GROUP`: joined on the ``by`` columns it has (``shared``; an error for a null in
-    one), or every row for every group."""
+    :data:`GROUP`: joined on the ``by`` columns it has (``shared``), or every row for every
+    group."""
     if not shared:
         return table.join(index, how="cross")
-    nulls = table.select(pl.col(shared).null_count()).collect().row(0, named=True)
-    grouping.no_nulls([c for c in shared if nulls[c]], what)
     return table.join(index, on=shared, how="inner")
+
+
+@dataclass(frozen=True)
+class GroupedInputs:
+    """The recommender inputs of a grouped evaluation, checked (:func:`checked_inputs`):
+    each table with its ``by`` columns (``tables``), the ``by`` columns each has
+    (``shared``), and the inputs as :func:`~polars_rank.core.recommender_inputs.
+    resolve_inputs` reads them without those columns (``resolved``)."""
+
+    tables: dict[str, pl.LazyFrame]
+    shared: dict[str, list[str]]
+    resolved: RecommenderInputs
+
+
+def checked_inputs(
+    given: dict[str, Any],
+    by: Sequence[str],
+    run_schema: pl.Schema,
+    options: Options,
+    specs: list[MetricSpec],
+    *,
+    per_query: bool,
+    has_qrels: bool,
+) -> GroupedInputs:
+    """The recommender inputs (interactions, item features, catalog) checked as
+    :func:`~polars_rank.core.recommender_inputs.prepare` checks them, the one vector per item
+    and one similarity per pair within each group's features, and no null in the ``by``
+    columns each has."""
+    cols = options.columns
+    query, doc = cols.query, cols.doc
+    tables: dict[str, pl.LazyFrame] = {}
+    shared: dict[str, list[str]] = {}
+    for name, obj in given.items():
+        if obj is None:
+            continue
+        frame = obj.rename(doc).to_frame().lazy() if isinstance(obj, pl.Series) else obj
+        tables[name] = frame.lazy() if isinstance(frame, pl.DataFrame) else frame
+        schema = tables[name].collect_schema()
+        what = name.replace("_", " ")
+        shared[name] = grouping.check_shared(by, run_schema, schema, what)
+        if shared[name]:
+            counts = tables[name].select(pl.col(shared[name]).null_count()).collect()
+            nulls = counts.row(0, named=True)
+            grouping.no_nulls([c for c in shared[name] if nulls[c]], what)
+    own = {name: frame.drop(shared[name]) for name, frame in tables.items()}
+    resolved = resolve_inputs(
+        own.get("interactions"),
+        own.get("item_features"),
+        own.get("catalog"),
+        run_schema,
+        query=query,
+        doc=doc,
+    )
+    features = resolved.item_features
+    check_request(
+        specs,
+        per_query=per_query,
+        has_qrels=has_qrels,
+        given=set(tables),
+        feature_kind=None if features is None else features.kind,
+    )
+    if options.validate and recommender_specs(specs):
+        checked = resolved
+        if features is not None:  # one vector (similarity) per item (pair) of a group
+            frame = tables["item_features"]
+            checked = replace(resolved, item_features=replace(features, frame=frame))
+        validate_inputs(checked, query=query, doc=doc, by=shared.get("item_features", []))
+    return GroupedInputs(tables, shared, resolved)
 
 
 def keyed_inputs(
@@ -111,47 +175,21 @@ def keyed_inputs(
     per_query: bool,
     has_qrels: bool,
 ) -> tuple[RecommenderInputs, Packer]:
-    """The recommender inputs (interactions, item features, catalog) checked as
-    :func:`~polars_rank.core.recommender_inputs.prepare` checks them (the one-vector-per-item
-    and one-similarity-per-pair checks per group), then per group: user ids as (group, user)
-    ids, doc ids packed; and the :class:`Packer` for the run's rows."""
+    """The recommender inputs (interactions, item features, catalog) checked
+    (:func:`checked_inputs`), then per group: user ids as (group, user) ids, doc ids
+    packed; and the :class:`Packer` for the run's rows."""
     cols = options.columns
     query, doc = cols.query, cols.doc
-    run_schema = run.collect_schema()
-    # the tables with their by columns (resolve_inputs reads them without)
-    tables: dict[str, pl.LazyFrame] = {}
-    shared: dict[str, list[str]] = {}
-    for name, obj in given.items():
-        if obj is None:
-            continue
-        frame = obj.rename(doc).to_frame().lazy() if isinstance(obj, pl.Series) else obj
-        tables[name] = frame.lazy() if isinstance(frame, pl.DataFrame) else frame
-        schema = tables[name].collect_schema()
-        shared[name] = grouping.check_shared(by, run_schema, schema, name.replace("_", " "))
-    own = {name: frame.drop(shared[name]) for name, frame in tables.items()}
-    resolved = resolve_inputs(
-        own.get("interactions"),
-        own.get("item_features"),
-        own.get("catalog"),
-        run_schema,
-        query=query,
-        doc=doc,
-    )
-    present = {name for name, value in given.items() if value is not None}
-    features = resolved.item_features
-    check_request(
+    checked = checked_inputs(
+        given,
+        by,
+        run.collect_schema(),
+        options,
         specs,
         per_query=per_query,
         has_qrels=has_qrels,
-        given=present,
-        feature_kind=None if features is None else features.kind,
     )
-    if options.validate and recommender_specs(specs):
-        checked = resolved
-        if features is not None:  # one vector (similarity) per item (pair) of a group
-            frame = tables["item_features"]
-            checked = replace(resolved, item_features=replace(features, frame=frame))
-        validate_inputs(checked, query=query, doc=doc, by=shared.get("item_features", []))
+    tables, shared, features = checked.tables, checked.shared, checked.resolved.item_features
     index = groups.with_row_index(GROUP).lazy()
     parts = [run.select(pl.col(doc))]
     if "interactions" in tables:
@@ -173,7 +211,7 @@ def keyed_inputs(
     packer = Packer(tuple(by), query, doc, index.rename(dict(zip(by, aliases, strict=True))), docs)
 
     def grouped(name: str) -> pl.LazyFrame:
-        return _joined(tables[name], shared[name], index, name.replace("_", " "))
+        return _joined(tables[name], shared[name], index)
 
     interactions = catalog = None
     if "interactions" in tables:
