@@ -37,54 +37,61 @@ from polars_rank.core.recommender_inputs import (
     validate_inputs,
 )
 from polars_rank.engines.polars.ranking import polars_values
-from polars_rank.engines.polars.recsys import GROUP, PACK
+from polars_rank.engines.polars.recsys import GROUP, PACK, group_of
 from polars_rank.recsys.features import DOC_A, DOC_B, ItemFeatures
 
-#: The column of a doc's rank among every doc id (:class:`Packer`).
-_RANK = "__pr_doc_rank"
+#: The columns of a doc's and a user's rank among every doc (user) id (:class:`Packer`).
+_RANK, _USER = "__pr_doc_rank", "__pr_user_rank"
+
+
+def _packed_id(rank: str) -> pl.Expr:
+    """``group index · PACK + rank``: a packed id (UInt64)."""
+    return pl.col(GROUP).cast(pl.UInt64) * PACK + pl.col(rank).cast(pl.UInt64)
 
 
 @dataclass(frozen=True)
 class Packer:
-    """Packs doc ids with their group (see the module docstring): ``index`` holds the groups
-    (``by`` columns under :meth:`aliases`) and their :data:`GROUP` index, ``docs`` every doc
-    id with its rank."""
+    """Packs user and doc ids with their group (see the module docstring): ``users`` and
+    ``docs`` hold every user (doc) id of the inputs with its rank (:data:`_USER`,
+    :data:`_RANK`)."""
 
-    by: tuple[str, ...]
     query: str
     doc: str
-    index: pl.LazyFrame
+    users: pl.LazyFrame
     docs: pl.LazyFrame
 
-    def aliases(self) -> list[str]:
-        return [f"__pr_by_{i}" for i in range(len(self.by))]
-
     def with_group(self, frame: pl.LazyFrame) -> pl.LazyFrame:
-        """``frame`` (a (group, query) id in the query column) with its :data:`GROUP`."""
-        fields = [
-            pl.col(self.query).struct.field(b).alias(a)
-            for b, a in zip(self.by, self.aliases(), strict=True)
-        ]
-        return frame.with_columns(fields).join(self.index, on=self.aliases()).drop(self.aliases())
+        """``frame`` (packed user ids) with their :data:`GROUP`."""
+        return frame.with_columns(group_of(self.query))
 
-    def packed(self, frame: pl.LazyFrame, column: str) -> pl.LazyFrame:
-        """``frame`` (with its :data:`GROUP`) with ``column`` (doc ids) packed; rows whose
-        doc id no input has are left out (they match nothing)."""
-        ranked = frame.join(self.docs.rename({self.doc: column}), on=column)
-        value = pl.col(GROUP).cast(pl.UInt64) * PACK + pl.col(_RANK).cast(pl.UInt64)
-        return ranked.with_columns(value.alias(column)).drop(_RANK)
+    def packed(self, frame: pl.LazyFrame, column: str, *, user: bool = False) -> pl.LazyFrame:
+        """``frame`` (with its :data:`GROUP`) with ``column`` (doc ids; user ids with
+        ``user``) packed; rows whose id no input has are left out (they match nothing)."""
+        ids, rank = (self.users, _USER) if user else (self.docs, _RANK)
+        name = self.query if user else self.doc
+        ranked = frame.join(ids.rename({name: column}), on=column)
+        return ranked.with_columns(_packed_id(rank).alias(column)).drop(rank)
 
     def pack(self, frame: pl.LazyFrame, *, distinct: bool = False) -> pl.LazyFrame:
-        """``frame`` (a (group, query) id and a doc id) with its doc id packed; ``distinct``:
-        only the distinct packed doc ids (the query column dropped)."""
+        """``frame`` (packed user ids and doc ids) with its doc ids packed; ``distinct``:
+        only the distinct packed doc ids (the user column dropped)."""
         if distinct:
-            fields = [
-                pl.col(self.query).struct.field(b).alias(a)
-                for b, a in zip(self.by, self.aliases(), strict=True)
-            ]
-            frame = frame.select(*fields, self.doc).unique().join(self.index, on=self.aliases())
+            frame = frame.select(group_of(self.query), self.doc).unique()
             return self.packed(frame, self.doc).select(self.doc)
         return self.packed(self.with_group(frame), self.doc).drop(GROUP)
+
+    def unpacked(self, frame: pl.LazyFrame, index: pl.LazyFrame) -> pl.LazyFrame:
+        """``frame`` (packed user ids) with the user ids and the group's ``by`` columns of
+        ``index`` (the groups and their :data:`GROUP`) back, the ``by`` columns first."""
+        split = frame.with_columns(
+            group_of(self.query), (pl.col(self.query) % PACK).cast(pl.UInt32).alias(_USER)
+        )
+        users = self.users.with_columns(pl.col(_USER).cast(pl.UInt32))
+        joined = split.drop(self.query).join(index, on=GROUP).join(users, on=_USER)
+        names = index.collect_schema().names()
+        by = [c for c in names if c != GROUP]
+        rest = [c for c in frame.collect_schema().names() if c != self.query]
+        return joined.select(*by, self.query, *rest)
 
 
 def _joined(table: pl.LazyFrame, shared: Sequence[str], index: pl.LazyFrame) -> pl.LazyFrame:
@@ -164,73 +171,6 @@ def checked_inputs(
     return GroupedInputs(tables, shared, resolved)
 
 
-def keyed_inputs(
-    given: dict[str, Any],
-    by: Sequence[str],
-    groups: pl.DataFrame,
-    run: pl.LazyFrame,
-    options: Options,
-    specs: list[MetricSpec],
-    *,
-    per_query: bool,
-    has_qrels: bool,
-) -> tuple[RecommenderInputs, Packer]:
-    """The recommender inputs (interactions, item features, catalog) checked
-    (:func:`checked_inputs`), then per group: user ids as (group, user) ids, doc ids
-    packed; and the :class:`Packer` for the run's rows."""
-    cols = options.columns
-    query, doc = cols.query, cols.doc
-    checked = checked_inputs(
-        given,
-        by,
-        run.collect_schema(),
-        options,
-        specs,
-        per_query=per_query,
-        has_qrels=has_qrels,
-    )
-    tables, shared, features = checked.tables, checked.shared, checked.resolved.item_features
-    index = groups.with_row_index(GROUP).lazy()
-    parts = [run.select(pl.col(doc))]
-    if "interactions" in tables:
-        parts.append(tables["interactions"].select(doc))
-    if "catalog" in tables:
-        parts.append(tables["catalog"].select(doc))
-    if features is not None:
-        names = (DOC_A, DOC_B) if features.kind == "similarities" else (doc,)
-        parts += [tables["item_features"].select(pl.col(c).alias(doc)) for c in names]
-    docs = (
-        pl.concat(parts, how="vertical")
-        .unique()
-        .drop_nulls()
-        .sort(doc)
-        .with_row_index(_RANK)
-        .cache()
-    )
-    aliases = [f"__pr_by_{i}" for i in range(len(by))]
-    packer = Packer(tuple(by), query, doc, index.rename(dict(zip(by, aliases, strict=True))), docs)
-
-    def grouped(name: str) -> pl.LazyFrame:
-        return _joined(tables[name], shared[name], index)
-
-    interactions = catalog = None
-    if "interactions" in tables:
-        frame = grouped("interactions").with_columns(grouping.group_key(by, query))
-        interactions = packer.packed(frame.select(query, doc, GROUP), doc).drop(GROUP)
-    if "catalog" in tables:
-        catalog = packer.packed(grouped("catalog").select(doc, GROUP), doc).drop(GROUP)
-    keyed_features = None
-    if features is not None:
-        columns = features.frame.collect_schema().names()
-        frame = grouped("item_features").select(*columns, GROUP)
-        for column in (DOC_A, DOC_B) if features.kind == "similarities" else (doc,):
-            frame = packer.packed(frame, column)
-        keyed_features = ItemFeatures(
-            features.kind, frame.drop(GROUP), features.doc, features.column, features.dim
-        )
-    return RecommenderInputs(interactions, keyed_features, catalog), packer
-
-
 def evaluate_by(
     run: pl.LazyFrame,
     qrels: pl.LazyFrame | None,
@@ -245,11 +185,16 @@ def evaluate_by(
 ) -> pl.LazyFrame:
     """``evaluate(..., by=by)`` with recommender metrics: one row per group of ``groups``
     (the run's, sorted), or per (group, query) with ``per_query``; every group's numbers are
-    those of ``evaluate`` on its rows alone (see the module docstring)."""
-    query = options.columns.query
-    inputs, packer = keyed_inputs(
-        given, by, groups, run, options, specs, per_query=per_query, has_qrels=qrels is not None
+    those of ``evaluate`` on its rows alone (see the module docstring). The inputs are
+    checked with (group, query) ids (struct ids, so that messages show the group), then
+    evaluated with packed ids."""
+    cols = options.columns
+    query, doc = cols.query, cols.doc
+    run_schema = run.collect_schema()
+    checked = checked_inputs(
+        given, by, run_schema, options, specs, per_query=per_query, has_qrels=qrels is not None
     )
+    tables, shared, features = checked.tables, checked.shared, checked.resolved.item_features
     keyed_run, keyed_qrels = grouping.keyed_inputs(run, qrels, by, options, groups)
     if (
         qrels is not None
@@ -257,23 +202,74 @@ def evaluate_by(
         and grouping.judges_no_group(qrels, keyed_qrels)
     ):
         # no judgment joins any group: no query counts (one judgment of a query no group has)
-        shared = [c for c in by if c in qrels.collect_schema()]
-        judged = qrels.drop(shared).collect()
-        users = run.select(query).unique().collect()
-        nobody = grouping.judging_nobody(judged.clear(), judged, users, query)
-        keyed = nobody.join(groups.head(1), how="cross").with_columns(grouping.group_key(by, query))
-        keyed_qrels = keyed.drop(by).lazy()
+        own = [c for c in by if c in qrels.collect_schema()]
+        if options.validate:  # the judgments checked keyed by their own groups
+            keyed_qrels = qrels.with_columns(grouping.group_key(own, query)).drop(own)
+        judged = qrels.drop(own).collect()
+        run_users = run.select(query).unique().collect()
+        nobody = grouping.judging_nobody(judged.clear(), judged, run_users, query)
+        qrels = nobody.join(groups.head(1), how="cross").lazy()
         options = replace(options, queries="both")
-    values, corpus, resolved = polars_values(
-        keyed_run, keyed_qrels, specs, options, inputs=inputs, warn=warn, packer=packer
+    if options.validate:
+        from polars_rank.core.judged import empty_qrels
+        from polars_rank.core.validation import validate
+
+        judgments = keyed_qrels
+        if judgments is None:
+            judgments = empty_qrels(keyed_run.collect_schema(), options)
+        raw = (qrels if qrels is not None else empty_qrels(run_schema, options)).collect_schema()
+        resolved = options.resolve(run_schema, raw)  # checks the id dtypes
+        validate(keyed_run, judgments, resolved, in_memory=False, judgments_given=qrels is not None)
+        options = replace(options, validate=False)
+    index = groups.with_row_index(GROUP).lazy()
+    tables["run"] = run
+    shared["run"] = list(by)
+    if qrels is not None:
+        tables["qrels"] = qrels
+        shared["qrels"] = [c for c in by if c in qrels.collect_schema()]
+    user_parts = [tables[n].select(query) for n in ("run", "qrels", "interactions") if n in tables]
+    users = pl.concat(user_parts).unique().drop_nulls().sort(query).with_row_index(_USER)
+    doc_parts = [tables[n].select(doc) for n in ("run", "interactions", "catalog") if n in tables]
+    if features is not None:
+        names = (DOC_A, DOC_B) if features.kind == "similarities" else (doc,)
+        doc_parts += [tables["item_features"].select(pl.col(c).alias(doc)) for c in names]
+    docs = pl.concat(doc_parts).unique().drop_nulls().sort(doc).with_row_index(_RANK)
+    packer = Packer(query, doc, users.cache(), docs.cache())
+
+    def grouped(name: str) -> pl.LazyFrame:
+        frame = _joined(tables[name], shared[name], index)
+        return frame.drop([c for c in by if c in frame.collect_schema()])
+
+    packed_run = packer.packed(grouped("run"), query, user=True).drop(GROUP)
+    packed_qrels = None
+    if qrels is not None:
+        packed_qrels = packer.packed(grouped("qrels"), query, user=True).drop(GROUP)
+    interactions = catalog = None
+    if "interactions" in tables:
+        frame = grouped("interactions").select(query, doc, GROUP)
+        interactions = packer.packed(packer.packed(frame, query, user=True), doc).drop(GROUP)
+    if "catalog" in tables:
+        catalog = packer.packed(grouped("catalog").select(doc, GROUP), doc).drop(GROUP)
+    keyed_features = None
+    if features is not None:
+        columns = features.frame.collect_schema().names()
+        frame = grouped("item_features").select(*columns, GROUP)
+        for column in (DOC_A, DOC_B) if features.kind == "similarities" else (doc,):
+            frame = packer.packed(frame, column)
+        keyed_features = ItemFeatures(
+            features.kind, frame.drop(GROUP), features.doc, features.column, features.dim
+        )
+    inputs = RecommenderInputs(interactions, keyed_features, catalog)
+    values, corpus, _ = polars_values(
+        packed_run, packed_qrels, specs, options, inputs=inputs, warn=warn, packer=packer
     )
-    values = grouping.per_query_frame(values, by, query)
     labels = [s.label for s in specs]
+    values = packer.unpacked(values, index)
     if per_query:
-        return values.select(*by, query, *labels)
+        return values.select(*by, query, *labels).sort([*by, query])
     query_level = [(s.label, s.summary) for s in specs if s.entry.level == "query"]
     result = grouping.group_summary(values, query_level, by, query, groups)
     if corpus is not None:
-        named = corpus.join(groups.with_row_index(GROUP).lazy(), on=GROUP).drop(GROUP)
+        named = corpus.join(index, on=GROUP).drop(GROUP)
         result = result.join(named, on=by, how="left", nulls_equal=True)
     return result.select(*by, *labels).sort(by)
