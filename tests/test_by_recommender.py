@@ -578,3 +578,34 @@ def test_to_sql_by_item_features_on_duckdb(data, per_query):
                     **keys)  # fmt: skip
     expected = one_by_one(run, qrels, inputs, by, metrics, per_query=per_query, engine="polars")
     assert_same(expected, _sql_result(con.sql(sql).pl(), metrics, by, expected))
+
+
+def test_check_sql_by_columns_of_the_inputs():
+    """check_sql reports a null in a by column of the interactions, the catalog and the item
+    features (those their *_by name), as the engines refuse them."""
+    import duckdb
+
+    con = duckdb.connect()
+    run = pl.DataFrame({"sys": ["a", "b"], "query": ["q", "q"], "doc": ["x", "y"],
+                        "score": [1.0, 2.0]})  # fmt: skip
+    tables = {
+        "run": run,
+        "h": pl.DataFrame({"sys": ["a", None], "query": ["q", "q"], "doc": ["x", "y"]}),
+        "c": pl.DataFrame(
+            {"sys": [None, None], "doc": ["x", "y"]}, schema_overrides={"sys": pl.String}
+        ),
+        "f": pl.DataFrame({"sys": ["a"], "doc": ["x"], "vector": [[1.0]]}),
+    }
+    for name, table in tables.items():
+        con.register(name, table.to_arrow())
+    sql = pr.check_sql("duckdb", "run", None, interactions="h", catalog="c", item_features="f",
+                       by="sys", interactions_by="sys", catalog_by="sys",
+                       item_features_by="sys")  # fmt: skip
+    assert con.sql(sql).fetchall() == [
+        ("interactions", "null_group", 1, "q", "y"),
+        ("catalog", "null_group", 2, None, None),
+    ]
+    with pytest.raises(pr.PolarsRankError, match="catalog_by column 'day'"):
+        pr.check_sql("duckdb", "run", catalog="c", by="sys", catalog_by="day")
+    with pytest.raises(pr.PolarsRankError, match="by column 'sys' of the catalog"):
+        pr.evaluate(run, None, ["coverage@1"], by="sys", catalog=tables["c"])
