@@ -90,6 +90,24 @@ def grouped_recommender(draw):
     return run, qrels, inputs
 
 
+def _integer_ids(run, qrels, inputs, start):
+    """The tables with their text user and item ids as integers from ``start`` on."""
+    users = {u: start + i for i, u in enumerate([*QUERIES, "u9", "none"])}
+    items = {d: start + 3 * i for i, d in enumerate(DOCS)}
+
+    def mapped(table):
+        table = table.with_columns(
+            pl.col(c).replace_strict(items, return_dtype=pl.Int64)
+            for c in ("doc", "doc_a", "doc_b")
+            if c in table.columns
+        )
+        if "query" in table.columns:
+            table = table.with_columns(pl.col("query").replace_strict(users, return_dtype=pl.Int64))
+        return table
+
+    return mapped(run), mapped(qrels), {k: mapped(v) for k, v in inputs.items()}
+
+
 def one_by_one(run, qrels, inputs, by, metrics, *, per_query, engine) -> pl.DataFrame:
     """The reference: ``evaluate`` on each group's rows alone, with the rows of each input
     of its values of the ``by`` columns the input has."""
@@ -108,7 +126,10 @@ def one_by_one(run, qrels, inputs, by, metrics, *, per_query, engine) -> pl.Data
             # no judgment joins the group: no query of it counts (judgments of a query
             # "none" that no run has, queries="both"), as for ranking metrics
             shared = [c for c in by if c in qrels.columns]
-            seen["qrels"] = qrels.drop(shared).head(1).with_columns(query=pl.lit("none"))
+            nobody = "none" if qrels.schema["query"] == pl.String else 10**6
+            seen["qrels"] = (
+                qrels.drop(shared).head(1).with_columns(query=pl.lit(nobody, qrels.schema["query"]))
+            )
             options["queries"] = "both"
         result = _quiet(
             pr.evaluate, rows.drop(by), seen.pop("qrels"), metrics, per_query=per_query,
@@ -126,10 +147,14 @@ def one_by_one(run, qrels, inputs, by, metrics, *, per_query, engine) -> pl.Data
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(data=grouped_recommender(), per_query=st.booleans(), by=st.sampled_from(
-    [["system", "date"], ["date"], ["system"]]))  # fmt: skip
+    [["system", "date"], ["date"], ["system"]]), ids=st.sampled_from([None, 0, -5]))  # fmt: skip
 @pytest.mark.parametrize("engine", ENGINES)
-def test_each_group_as_if_alone(data, engine, per_query, by):
+def test_each_group_as_if_alone(data, engine, per_query, by, ids):
+    """``ids``: integer user and item ids from ``ids`` on (0: packed as they are in the
+    Polars engine; negative: through their ranks), or the text ids (None)."""
     run, qrels, inputs = data
+    if ids is not None:
+        run, qrels, inputs = _integer_ids(run, qrels, inputs, ids)
     for column in ("system", "date"):  # a column that is not grouped on: one value of it
         if column not in by:
             run = run.filter(pl.col(column) == run[column][0])

@@ -217,6 +217,7 @@ def check_sql(
         if columns:
             bad = "(" + " OR ".join(f"{g} IS NULL" for g in columns) + ")"
             parts.append(_rows_where(placeholder, label, "null_group", bad, doc))
+
     parts: list[str] = []
     tables: dict[str, tuple[str, TableRef]] = {}
     order_problem = "bad_score" if order_by == "score" else "bad_rank"

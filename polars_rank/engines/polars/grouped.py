@@ -57,8 +57,9 @@ class Packer:
 
     query: str
     doc: str
-    users: pl.LazyFrame
-    docs: pl.LazyFrame
+    users: pl.LazyFrame | None
+    docs: pl.LazyFrame | None
+    query_dtype: pl.DataType = pl.Int64()
 
     def with_group(self, frame: pl.LazyFrame) -> pl.LazyFrame:
         """``frame`` (packed user ids) with their :data:`GROUP`."""
@@ -68,6 +69,9 @@ class Packer:
         """``frame`` (with its :data:`GROUP`) with ``column`` (doc ids; user ids with
         ``user``) packed; rows whose id no input has are left out (they match nothing)."""
         ids, rank = (self.users, _USER) if user else (self.docs, _RANK)
+        if ids is None:  # integer ids in [0, 2³²): their own rank
+            value = pl.col(GROUP).cast(pl.UInt64) * PACK + pl.col(column).cast(pl.UInt64)
+            return frame.with_columns(value.alias(column))
         name = self.query if user else self.doc
         ranked = frame.join(ids.rename({name: column}), on=column)
         return ranked.with_columns(_packed_id(rank).alias(column)).drop(rank)
@@ -86,12 +90,28 @@ class Packer:
         split = frame.with_columns(
             group_of(self.query), (pl.col(self.query) % PACK).cast(pl.UInt32).alias(_USER)
         )
-        users = self.users.with_columns(pl.col(_USER).cast(pl.UInt32))
-        joined = split.drop(self.query).join(index, on=GROUP).join(users, on=_USER)
+        if self.users is None:
+            user = pl.col(_USER).cast(self.query_dtype).alias(self.query)
+            joined = split.drop(self.query).join(index, on=GROUP).with_columns(user)
+        else:
+            users = self.users.with_columns(pl.col(_USER).cast(pl.UInt32))
+            joined = split.drop(self.query).join(index, on=GROUP).join(users, on=_USER)
         names = index.collect_schema().names()
         by = [c for c in names if c != GROUP]
         rest = [c for c in frame.collect_schema().names() if c != self.query]
         return joined.select(*by, self.query, *rest)
+
+
+def _small_integers(parts: list[pl.LazyFrame], column: str) -> bool:
+    """Whether the ids of ``parts`` (each a ``column``) are integers in [0, 2³²) (packed as
+    they are, in their own order)."""
+    dtype = parts[0].collect_schema()[column]
+    if not dtype.is_integer():
+        return False
+    ids = pl.concat([p.select(column) for p in parts])  # one dtype: checked against the run
+    bounds = ids.select(pl.col(column).min().alias("low"), pl.col(column).max().alias("high"))
+    low, high = bounds.collect().row(0)
+    return low is None or (low >= 0 and high < PACK)
 
 
 def _joined(table: pl.LazyFrame, shared: Sequence[str], index: pl.LazyFrame) -> pl.LazyFrame:
@@ -228,13 +248,20 @@ def evaluate_by(
         tables["qrels"] = qrels
         shared["qrels"] = [c for c in by if c in qrels.collect_schema()]
     user_parts = [tables[n].select(query) for n in ("run", "qrels", "interactions") if n in tables]
-    users = pl.concat(user_parts).unique().drop_nulls().sort(query).with_row_index(_USER)
-    doc_parts = [tables[n].select(doc) for n in ("run", "interactions", "catalog") if n in tables]
+    users: pl.LazyFrame | None = None
+    if not _small_integers(user_parts, query):
+        users = pl.concat(user_parts).unique().drop_nulls().sort(query).with_row_index(_USER)
+        users = users.cache()
+    with_docs = ("run", "qrels", "interactions", "catalog")
+    doc_parts = [tables[n].select(doc) for n in with_docs if n in tables]
     if features is not None:
         names = (DOC_A, DOC_B) if features.kind == "similarities" else (doc,)
         doc_parts += [tables["item_features"].select(pl.col(c).alias(doc)) for c in names]
-    docs = pl.concat(doc_parts).unique().drop_nulls().sort(doc).with_row_index(_RANK)
-    packer = Packer(query, doc, users.cache(), docs.cache())
+    docs: pl.LazyFrame | None = None
+    if not _small_integers(doc_parts, doc):
+        docs = pl.concat(doc_parts).unique().drop_nulls().sort(doc).with_row_index(_RANK)
+        docs = docs.cache()
+    packer = Packer(query, doc, users, docs, run_schema[query])
 
     def grouped(name: str) -> pl.LazyFrame:
         frame = _joined(tables[name], shared[name], index)
