@@ -198,19 +198,34 @@ def user_coverage(
     query: str = "query",
     rank: str = "rank",
     relevance: str = "relevance",
-    group: str | None = None,
 ) -> pl.LazyFrame:
     """``user_coverage``: the share of ``users`` (``query`` column) with at least one item in
     their top k; with ``relevance_level``, with at least one item whose ``relevance`` (a
-    column of ``top``: the qrels grade, null when unjudged) is ≥ the level. ``group`` (a
-    column of ``users``, the user ids being distinct across groups): one row per group of
-    the users, ``group, user_coverage``.
+    column of ``top``: the qrels grade, null when unjudged) is ≥ the level.
 
     >>> top = pl.LazyFrame({"query": [1, 2], "doc": ["a", "b"], "rank": [1, 3]})
     >>> users = pl.LazyFrame({"query": [1, 2, 3]})
     >>> user_coverage(top, users, 2).collect().item()  # user 1 only: 1/3
     0.3333333333333333
     """
+    return user_coverage_by(
+        top, users, k, relevance_level=relevance_level, query=query, rank=rank, relevance=relevance
+    )
+
+
+def user_coverage_by(
+    top: pl.LazyFrame,
+    users: pl.LazyFrame,
+    k: int | None = None,
+    *,
+    relevance_level: float | None = None,
+    query: str = "query",
+    rank: str = "rank",
+    relevance: str = "relevance",
+    group: str | None = None,
+) -> pl.LazyFrame:
+    """:func:`user_coverage`; with ``group`` (a column of ``users``, the user ids being
+    distinct across groups), one row per group of the users: ``group, user_coverage``."""
     check_k(k, "user_coverage")
     rows = cut(top, k, rank)
     if relevance_level is not None:

@@ -267,16 +267,18 @@ def evaluate_by(
         frame = _joined(tables[name], shared[name], index)
         return frame.drop([c for c in by if c in frame.collect_schema()])
 
-    packed_run = packer.packed(grouped("run"), query, user=True).drop(GROUP)
+    # each packed table is read by several parts of the plan: computed once (cache)
+    packed_run = packer.packed(grouped("run"), query, user=True).drop(GROUP).cache()
     packed_qrels = None
     if qrels is not None:
-        packed_qrels = packer.packed(grouped("qrels"), query, user=True).drop(GROUP)
+        packed_qrels = packer.packed(grouped("qrels"), query, user=True).drop(GROUP).cache()
     interactions = catalog = None
     if "interactions" in tables:
         frame = grouped("interactions").select(query, doc, GROUP)
         interactions = packer.packed(packer.packed(frame, query, user=True), doc).drop(GROUP)
+        interactions = interactions.cache()
     if "catalog" in tables:
-        catalog = packer.packed(grouped("catalog").select(doc, GROUP), doc).drop(GROUP)
+        catalog = packer.packed(grouped("catalog").select(doc, GROUP), doc).drop(GROUP).cache()
     keyed_features = None
     if features is not None:
         columns = features.frame.collect_schema().names()
@@ -284,7 +286,7 @@ def evaluate_by(
         for column in (DOC_A, DOC_B) if features.kind == "similarities" else (doc,):
             frame = packer.packed(frame, column)
         keyed_features = ItemFeatures(
-            features.kind, frame.drop(GROUP), features.doc, features.column, features.dim
+            features.kind, frame.drop(GROUP).cache(), features.doc, features.column, features.dim
         )
     inputs = RecommenderInputs(interactions, keyed_features, catalog)
     values, corpus, _ = polars_values(

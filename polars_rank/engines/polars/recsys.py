@@ -321,7 +321,7 @@ def _corpus_frames(
             per_item=s.arguments()["per_item"],
             group=group,
         ),
-        "user_coverage": lambda s: corpus.user_coverage(
+        "user_coverage": lambda s: corpus.user_coverage_by(
             top,
             users,
             s.k,
