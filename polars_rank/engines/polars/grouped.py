@@ -1,14 +1,16 @@
 """``evaluate(..., by=[...])`` with recommender metrics in the Polars engine: every group in
 one lazy plan, whose size does not depend on the number of groups.
 
-As for ranking metrics (:mod:`polars_rank.core.grouping`), the query id is the pair (group,
-query): per-user metrics, the users that count and the top k are per (group, user). What
-the recommender metrics compute per item (popularity, the item table, the recommendation
-counts, the catalog, item features, the history) must be per group too: the doc ids of the
-top rows, the judgments' grades and of every recommender input are **packed** with their
-group, ``group index · 2³² + the doc's rank`` (a UInt64; the rank is that of the doc id
-among every doc id of the inputs, in the ids' own order, so that the item table's order by
-(popularity, doc id) is unchanged within a group). Every join, ``group_by`` and comparison
+The user and doc ids of the run, the judgments and every recommender input are **packed**
+with their group: ``group index · 2³² + the id's rank`` (a UInt64; the rank is that of the
+id among every id of the inputs, in the ids' own order, so that the item table's order by
+(popularity, doc id) is unchanged within a group; integer ids in [0, 2³²) are their own
+rank, with no join). Per-user metrics, the users that count and the top k are then per
+(group, user), as ranking metrics are per (group, query), and what the recommender metrics
+compute per item (popularity, the item table, the recommendation counts, the catalog, item
+features, the history) per (group, item). The inputs are checked first with (group,
+query) struct ids (:func:`~polars_rank.core.grouping.keyed_inputs`), so that a message
+shows the group. Every join, ``group_by`` and comparison
 on doc ids is then per group with no change, and only what sums over all items (the item
 table's total, item count and order, the discovery model's user count, the corpus metrics)
 is taken per group (:data:`~polars_rank.engines.polars.recsys.GROUP`).
@@ -53,7 +55,8 @@ def _packed_id(rank: str) -> pl.Expr:
 class Packer:
     """Packs user and doc ids with their group (see the module docstring): ``users`` and
     ``docs`` hold every user (doc) id of the inputs with its rank (:data:`_USER`,
-    :data:`_RANK`)."""
+    :data:`_RANK`), or are None for integer ids in [0, 2³²) (their own rank);
+    ``query_dtype`` is the user ids' dtype."""
 
     query: str
     doc: str
