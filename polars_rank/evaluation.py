@@ -99,9 +99,9 @@ def evaluate(
             gets null means and 0 counts. A null in a ``by`` column is an error naming it.
             Ranking and trec_eval metrics (see :mod:`polars_rank.core.grouping`), and
             recommender metrics: interactions, catalog and item features join the groups
-            as the judgments do, each group's numbers are ``evaluate`` on its rows alone
-            (Polars and DuckDB evaluate the groups one after the other; Spark in one query,
-            except ILD and serendipity). See docs/guides/by.md.
+            as the judgments do, each group's numbers are ``evaluate`` on its rows alone,
+            every group in one plan (Polars) or one query (DuckDB, Spark: the SQL of
+            ``to_sql(..., by=)``). See docs/guides/by.md.
         engine: ``"polars"`` (lazy in, lazy out), ``"duckdb"`` (one SQL query) or
             ``"spark"`` (the portable SQL of :func:`polars_rank.to_sql`, run by Spark; needs
             pyspark; every input a Spark DataFrame, a table name or a Polars frame).
@@ -217,7 +217,7 @@ def _evaluate(
         if any(v is not None for v in recommender_inputs.values()) or any(
             s.entry.table != "judged" for s in specs
         ):
-            if engine == "spark" and not any(s.entry.pairwise for s in specs):
+            if engine == "spark":
                 from polars_rank.engines.spark.recsys import evaluate_spark_recommender
 
                 return evaluate_spark_recommender(  # one query (to_sql's by)
@@ -231,10 +231,9 @@ def _evaluate(
                     warn=warn,
                     by=by_columns,
                 )
-            return _evaluate_recommender_grouped(
+            return _evaluate_recommender_by(
                 run,
                 qrels,
-                metrics,
                 specs,
                 options,
                 by_columns,
@@ -242,14 +241,7 @@ def _evaluate(
                 per_query=per_query,
                 engine=engine,
                 con=con,
-                columns={
-                    "query": query,
-                    "doc": doc,
-                    "score": score,
-                    "rank": rank,
-                    "relevance": relevance,
-                },
-                settings=settings,
+                warn=warn,
                 run_names=run_names,
             )
         per_run = None
@@ -431,10 +423,9 @@ def _evaluate_grouped(
     return values if lazy_out else values.collect()
 
 
-def _evaluate_recommender_grouped(
+def _evaluate_recommender_by(
     run: TableInput,
     qrels: TableInput | None,
-    metrics: MetricNames,
     specs: list[MetricSpec],
     options: Options,
     by: list[str],
@@ -443,109 +434,63 @@ def _evaluate_recommender_grouped(
     per_query: bool,
     engine: Engine,
     con: Connection | None,
-    columns: dict[str, Any],
-    settings: dict[str, Any],
+    warn: Callable[[int], None],
     run_names: Sequence[str] | None,
 ) -> pl.DataFrame | pl.LazyFrame:
-    """:func:`evaluate` with ``by`` and recommender metrics or inputs: each group of the run
-    is evaluated by :func:`evaluate` (in the engine asked for) on its own rows, with
-    the judgments, interactions, catalog and item features it sees (a table having a ``by``
-    column joins the group on it; one without it is shared by every group), so that its
-    numbers are by construction those of the group alone (a group that no judgment joins:
-    none of its queries counts, as for ranking metrics). The groups are evaluated one
-    after the other (one plan per group, unlike ranking metrics alone). An error in a
-    group names it (with :func:`evaluate_runs`: the run). The DuckDB engine also reads
-    relations, table names and Parquet paths (into Polars); ``engine="spark"`` (here only for
-    ILD and serendipity, which its SQL does not group yet) takes Polars (pandas, Arrow)
-    frames only, each group's rows sent to Spark on their own."""
+    """:func:`evaluate` with ``by`` and recommender metrics or inputs in the Polars engine
+    (one plan, :mod:`polars_rank.engines.polars.grouped`) or the DuckDB engine (one query,
+    :mod:`polars_rank.engines.duckdb.grouped_recsys`; DuckDB tables, relations and Parquet paths
+    are read into Polars first). Each group's numbers are those of :func:`evaluate` on its
+    rows alone, with the judgments, interactions, catalog and item features it sees (a
+    table having a ``by`` column joins the group on it; one without it is shared by every
+    group). With :func:`evaluate_runs` (``run_names``: the first ``by`` column is the run's
+    position), an empty run is an error naming it."""
     from polars_rank.core import grouping
     from polars_rank.core.frames import to_lazy
 
     lazy_out = isinstance(run, pl.LazyFrame)
 
-    def eager(obj: Any, what: str) -> Any:
+    def read(obj: Any, what: str) -> Any:
         if engine == "duckdb" and not isinstance(obj, pl.Series):
             obj = duckdb_frame(obj, what, con)
-        if engine == "spark" and _spark_table(obj):
-            raise PolarsRankError(
-                f"by with ILD or serendipity and engine='spark' takes Polars frames (each "
-                f"group's rows are sent to Spark on their own); the {what} is a Spark table: "
-                "evaluate each group on its own, or read the tables into Polars"
-            )
-        if isinstance(obj, pl.Series):
-            return obj
-        return to_lazy(obj, what).collect()
+        return obj if isinstance(obj, pl.Series) else to_lazy(obj, what)
 
-    run_df: pl.DataFrame = eager(run, "run")
-    qrels_df = None if qrels is None else eager(qrels, "qrels")
-    if qrels_df is not None:
-        options.resolve(run_df.schema, qrels_df.schema)  # the inputs' own names in messages
-    grouping.check_by(
-        by,
-        run_df.schema,
-        None if qrels_df is None else qrels_df.schema,
-        options,
-        [s.label for s in specs],
-    )
-    groups = grouping.run_groups(run_df.lazy(), by)
+    run_lf = read(run, "run")
+    qrels_lf = None if qrels is None else read(qrels, "qrels")
+    run_schema = run_lf.collect_schema()
+    qrels_schema = None if qrels_lf is None else qrels_lf.collect_schema()
+    if qrels_schema is not None:
+        options.resolve(run_schema, qrels_schema)  # the inputs' own names in messages
+    grouping.check_by(by, run_schema, qrels_schema, options, [s.label for s in specs])
+    groups = grouping.run_groups(run_lf, by)
     if run_names is not None:  # evaluate_runs: the first by column is the run's position
         present = set(groups[by[0]].to_physical().to_list())
         for position, name in enumerate(run_names):
             if position not in present:
                 raise PolarsRankError(f"evaluating run {name!r}: {messages.empty_input('run')}")
-    tables: dict[str, Any] = {}
-    splits: dict[str, tuple[list[str], dict[tuple[object, ...], pl.DataFrame]]] = {}
-    named = {"qrels": qrels_df}
-    named.update({k: None if v is None else eager(v, k) for k, v in inputs.items()})
-    for what, table in named.items():
-        tables[what] = table
-        if isinstance(table, pl.DataFrame):
-            if what != "qrels":
-                grouping.check_shared(by, run_df.schema, table.schema, what.replace("_", " "))
-            splits[what] = grouping.split_by(table, by, what.replace("_", " "))
-    run_parts = run_df.partition_by(by, as_dict=True, maintain_order=True)
-    query = options.columns.query
-    frames = []
-    for position, group in enumerate(groups.iter_rows(named=True)):
-        key = tuple(group[c] for c in by)
-        if run_names is not None:  # the run column is an Enum of the names: its value is one
-            name = str(group[by[0]])
-            where = f"evaluating run {name!r}"
-        else:
-            name = str(key[0]) if len(key) == 1 else str(key)
-            where = f"by group {group}"
-        seen: dict[str, Any] = {
-            what: grouping.group_part(splits[what], table, group) if what in splits else table
-            for what, table in tables.items()
-        }
-        group_settings = settings
-        judged = seen["qrels"]
-        if isinstance(judged, pl.DataFrame) and judged.is_empty() and tables["qrels"].height:
-            # no judgment joins the group: no query of it counts (as for ranking metrics)
-            seen["qrels"] = grouping.judging_nobody(judged, tables["qrels"], run_parts[key], query)
-            group_settings = dict(settings, queries="both")
-        try:
-            result = _evaluate(
-                run_parts[key].drop(by),
-                seen.pop("qrels"),
-                metrics,
-                per_query=per_query,
-                engine=engine,
-                con=con,
-                run_name=name,
-                **columns,
-                **seen,
-                **group_settings,
-            )
-        except PolarsRankError as error:
-            raise PolarsRankError(f"{where}: {error}") from None
-        if isinstance(result, pl.LazyFrame):
-            result = result.collect()
-        frames.append(groups.slice(position, 1).join(result, how="cross"))
-    values = pl.concat(frames, how="vertical_relaxed")
-    if per_query:
-        values = values.sort([*by, options.columns.query])
-    return values.lazy() if lazy_out else values
+    given = {name: read(value, name) for name, value in inputs.items() if value is not None}
+    if engine == "duckdb":
+        from polars_rank.engines.duckdb.grouped_recsys import evaluate_duckdb_by
+
+        result = evaluate_duckdb_by(
+            run_lf.collect(),
+            None if qrels_lf is None else qrels_lf.collect(),
+            specs,
+            options,
+            by,
+            groups,
+            given,
+            per_query=per_query,
+            con=cast("duckdb.DuckDBPyConnection | None", con),
+            warn=warn,
+        )
+        return result.lazy() if lazy_out else result
+    from polars_rank.engines.polars.grouped import evaluate_by
+
+    values = evaluate_by(
+        run_lf, qrels_lf, specs, options, by, groups, given, per_query=per_query, warn=warn
+    )
+    return values if lazy_out else values.collect()
 
 
 def duckdb_frame(obj: TableInput, what: str, con: Connection | None = None) -> TableInput:
@@ -588,9 +533,9 @@ def evaluate_runs(
     ``runs`` maps a run name to its frame (or is an iterable of ``(name, frame)`` pairs).
     Polars frames with the same columns, evaluated on ranking metrics, are stacked into one
     table with the run's name as a group column and evaluated in one call
-    (``evaluate(..., by=[run_column, *by])``; recommender metrics are evaluated group by
-    group inside it); other runs (recommender metrics with ``engine="spark"``, DuckDB or
-    Spark tables, runs of different columns) go one at a time through :func:`evaluate`.
+    (``evaluate(..., by=[run_column, *by])``, ranking and recommender metrics alike);
+    other runs (DuckDB or Spark tables, runs of different columns) go one at a time through
+    :func:`evaluate`.
     The rows come in the order of ``runs`` (per query: sorted by query within each run).
     Empty runs and the warning about queries without judgments name the run.
 
@@ -607,29 +552,17 @@ def evaluate_runs(
     if unknown:
         raise TypeError(f"evaluate_runs() got unexpected keyword argument(s) {sorted(unknown)}")
     # metric names and options are checked once, before any run is read
-    specs = parse_metrics(metrics)
+    parse_metrics(metrics)
     Options.from_arguments(**{k: v for k, v in arguments.items() if k not in _NOT_OPTIONS})
     listed = [(name, as_polars(frame, "run")) for name, frame in pairs]
     if not listed:
         raise PolarsRankError("no runs given")
-    inputs = [arguments[name] for name in ("interactions", "item_features", "catalog")]
-    recommender = any(s.entry.table != "judged" for s in specs) or any(
-        table is not None for table in inputs
-    )
-    pairwise = any(s.entry.pairwise for s in specs)  # with Spark: per group, Polars inputs
-    grouped = not (
-        recommender
-        and pairwise
-        and arguments["engine"] == "spark"
-        and any(_spark_table(table) for table in [qrels, *inputs] if table is not None)
-    )
-    if grouped and all(isinstance(f, pl.DataFrame | pl.LazyFrame) for _, f in listed):
+    if all(isinstance(f, pl.DataFrame | pl.LazyFrame) for _, f in listed):
         stacked = _stacked_runs(listed, qrels, metrics, per_query, run_column, arguments)
         if stacked is not None:
             return stacked
-    # recommender metrics in Spark (not per group yet), tables Polars does not read (DuckDB
-    # or Spark names, Spark DataFrames), or runs that differ in their columns (one scored,
-    # one ranked): one evaluation each
+    # tables Polars does not read (DuckDB or Spark names, Spark DataFrames), or runs that
+    # differ in their columns (one scored, one ranked): one evaluation each
     frames = []
     for name, frame in listed:
         try:
@@ -691,11 +624,6 @@ def _stacked_runs(
         result = result.collect()
     run_names = pl.Series(run_column, [name for name, _ in runs])
     return result.with_columns(run_names.gather(result[run_column].to_physical()))
-
-
-def _spark_table(obj: Any) -> bool:
-    """Whether ``obj`` is a Spark DataFrame or a table name (not read into Polars)."""
-    return isinstance(obj, str) or type(obj).__module__.startswith("pyspark")
 
 
 def _is_frame(obj: Any) -> bool:

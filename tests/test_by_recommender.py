@@ -7,6 +7,7 @@ without it is shared); ``evaluate_runs`` with recommender metrics is one grouped
 from __future__ import annotations
 
 import math
+import re
 import warnings
 
 import polars as pl
@@ -89,11 +90,29 @@ def grouped_recommender(draw):
     return run, qrels, inputs
 
 
+def _integer_ids(run, qrels, inputs, start):
+    """The tables with their text user and item ids as integers from ``start`` on."""
+    users = {u: start + i for i, u in enumerate([*QUERIES, "u9", "none"])}
+    items = {d: start + 3 * i for i, d in enumerate(DOCS)}
+
+    def mapped(table):
+        table = table.with_columns(
+            pl.col(c).replace_strict(items, return_dtype=pl.Int64)
+            for c in ("doc", "doc_a", "doc_b")
+            if c in table.columns
+        )
+        if "query" in table.columns:
+            table = table.with_columns(pl.col("query").replace_strict(users, return_dtype=pl.Int64))
+        return table
+
+    return mapped(run), mapped(qrels), {k: mapped(v) for k, v in inputs.items()}
+
+
 def one_by_one(run, qrels, inputs, by, metrics, *, per_query, engine) -> pl.DataFrame:
     """The reference: ``evaluate`` on each group's rows alone, with the rows of each input
     of its values of the ``by`` columns the input has."""
     frames = []
-    for key, rows in run.sort(by).group_by(by, maintain_order=True):
+    for key, rows in run.sort(by, maintain_order=True).group_by(by, maintain_order=True):
         values = dict(zip(by, key, strict=True))
         seen = {}
         for name, table in [("qrels", qrels), *inputs.items()]:
@@ -107,7 +126,10 @@ def one_by_one(run, qrels, inputs, by, metrics, *, per_query, engine) -> pl.Data
             # no judgment joins the group: no query of it counts (judgments of a query
             # "none" that no run has, queries="both"), as for ranking metrics
             shared = [c for c in by if c in qrels.columns]
-            seen["qrels"] = qrels.drop(shared).head(1).with_columns(query=pl.lit("none"))
+            nobody = "none" if qrels.schema["query"] == pl.String else 10**6
+            seen["qrels"] = (
+                qrels.drop(shared).head(1).with_columns(query=pl.lit(nobody, qrels.schema["query"]))
+            )
             options["queries"] = "both"
         result = _quiet(
             pr.evaluate, rows.drop(by), seen.pop("qrels"), metrics, per_query=per_query,
@@ -125,10 +147,14 @@ def one_by_one(run, qrels, inputs, by, metrics, *, per_query, engine) -> pl.Data
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(data=grouped_recommender(), per_query=st.booleans(), by=st.sampled_from(
-    [["system", "date"], ["date"], ["system"]]))  # fmt: skip
+    [["system", "date"], ["date"], ["system"]]), ids=st.sampled_from([None, 0, -5]))  # fmt: skip
 @pytest.mark.parametrize("engine", ENGINES)
-def test_each_group_as_if_alone(data, engine, per_query, by):
+def test_each_group_as_if_alone(data, engine, per_query, by, ids):
+    """``ids``: integer user and item ids from ``ids`` on (0: packed as they are in the
+    Polars engine; negative: through their ranks), or the text ids (None)."""
     run, qrels, inputs = data
+    if ids is not None:
+        run, qrels, inputs = _integer_ids(run, qrels, inputs, ids)
     for column in ("system", "date"):  # a column that is not grouped on: one value of it
         if column not in by:
             run = run.filter(pl.col(column) == run[column][0])
@@ -208,13 +234,13 @@ def test_evaluate_runs_with_recommender_metrics_is_one_grouped_call(monkeypatch)
         "b": pl.DataFrame({"query": ["q"], "doc": ["y"], "score": [1.0]}),
     }
     calls = []
-    original = evaluation._evaluate_recommender_grouped
+    original = evaluation._evaluate_recommender_by
 
     def spy(*args, **kwargs):
-        calls.append(args[5])
+        calls.append(args[4])
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(evaluation, "_evaluate_recommender_grouped", spy)
+    monkeypatch.setattr(evaluation, "_evaluate_recommender_by", spy)
     got = pr.evaluate_runs(runs, qrels, ["RR", "coverage@1"])
     # catalog: each run's items; a shows x of {x, y} at rank 1, b shows y of {y}
     assert got.rows() == [("a", 0.5, 0.5), ("b", 1.0, 1.0)]
@@ -229,8 +255,29 @@ def test_errors():
     with pytest.raises(pr.PolarsRankError, match="by column 'sys' of the interactions"):
         nulls = interactions.with_columns(sys=pl.lit(None, pl.String))
         pr.evaluate(run, None, ["ARP@2"], by="sys", interactions=nulls)
-    with pytest.raises(pr.PolarsRankError, match="engine='spark' takes Polars frames"):
-        pr.evaluate(run, None, ["ILD@2"], by="sys", item_features="db.items", engine="spark")
+    features = pl.DataFrame({"sys": ["a", "a"], "doc": ["x", "x"], "v": [[1.0], [2.0]]})
+    with pytest.raises(pr.PolarsRankError, match="1 item.* more than one vector"):
+        pr.evaluate(run, None, ["ILD@2"], by="sys", item_features=features)
+    # one vector per item within each group: fine
+    features = features.with_columns(sys=pl.Series(["a", "b"]))
+    assert pr.evaluate(run, None, ["ILD@2"], by="sys", item_features=features).height == 2
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_outside_catalog_warning(engine):
+    """One warning for all groups, counting (group, item) pairs: with the catalog {x, y},
+    b's top 2 of u1 holds z (a's lists hold x and y only); with a catalog per system that
+    gives b only {z}, b's y and x are outside too."""
+    run, interactions = _worked()
+    catalog = pl.DataFrame({"doc": ["x", "y"]})
+    with pytest.warns(UserWarning, match="^1 recommended item is not in the catalog") as seen:
+        got = pr.evaluate(run, None, ["coverage@2"], by="sys", catalog=catalog, engine=engine)
+    assert len([w for w in seen if "catalog" in str(w.message)]) == 1
+    assert got.rows() == [("a", 1.0), ("b", 1.0)]  # b shows x and y of {x, y}
+    own = pl.DataFrame({"sys": ["a", "a", "b"], "doc": ["x", "y", "z"]})
+    with pytest.warns(UserWarning, match="^2 recommended items are not in the catalog"):
+        got = pr.evaluate(run, None, ["coverage@2"], by="sys", catalog=own, engine=engine)
+    assert got.rows() == [("a", 1.0), ("b", 1.0)]
 
 
 def test_spark_engine(spark):
@@ -260,15 +307,30 @@ def test_spark_engine(spark):
     got = pr.evaluate(run, None, ["ARP@2", "coverage@2"], by="sys", interactions=history,
                       engine="spark", con=spark)  # fmt: skip
     assert got.rows() == [("a", 1.75, 2 / 3), ("b", 0.5, 1.0)]
-    # ILD (item features) goes group by group from Polars frames; the Polars engine's values
+    # ILD and serendipity in the same query: the Polars engine's values, with item features
+    # shared or per system (a Spark DataFrame)
     features = pl.DataFrame(
         {"doc": ["x", "y", "z"], "vector": [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]}
     )
-    got = pr.evaluate(run, None, ["ILD@2", "ARP@2"], by="sys", interactions=interactions,
-                      item_features=features, engine="spark", con=spark)  # fmt: skip
-    want = pr.evaluate(run, None, ["ILD@2", "ARP@2"], by="sys", interactions=interactions,
-                       item_features=features)  # fmt: skip
-    assert_same(got, want)
+    own_features = pl.concat(
+        [
+            features.with_columns(sys=pl.lit("a")),
+            features.with_columns(sys=pl.lit("b"), vector=pl.col("vector").list.reverse()),
+        ]
+    ).with_columns(vector=pl.when(pl.col("doc") == "z").then([0.5, 2.0]).otherwise("vector"))
+    metrics = ["ILD@2", "serendipity(gain=none)@2", "ARP@2"]
+    for table in (features, own_features):
+        given = table if "sys" not in table.columns else spark.createDataFrame(table.to_pandas())
+        got = pr.evaluate(run, None, metrics, by="sys", interactions=interactions,
+                          item_features=given, engine="spark", con=spark)  # fmt: skip
+        want = pr.evaluate(run, None, metrics, by="sys", interactions=interactions,
+                           item_features=table)  # fmt: skip
+        assert_same(got, want)
+    # recommended items outside the catalog: (group, item) pairs, one warning
+    catalog = pl.DataFrame({"doc": ["x", "y"]})
+    with pytest.warns(UserWarning, match="^1 recommended item is not in the catalog"):
+        pr.evaluate(run, None, ["coverage@2"], by="sys", catalog=catalog, engine="spark",
+                    con=spark)  # fmt: skip
 
 
 def test_duckdb_engine_reads_tables():
@@ -356,9 +418,7 @@ def test_to_sql_by_on_postgres(postgres):
     assert_same(expected, _sql_result(postgres.query(sql), metrics, ["sys"], expected))
 
 
-def test_to_sql_by_refuses_item_features():
-    with pytest.raises(pr.PolarsRankError, match="'ILD@5' .* not supported yet"):
-        pr.to_sql(["ILD@5"], "duckdb", "run", None, by="system", item_features="feats")
+def test_to_sql_by_input_columns_are_by_columns():
     with pytest.raises(pr.PolarsRankError, match="interactions_by column 'day'"):
         pr.to_sql(["ARP@5"], "duckdb", "run", None, by="system", interactions="h",
                   interactions_by="day")  # fmt: skip
@@ -389,3 +449,188 @@ def test_to_sql_by_renders_in_every_dialect(dialect):
                     interactions_by="day", catalog="p.d.items", catalog_by=["day"])  # fmt: skip
     assert "pr_col_by" not in sql and "pr_input" not in sql
     assert sql.count("day") >= 4
+    for kind in ("vectors", "categories", "similarities"):  # item features per day
+        sql = pr.to_sql(["ILD@10", "serendipity@10"], dialect, "p.d.recs", "p.d.qrels",
+                        by=["model", "day"], interactions="p.d.history",
+                        item_features="p.d.feats", item_features_by="day",
+                        features=kind)  # fmt: skip
+        assert "pr_col_" not in sql and "pr_input" not in sql and "feats" in sql
+
+
+MORE = [
+    "novelty(model=discovery)@3",
+    "novelty@2",
+    "APLT(tail_share=0.5)@3",
+    "ARP(count=interactions)@2",
+    "ILD@2",
+    "serendipity(gain=binary)@3",
+    "serendipity(gain=none)@2",
+]
+
+
+@st.composite
+def other_features(draw, data):
+    """``grouped_recommender``'s data with category features or a similarity table (shared,
+    or per date) instead of the vectors."""
+    run, qrels, inputs = data
+    docs = st.sampled_from(DOCS)
+    dates = sorted(set(run["date"].to_list())) + [9]
+    if draw(st.booleans()):
+        rows = draw(st.lists(st.tuples(st.sampled_from(dates), docs,
+                                       st.sampled_from(["x", "y", "z"])),
+                             unique_by=lambda r: r, max_size=20))  # fmt: skip
+        features = pl.DataFrame(
+            rows, schema={"date": pl.Int32, "doc": pl.String, "genre": pl.String}, orient="row"
+        )
+    else:
+        rows = draw(st.lists(st.tuples(st.sampled_from(dates), docs, docs),
+                             unique_by=lambda r: (r[0], min(r[1:]), max(r[1:])),
+                             max_size=20))  # fmt: skip
+        sims = [draw(st.sampled_from([0.0, 0.25, 1.0])) for _ in rows]
+        features = pl.DataFrame(
+            [(*r, s) for r, s in zip(rows, sims, strict=True)],
+            schema={"date": pl.Int32, "doc_a": pl.String, "doc_b": pl.String,
+                    "similarity": pl.Float64}, orient="row",
+        )  # fmt: skip
+    if draw(st.booleans()):  # shared by every group (one similarity per pair)
+        features = features.drop("date")
+        if "similarity" in features.columns:
+            pair = [pl.min_horizontal("doc_a", "doc_b").alias("lo"),
+                    pl.max_horizontal("doc_a", "doc_b").alias("hi")]  # fmt: skip
+            features = features.filter(pl.struct(pair).is_first_distinct())
+        else:
+            features = features.unique(maintain_order=True)
+    return run, qrels, dict(inputs, item_features=features)
+
+
+@settings(
+    max_examples=examples(40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(data=grouped_recommender().flatmap(other_features), per_query=st.booleans())
+@pytest.mark.parametrize("engine", ENGINES)
+def test_each_group_as_if_alone_other_features(data, engine, per_query):
+    """Category features and similarity tables (the frame-level paths), the discovery
+    model, a tail share, serendipity's gains: per group as alone."""
+    run, qrels, inputs = data
+    by = ["system", "date"]
+    metrics = MORE + ([] if per_query else ["Gini@2", "coverage@2"])
+    got = _quiet(pr.evaluate, run, qrels, metrics, by=by, per_query=per_query,
+                 engine=engine, **inputs)  # fmt: skip
+    expected = one_by_one(run, qrels, inputs, by, metrics, per_query=per_query, engine=engine)
+    assert_same(got, expected)
+
+
+def test_plan_does_not_grow_with_the_number_of_groups():
+    """The Polars plan of recommender metrics by 2 or 200 systems is the same text."""
+    qrels = pl.DataFrame({"query": ["u1", "u2"], "doc": ["x", "y"], "relevance": [1, 1]})
+
+    def systems(n: int) -> pl.LazyFrame:
+        return pl.LazyFrame(
+            {
+                "system": [f"s{i}" for i in range(n) for _ in range(4)],
+                "query": ["u1", "u1", "u2", "u2"] * n,
+                "doc": ["x", "y", "x", "z"] * n,
+                "score": [float(i % 3) for i in range(4 * n)],
+            }
+        )
+
+    history = pl.DataFrame({"query": ["u1", "u3"], "doc": ["x", "z"]})
+    features = pl.DataFrame(
+        {"doc": ["x", "y", "z"], "vector": [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]}
+    )
+    metrics = ["nDCG@2", "novelty@2", "ILD@2", "serendipity@2", "coverage@2", "Gini@2"]
+    plans = [
+        pr.evaluate(
+            systems(n), qrels, metrics, by="system", interactions=history, item_features=features
+        ).explain(optimized=False)  # fmt: skip
+        for n in (2, 200)
+    ]
+    # the plan's cache nodes have their own ids
+    plans = [re.sub(r"CACHE\[id: [0-9a-f-]+\]", "CACHE", p) for p in plans]
+    assert plans[0] == plans[1]
+    results = [
+        pr.evaluate(
+            systems(n), qrels, metrics, by="system", interactions=history, item_features=features
+        ).collect()  # fmt: skip
+        for n in (2, 200)
+    ]
+    assert [r.height for r in results] == [2, 200]
+    assert results[1].row(0) == results[0].row(0)
+
+
+FEATURE_METRICS = {
+    "vectors": ["ILD@3", "serendipity@3", "serendipity(gain=none)@2", "ILD"],
+    "categories": ["ILD@3", "ILD(similarity=jaccard)@3", "serendipity(gain=graded)@3"],
+    "similarities": ["ILD@3", "serendipity@3", "serendipity(gain=none)@2"],
+}
+
+
+def _kind(features: pl.DataFrame) -> str:
+    if "similarity" in features.columns:
+        return "similarities"
+    return "vectors" if "vector" in features.columns else "categories"
+
+
+@settings(
+    max_examples=examples(40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    data=st.one_of(grouped_recommender(), grouped_recommender().flatmap(other_features)),
+    per_query=st.booleans(),
+)
+def test_to_sql_by_item_features_on_duckdb(data, per_query):
+    """ILD and serendipity per group in the compiled SQL (vectors, categories, similarity
+    tables; shared or per date: ``item_features_by``) equal evaluate on each group alone."""
+    import duckdb
+
+    run, qrels, inputs = data
+    by = ["system", "date"]
+    features = inputs["item_features"]
+    kind = _kind(features)
+    metrics = FEATURE_METRICS[kind] + ["ARP@3"] + ([] if per_query else ["coverage@3"])
+    con = duckdb.connect()
+    for name, table in [("run_t", run), ("qrels_t", qrels), *inputs.items()]:
+        con.register(name, table.to_arrow())
+    keys = {f"{k}_by": [c for c in ("date",) if c in v.columns] for k, v in inputs.items()}
+    qrels_by = [c for c in ("date",) if c in qrels.columns]
+    column = {"vectors": {}, "categories": {"category": "genre"}, "similarities": {}}[kind]
+    sql = pr.to_sql(metrics, "duckdb", "run_t", "qrels_t", by=by, per_query=per_query,
+                    qrels_by=qrels_by, features=kind, **column, **{k: k for k in inputs},
+                    **keys)  # fmt: skip
+    expected = one_by_one(run, qrels, inputs, by, metrics, per_query=per_query, engine="polars")
+    assert_same(expected, _sql_result(con.sql(sql).pl(), metrics, by, expected))
+
+
+def test_check_sql_by_columns_of_the_inputs():
+    """check_sql reports a null in a by column of the interactions, the catalog and the item
+    features (those their *_by name), as the engines refuse them."""
+    import duckdb
+
+    con = duckdb.connect()
+    run = pl.DataFrame({"sys": ["a", "b"], "query": ["q", "q"], "doc": ["x", "y"],
+                        "score": [1.0, 2.0]})  # fmt: skip
+    tables = {
+        "run": run,
+        "h": pl.DataFrame({"sys": ["a", None], "query": ["q", "q"], "doc": ["x", "y"]}),
+        "c": pl.DataFrame(
+            {"sys": [None, None], "doc": ["x", "y"]}, schema_overrides={"sys": pl.String}
+        ),
+        "f": pl.DataFrame({"sys": ["a"], "doc": ["x"], "vector": [[1.0]]}),
+    }
+    for name, table in tables.items():
+        con.register(name, table.to_arrow())
+    sql = pr.check_sql("duckdb", "run", None, interactions="h", catalog="c", item_features="f",
+                       by="sys", interactions_by="sys", catalog_by="sys",
+                       item_features_by="sys")  # fmt: skip
+    assert con.sql(sql).fetchall() == [
+        ("interactions", "null_group", 1, "q", "y"),
+        ("catalog", "null_group", 2, None, None),
+    ]
+    with pytest.raises(pr.PolarsRankError, match="catalog_by column 'day'"):
+        pr.check_sql("duckdb", "run", catalog="c", by="sys", catalog_by="day")
+    with pytest.raises(pr.PolarsRankError, match="by column 'sys' of the catalog"):
+        pr.evaluate(run, None, ["coverage@1"], by="sys", catalog=tables["c"])

@@ -136,6 +136,7 @@ def run_sql(args: argparse.Namespace) -> int:
         qrels_by=split_metrics(args.qrels_by),
         interactions_by=split_metrics(args.interactions_by),
         catalog_by=split_metrics(args.catalog_by),
+        item_features_by=split_metrics(args.item_features_by),
         queries=args.queries,
         relevance_level=args.relevance_level,
         max_rank=args.max_rank,
@@ -181,7 +182,7 @@ def build_sql_parser(parser: argparse.ArgumentParser) -> None:
         help="the --by columns the judgments table has too (joined on them; the others "
         "share the judgments across groups)",
     )
-    for table in ("interactions", "catalog"):
+    for table in ("interactions", "catalog", "item-features"):
         parser.add_argument(
             f"--{table}-by",
             action="append",

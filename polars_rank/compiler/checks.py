@@ -117,6 +117,9 @@ def check_sql(
     duplicates: Duplicates = "error",
     by: str | Sequence[str] | None = None,
     qrels_by: str | Sequence[str] | None = None,
+    interactions_by: str | Sequence[str] | None = None,
+    catalog_by: str | Sequence[str] | None = None,
+    item_features_by: str | Sequence[str] | None = None,
     pretty: bool = True,
 ) -> str:
     """One ``SELECT`` in ``dialect`` returning one row per failed input check, and no row
@@ -135,8 +138,9 @@ def check_sql(
     * ``duplicate_pair``: ``(query, doc)`` pairs that occur more than once (rows affected:
       the rows of those pairs), with ``duplicates="error"`` (``"max"`` keeps the highest);
       with ``by``, pairs repeated within a group (the qrels: within its ``qrels_by`` values);
-    * ``null_group``: a null value in a ``by`` column (``qrels_by`` in the qrels), with
-      ``by`` (the evaluation leaves those rows out; the engines refuse them).
+    * ``null_group``: a null value in a ``by`` column (``qrels_by`` in the qrels,
+      ``interactions_by``, ``catalog_by``, ``item_features_by`` in those tables), with ``by``
+      (the evaluation leaves those rows out; the engines refuse them).
 
     Arguments as :func:`~polars_rank.compiler.compile.to_sql`'s; table arguments are table
     references, quoted per dialect as there. ``run`` may be None to check the judgments
@@ -192,13 +196,28 @@ def check_sql(
         )
     specs = _parsed(metrics) if metrics is not None else []
     by_columns, shared = by_list(by), by_list(qrels_by)
-    outside = [c for c in shared if c not in by_columns]
-    if outside:
-        raise PolarsRankError(
-            f"qrels_by column {outside[0]!r} is not one of the by columns {by_columns}"
-        )
+    input_by = {
+        "qrels": shared,
+        "interactions": by_list(interactions_by),
+        "catalog": by_list(catalog_by),
+        "item_features": by_list(item_features_by),
+    }
+    for name, listed in input_by.items():
+        outside = [c for c in listed if c not in by_columns]
+        if outside:
+            raise PolarsRankError(
+                f"{name}_by column {outside[0]!r} is not one of the by columns {by_columns}"
+            )
     groups = [f"pr_col_by{i}" for i in range(len(by_columns))]
     qrels_groups = [groups[by_columns.index(c)] for c in shared]
+
+    def input_null_group(placeholder: str, label: str, doc: str | None) -> None:
+        """The rows of an input with a null in one of the ``by`` columns it has."""
+        columns = [groups[by_columns.index(c)] for c in input_by[label]]
+        if columns:
+            bad = "(" + " OR ".join(f"{g} IS NULL" for g in columns) + ")"
+            parts.append(_rows_where(placeholder, label, "null_group", bad, doc))
+
     parts: list[str] = []
     tables: dict[str, tuple[str, TableRef]] = {}
     order_problem = "bad_score" if order_by == "score" else "bad_rank"
@@ -244,6 +263,7 @@ def check_sql(
             table_reference(interactions, "interactions", dialect),
         )
         parts.append(_rows_where(INTERACTIONS, "interactions", "null_id", null_id, ph.DOC))
+        input_null_group(INTERACTIONS, "interactions", ph.DOC)
     for table, placeholder, label in (
         (catalog, CATALOG, "catalog"),
         (item_features, FEATURES, "item_features"),
@@ -256,6 +276,14 @@ def check_sql(
                 f"CAST(NULL AS VARCHAR) AS {_QUERY}, CAST(NULL AS VARCHAR) AS {_DOC} "
                 f"FROM {placeholder} WHERE {bad} HAVING COUNT(*) > 0"
             )
+            if input_by[label]:
+                columns = [groups[by_columns.index(c)] for c in input_by[label]]
+                bad = "(" + " OR ".join(f"{g} IS NULL" for g in columns) + ")"
+                parts.append(
+                    f"SELECT '{label}' AS {_INPUT}, 'null_group' AS {_PROBLEM}, COUNT(*) AS "
+                    f"{_ROWS}, CAST(NULL AS VARCHAR) AS {_QUERY}, CAST(NULL AS VARCHAR) AS "
+                    f"{_DOC} FROM {placeholder} WHERE {bad} HAVING COUNT(*) > 0"
+                )
     numbered = [f"SELECT {n} AS pr_order, c.* FROM ({part}) AS c" for n, part in enumerate(parts)]
     text = (
         f"SELECT {', '.join(_OUT)} FROM ({' UNION ALL '.join(numbered)}) AS pr_checks "

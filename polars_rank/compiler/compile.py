@@ -108,13 +108,6 @@ def _check_by(
             f"by column {clash[0]!r} is an id, score, rank or relevance column: a group "
             "column must be another column of the run"
         )
-    pairwise = [s.label for s in specs if s.entry.pairwise]
-    if pairwise:
-        raise PolarsRankError(
-            f"by: the SQL evaluates ranking, trec_eval, popularity and corpus metrics per "
-            f"group; {pairwise[0]!r} (item features) per group is not supported yet (the "
-            "Polars and DuckDB engines evaluate it with by)"
-        )
     if qrels is None and any(s.entry.table == "judged" for s in specs):
         raise PolarsRankError("by: ranking metrics per group need qrels")
 
@@ -133,6 +126,7 @@ def to_sql(
     qrels_by: str | Sequence[str] | None = None,
     interactions_by: str | Sequence[str] | None = None,
     catalog_by: str | Sequence[str] | None = None,
+    item_features_by: str | Sequence[str] | None = None,
     queries: Queries = "qrels",
     relevance_level: float = 1,
     max_rank: int | None = None,
@@ -199,13 +193,14 @@ def to_sql(
             query). Rows with a null group are left out (:func:`~polars_rank.check_sql`
             reports them). Ranking, trec_eval, popularity (novelty, ARP, APLT) and corpus
             metrics (coverage, Gini, entropy, user coverage): the popularity, item table,
-            catalog and counts are the group's; not ILD and serendipity yet.
+            catalog and counts are the group's; ILD and serendipity per (group, user).
         qrels_by: the ``by`` columns the qrels table has too: the judgments join each group
             on them; those it lacks share the judgments across groups (default: all shared,
             several systems against one qrels).
-        interactions_by, catalog_by: the ``by`` columns the interactions and the catalog
-            tables have too (as ``qrels_by``): a group sees their rows of its values; the
-            others are shared by every group (default: all shared).
+        interactions_by, catalog_by, item_features_by: the ``by`` columns the
+            interactions, the catalog and the item features tables have too (as
+            ``qrels_by``): a group sees their rows of its values; the others are shared by
+            every group (default: all shared).
         queries, relevance_level, max_rank, order_by: as in :func:`polars_rank.evaluate`
             (``order_by="rank"`` ranks by the run's ``rank`` column).
         query, doc, score, rank, relevance, vector: the tables' column names, any name: a
@@ -305,7 +300,11 @@ def to_sql(
     specs = _specs(metrics)
     by_columns, shared = by_list(by), by_list(qrels_by)
     _check_by(specs, by_columns, shared, qrels, [query, doc, score, rank, relevance])
-    input_by = {"interactions_by": by_list(interactions_by), "catalog_by": by_list(catalog_by)}
+    input_by = {
+        "interactions_by": by_list(interactions_by),
+        "catalog_by": by_list(catalog_by),
+        "item_features_by": by_list(item_features_by),
+    }
     for name, listed in input_by.items():
         outside = [c for c in listed if c not in by_columns]
         if outside:
@@ -405,6 +404,7 @@ def to_sql(
         shared=[by_columns.index(c) for c in shared],
         interactions_shared=[by_columns.index(c) for c in input_by["interactions_by"]],
         catalog_shared=[by_columns.index(c) for c in input_by["catalog_by"]],
+        features_shared=[by_columns.index(c) for c in input_by["item_features_by"]],
     )
     cols = options.columns
     if dialect == "bigquery":

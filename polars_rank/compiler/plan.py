@@ -211,6 +211,7 @@ def query_text(
     shared: Sequence[int] = (),
     interactions_shared: Sequence[int] = (),
     catalog_shared: Sequence[int] = (),
+    features_shared: Sequence[int] = (),
 ) -> str:
     """The whole query; ``columns`` are the (placeholder) output columns of the metrics,
     ``options`` resolved (``order_by`` set). With ``left_out``, a column :data:`LEFT_OUT_OUT`
@@ -281,6 +282,9 @@ def query_text(
             has_interactions=has_interactions,
             interactions_shared=interactions_shared,
             catalog_shared=catalog_shared,
+            relevance_level=options.relevance_level,
+            feature_kind=feature_kind,
+            features_shared=features_shared,
         )
     else:
         rec = recommender_plan(

@@ -202,54 +202,95 @@ def _user_coverage(spec: MetricSpec, counts: Callable[[int | None], str]) -> str
     )
 
 
-def _unit_vectors() -> list[tuple[str, str]]:
+@dataclass(frozen=True)
+class _Keys:
+    """The keys of the vector CTEs: per user (``qid``), and per group with ``by``
+    (``groups``: the plan's group columns, in ``pr_top`` and ``pr_history``); ``features``:
+    the item features are per group too (their CTEs carry the group columns)."""
+
+    groups: tuple[str, ...] = ()
+    features: bool = False
+
+    def key(self, alias: str = "") -> str:
+        """The user key in a SELECT or GROUP BY: ``a.qid`` (with its group columns first)."""
+        at = f"{alias}." if alias else ""
+        return "".join(f"{at}{g}, " for g in self.groups) + f"{at}qid"
+
+    def on(self, a: str, b: str) -> str:
+        """``a.qid = b.qid`` (and the group columns equal)."""
+        return f"{a}.qid = {b}.qid" + "".join(f" AND {a}.{g} = {b}.{g}" for g in self.groups)
+
+    def out(self, alias: str) -> str:
+        """A per-user CTE's key: its group columns as ``pr_u_<g>``, then ``qid``."""
+        return "".join(f"{alias}.{g} AS pr_u_{g}, " for g in self.groups) + f"{alias}.qid"
+
+    def fkey(self, alias: str = "") -> str:
+        """The group columns of a features CTE (with a trailing comma), if it has them."""
+        at = f"{alias}." if alias else ""
+        return "".join(f"{at}{g}, " for g in self.groups) if self.features else ""
+
+    def fon(self, a: str, b: str) -> str:
+        """`` AND a.g = b.g`` for each group column, when the features are per group."""
+        return "".join(f" AND {a}.{g} = {b}.{g}" for g in self.groups) if self.features else ""
+
+    def source(self) -> str:
+        """The features table: the caller's, or per group ``pr_features`` (``_features``)."""
+        return "pr_features" if self.features else FEATURES
+
+
+def _unit_vectors(keys: _Keys = _Keys()) -> list[tuple[str, str]]:
     """``pr_components`` (``docno, j, x``: each vector exploded with its positions),
     ``pr_norms`` and ``pr_units`` (``docno, j, u``: the components of the unit vectors; an
     item with a NULL, empty or zero vector has none, as :func:`~polars_rank.recsys.unit_vectors`
     gives it no unit vector)."""
-
+    fk = keys.fkey()
     return [
         (
             "pr_components",
-            f"SELECT f.{DOC} AS docno, t.j AS j, {dbl('t.x')} AS x FROM {FEATURES} AS f "
-            f"CROSS JOIN UNNEST(f.{VECTOR}) WITH ORDINALITY AS t(x, j)",
+            f"SELECT {keys.fkey('f')}f.{DOC} AS docno, t.j AS j, {dbl('t.x')} AS x "
+            f"FROM {keys.source()} AS f CROSS JOIN UNNEST(f.{VECTOR}) WITH ORDINALITY AS t(x, j)",
         ),
-        ("pr_norms", "SELECT docno, SQRT(SUM(x * x)) AS norm FROM pr_components GROUP BY docno"),
+        (
+            "pr_norms",
+            f"SELECT {fk}docno, SQRT(SUM(x * x)) AS norm FROM pr_components GROUP BY {fk}docno",
+        ),
         (
             "pr_units",
-            "SELECT c.docno, c.j, c.x / n.norm AS u FROM pr_components AS c "
-            "JOIN pr_norms AS n ON c.docno = n.docno WHERE n.norm > 0",
+            f"SELECT {keys.fkey('c')}c.docno, c.j, c.x / n.norm AS u FROM pr_components AS c "
+            f"JOIN pr_norms AS n ON c.docno = n.docno{keys.fon('c', 'n')} WHERE n.norm > 0",
         ),
     ]
 
 
-def _category_units() -> list[tuple[str, str]]:
+def _category_units(keys: _Keys = _Keys()) -> list[tuple[str, str]]:
     """``pr_categories`` (``docno, j``: an item's distinct categories), ``pr_norms`` (1 for an
     item with a category) and ``pr_units`` (``docno, j, u``: the unit multi-hot vectors,
     1/√|C_i| per category, :func:`~polars_rank.recsys.features.category_weights`): category
     cosines take the vectors' closed forms."""
+    fk = keys.fkey()
     return [
         (
             "pr_categories",
-            f"SELECT DISTINCT f.{DOC} AS docno, f.{CATEGORY} AS j FROM {FEATURES} AS f "
-            f"WHERE NOT f.{CATEGORY} IS NULL",
+            f"SELECT DISTINCT {keys.fkey('f')}f.{DOC} AS docno, f.{CATEGORY} AS j "
+            f"FROM {keys.source()} AS f WHERE NOT f.{CATEGORY} IS NULL",
         ),
-        ("pr_norms", f"SELECT docno, {ONE} AS norm FROM pr_categories GROUP BY docno"),
+        ("pr_norms", f"SELECT {fk}docno, {ONE} AS norm FROM pr_categories GROUP BY {fk}docno"),
         (
             "pr_units",
-            f"SELECT docno, j, {ONE} / SQRT({dbl('COUNT(*) OVER (PARTITION BY docno)')}) AS u "
-            "FROM pr_categories",
+            f"SELECT {fk}docno, j, {ONE} / "
+            f"SQRT({dbl(f'COUNT(*) OVER (PARTITION BY {fk}docno)')}) AS u FROM pr_categories",
         ),
     ]
 
 
-def _similarity_pairs() -> tuple[str, str]:
+def _similarity_pairs(keys: _Keys = _Keys()) -> tuple[str, str]:
     """``pr_similarities`` (``a, b, sim``): a similarity table keyed by (least, greatest) of
     its two ids, self pairs left out (:func:`~polars_rank.recsys.features.canonical_pairs`)."""
     return (
         "pr_similarities",
-        f"SELECT DISTINCT LEAST(f.{DOC_A}, f.{DOC_B}) AS a, GREATEST(f.{DOC_A}, f.{DOC_B}) AS b, "
-        f"{dbl(f'f.{SIMILARITY}')} AS sim FROM {FEATURES} AS f WHERE f.{DOC_A} <> f.{DOC_B}",
+        f"SELECT DISTINCT {keys.fkey('f')}LEAST(f.{DOC_A}, f.{DOC_B}) AS a, "
+        f"GREATEST(f.{DOC_A}, f.{DOC_B}) AS b, {dbl(f'f.{SIMILARITY}')} AS sim "
+        f"FROM {keys.source()} AS f WHERE f.{DOC_A} <> f.{DOC_B}",
     )
 
 
@@ -263,12 +304,24 @@ def _gain(gain: str, level: float) -> str:
     return f"CASE WHEN grade > 0 THEN {dbl('grade')} ELSE {ZERO} END"
 
 
+def _history_ctes(keys: _Keys, once: Callable[[str, str], str]) -> None:
+    """``pr_history_pairs`` (the distinct (user, item) pairs of the history) and
+    ``pr_history_size`` (|H| per user)."""
+    once("pr_history_pairs", f"SELECT DISTINCT {keys.key()}, docno FROM pr_history")
+    once(
+        "pr_history_size",
+        f"SELECT {keys.key()}, {dbl('COUNT(*)')} AS size FROM pr_history_pairs "
+        f"GROUP BY {keys.key()}",
+    )
+
+
 def _vector_ctes(
     specs: Sequence[MetricSpec],
     named: dict[str, str],
     level: float,
     out: RecommenderPlan,
     feature_kind: str = FEATURE_KIND,
+    keys: _Keys = _Keys(),
 ) -> None:
     """ILD and serendipity over unit vectors, in the closed forms of
     :mod:`polars_rank.recsys.vectors`: per user and k, n (items), m (items with a vector) and
@@ -277,13 +330,13 @@ def _vector_ctes(
     history items H (NULL without history). Category features: their unit multi-hot vectors
     (cosine), or, for ILD with ``similarity=jaccard``, |C_i ∩ C_j| / |C_i ∪ C_j| summed over
     each user's pairs; similarity tables: a lookup per pair (a missing pair 0; in serendipity
-    an item's similarity with itself 1)."""
+    an item's similarity with itself 1). ``keys``: per group with ``by``."""
     if feature_kind == "vectors":
-        out.ctes += _unit_vectors()
+        out.ctes += _unit_vectors(keys)
     elif feature_kind == "categories":
-        out.ctes += _category_units()
+        out.ctes += _category_units(keys)
     else:
-        out.ctes.append(_similarity_pairs())
+        out.ctes.append(_similarity_pairs(keys))
     done: set[str] = set()
 
     def once(name: str, sql: str) -> str:
@@ -301,79 +354,81 @@ def _vector_ctes(
             feature_kind == "categories" and spec.arguments().get("similarity") == "jaccard"
         )
         if not spec.entry.history and pairwise:  # ILD, one similarity per pair of items
-            _pairwise_ild(spec, n, tag, where, column, feature_kind, once, out)
+            _pairwise_ild(spec, n, tag, where, column, feature_kind, once, out, keys)
             continue
         if spec.entry.history and feature_kind == "similarities":
-            _lookup_serendipity(spec, n, where, column, level, once, out)
+            _lookup_serendipity(spec, n, where, column, level, once, out, keys)
             continue
         counts = once(
             f"pr_vcount_{tag}",
-            f"SELECT t.qid, {dbl('COUNT(*)')} AS n, "
+            f"SELECT {keys.key('t')}, {dbl('COUNT(*)')} AS n, "
             f"{dbl('SUM(CASE WHEN v.docno IS NULL THEN 0 ELSE 1 END)')} AS m FROM pr_top AS t "
-            "LEFT JOIN pr_norms AS v ON t.docno = v.docno AND v.norm > 0 "
-            f"WHERE {where} GROUP BY t.qid",
+            f"LEFT JOIN pr_norms AS v ON t.docno = v.docno{keys.fon('t', 'v')} AND v.norm > 0 "
+            f"WHERE {where} GROUP BY {keys.key('t')}",
         )
         if not spec.entry.history:  # intra-list diversity: the top-k items with each other
             sums = once(
                 f"pr_vsum_{tag}",
-                "SELECT t.qid, u.j, SUM(u.u) AS s FROM pr_top AS t "
-                f"JOIN pr_units AS u ON t.docno = u.docno WHERE {where} GROUP BY t.qid, u.j",
+                f"SELECT {keys.key('t')}, u.j, SUM(u.u) AS s FROM pr_top AS t "
+                f"JOIN pr_units AS u ON t.docno = u.docno{keys.fon('t', 'u')} WHERE {where} "
+                f"GROUP BY {keys.key('t')}, u.j",
             )
             squares = once(
-                f"pr_vsquare_{tag}", f"SELECT qid, SUM(s * s) AS sq FROM {sums} GROUP BY qid"
+                f"pr_vsquare_{tag}",
+                f"SELECT {keys.key()}, SUM(s * s) AS sq FROM {sums} GROUP BY {keys.key()}",
             )
             pairs = f"(c.n * (c.n - {ONE}) / {num(2)})"
             pair_sum = f"((COALESCE(q.sq, {ZERO}) - c.m) / {num(2)})"
             out.ctes.append(
                 (
                     f"pr_ild_{n}",
-                    f"SELECT c.qid, CASE WHEN c.n >= 2 THEN {ONE} - {pair_sum} / {pairs} END "
-                    f"AS {column} FROM {counts} AS c LEFT JOIN {squares} AS q ON c.qid = q.qid",
+                    f"SELECT {keys.out('c')}, CASE WHEN c.n >= 2 THEN {ONE} - {pair_sum} / "
+                    f"{pairs} END AS {column} FROM {counts} AS c LEFT JOIN {squares} AS q "
+                    f"ON {keys.on('c', 'q')}",
                 )
             )
             out.per_user.append(f"pr_ild_{n}")
             continue
         args = spec.call_arguments(level, feature_kind)
         gain = _gain(args["gain"], args["relevance_level"])
-        once("pr_history_pairs", "SELECT DISTINCT qid, docno FROM pr_history")
-        once(
-            "pr_history_size",
-            f"SELECT qid, {dbl('COUNT(*)')} AS size FROM pr_history_pairs GROUP BY qid",
-        )
+        _history_ctes(keys, once)
         once(
             "pr_history_sum",
-            "SELECT h.qid, u.j, SUM(u.u) AS c FROM pr_history_pairs AS h "
-            "JOIN pr_units AS u ON h.docno = u.docno GROUP BY h.qid, u.j",
+            f"SELECT {keys.key('h')}, u.j, SUM(u.u) AS c FROM pr_history_pairs AS h "
+            f"JOIN pr_units AS u ON h.docno = u.docno{keys.fon('h', 'u')} "
+            f"GROUP BY {keys.key('h')}, u.j",
         )
         out.ctes.append(
             (
                 f"pr_gains_{n}",
-                f"SELECT t.qid, {dbl('COUNT(*)')} AS n, SUM({gain}) AS total FROM pr_top AS t "
-                f"WHERE {where} GROUP BY t.qid",
+                f"SELECT {keys.key('t')}, {dbl('COUNT(*)')} AS n, SUM({gain}) AS total "
+                f"FROM pr_top AS t WHERE {where} GROUP BY {keys.key('t')}",
             )
         )
         out.ctes.append(
             (
                 f"pr_weighted_{n}",
-                f"SELECT t.qid, u.j, SUM({gain} * u.u) AS w FROM pr_top AS t "
-                f"JOIN pr_units AS u ON t.docno = u.docno WHERE {where} GROUP BY t.qid, u.j",
+                f"SELECT {keys.key('t')}, u.j, SUM({gain} * u.u) AS w FROM pr_top AS t "
+                f"JOIN pr_units AS u ON t.docno = u.docno{keys.fon('t', 'u')} WHERE {where} "
+                f"GROUP BY {keys.key('t')}, u.j",
             )
         )
         out.ctes.append(
             (
                 f"pr_dots_{n}",
-                f"SELECT w.qid, SUM(w.w * c.c) AS d FROM pr_weighted_{n} AS w "
-                "JOIN pr_history_sum AS c ON w.qid = c.qid AND w.j = c.j GROUP BY w.qid",
+                f"SELECT {keys.key('w')}, SUM(w.w * c.c) AS d FROM pr_weighted_{n} AS w "
+                f"JOIN pr_history_sum AS c ON {keys.on('w', 'c')} AND w.j = c.j "
+                f"GROUP BY {keys.key('w')}",
             )
         )
         value = f"(g.total - COALESCE(d.d, {ZERO}) / s.size) / g.n"
         out.ctes.append(
             (
                 f"pr_serendipity_{n}",
-                f"SELECT g.qid, CASE WHEN s.size IS NOT NULL AND g.n > 0 THEN {value} END "
-                f"AS {column} FROM pr_gains_{n} AS g "
-                "LEFT JOIN pr_history_size AS s ON g.qid = s.qid "
-                f"LEFT JOIN pr_dots_{n} AS d ON g.qid = d.qid",
+                f"SELECT {keys.out('g')}, CASE WHEN s.size IS NOT NULL AND g.n > 0 THEN {value} "
+                f"END AS {column} FROM pr_gains_{n} AS g "
+                f"LEFT JOIN pr_history_size AS s ON {keys.on('g', 's')} "
+                f"LEFT JOIN pr_dots_{n} AS d ON {keys.on('g', 'd')}",
             )
         )
         out.per_user.append(f"pr_serendipity_{n}")
@@ -388,48 +443,55 @@ def _pairwise_ild(
     feature_kind: str,
     once: Callable[[str, str], str],
     out: RecommenderPlan,
+    keys: _Keys = _Keys(),
 ) -> None:
     """ILD = 1 − Σ_{i<j} sim(i, j) / C(n, 2) with a similarity per pair: Jaccard of category
     sets, or a similarity table's value (missing 0); NULL for n < 2."""
     sizes = once(
         f"pr_listsize_{tag}",
-        f"SELECT t.qid, {dbl('COUNT(*)')} AS n FROM pr_top AS t WHERE {where} GROUP BY t.qid",
+        f"SELECT {keys.key('t')}, {dbl('COUNT(*)')} AS n FROM pr_top AS t WHERE {where} "
+        f"GROUP BY {keys.key('t')}",
     )
     w1, w2 = where.replace("t.pos", "t1.pos"), where.replace("t.pos", "t2.pos")
     if feature_kind == "categories":
+        fk = keys.fkey()
         once(
             "pr_category_sizes",
-            f"SELECT docno, {dbl('COUNT(*)')} AS size FROM pr_categories GROUP BY docno",
+            f"SELECT {fk}docno, {dbl('COUNT(*)')} AS size FROM pr_categories GROUP BY {fk}docno",
         )
         shared = once(
             f"pr_shared_{tag}",
-            "SELECT t1.qid, t1.docno AS da, t2.docno AS db, "
+            f"SELECT {keys.key('t1')}, t1.docno AS da, t2.docno AS db, "
             f"{dbl('COUNT(*)')} AS shared FROM pr_top AS t1 JOIN pr_top AS t2 "
-            "ON t1.qid = t2.qid AND t1.docno < t2.docno "
-            "JOIN pr_categories AS c1 ON c1.docno = t1.docno "
-            "JOIN pr_categories AS c2 ON c2.docno = t2.docno AND c2.j = c1.j "
-            f"WHERE {w1} AND {w2} GROUP BY t1.qid, t1.docno, t2.docno",
+            f"ON {keys.on('t1', 't2')} AND t1.docno < t2.docno "
+            f"JOIN pr_categories AS c1 ON c1.docno = t1.docno{keys.fon('t1', 'c1')} "
+            f"JOIN pr_categories AS c2 ON c2.docno = t2.docno AND c2.j = c1.j"
+            f"{keys.fon('t2', 'c2')} "
+            f"WHERE {w1} AND {w2} GROUP BY {keys.key('t1')}, t1.docno, t2.docno",
         )
         pair_sums = once(
             f"pr_jaccard_{tag}",
-            "SELECT s.qid, SUM(s.shared / (a.size + b.size - s.shared)) AS pairs "
-            f"FROM {shared} AS s JOIN pr_category_sizes AS a ON s.da = a.docno "
-            "JOIN pr_category_sizes AS b ON s.db = b.docno GROUP BY s.qid",
+            f"SELECT {keys.key('s')}, SUM(s.shared / (a.size + b.size - s.shared)) AS pairs "
+            f"FROM {shared} AS s JOIN pr_category_sizes AS a ON s.da = a.docno"
+            f"{keys.fon('s', 'a')} JOIN pr_category_sizes AS b ON s.db = b.docno"
+            f"{keys.fon('s', 'b')} GROUP BY {keys.key('s')}",
         )
     else:
         pair_sums = once(
             f"pr_lookup_{tag}",
-            "SELECT t1.qid, SUM(p.sim) AS pairs FROM pr_top AS t1 JOIN pr_top AS t2 "
-            "ON t1.qid = t2.qid AND t1.docno < t2.docno "
+            f"SELECT {keys.key('t1')}, SUM(p.sim) AS pairs FROM pr_top AS t1 JOIN pr_top AS t2 "
+            f"ON {keys.on('t1', 't2')} AND t1.docno < t2.docno "
             "JOIN pr_similarities AS p ON p.a = LEAST(t1.docno, t2.docno) "
-            f"AND p.b = GREATEST(t1.docno, t2.docno) WHERE {w1} AND {w2} GROUP BY t1.qid",
+            f"AND p.b = GREATEST(t1.docno, t2.docno){keys.fon('t1', 'p')} "
+            f"WHERE {w1} AND {w2} GROUP BY {keys.key('t1')}",
         )
     pairs = f"(c.n * (c.n - {ONE}) / {num(2)})"
     out.ctes.append(
         (
             f"pr_ild_{n}",
-            f"SELECT c.qid, CASE WHEN c.n >= 2 THEN {ONE} - COALESCE(p.pairs, {ZERO}) / {pairs} "
-            f"END AS {column} FROM {sizes} AS c LEFT JOIN {pair_sums} AS p ON c.qid = p.qid",
+            f"SELECT {keys.out('c')}, CASE WHEN c.n >= 2 THEN {ONE} - COALESCE(p.pairs, {ZERO}) "
+            f"/ {pairs} END AS {column} FROM {sizes} AS c LEFT JOIN {pair_sums} AS p "
+            f"ON {keys.on('c', 'p')}",
         )
     )
     out.per_user.append(f"pr_ild_{n}")
@@ -443,41 +505,39 @@ def _lookup_serendipity(
     level: float,
     once: Callable[[str, str], str],
     out: RecommenderPlan,
+    keys: _Keys = _Keys(),
 ) -> None:
     """Serendipity with a similarity table: (Σ g − Σ_i g_i·S_i / |H|) / n, S_i = Σ_{h ∈ H}
     sim(i, h) (1 for h = i, a missing pair 0); NULL without history."""
     args = spec.call_arguments(level, "similarities")
     gain = _gain(args["gain"], args["relevance_level"])
-    once("pr_history_pairs", "SELECT DISTINCT qid, docno FROM pr_history")
-    once(
-        "pr_history_size",
-        f"SELECT qid, {dbl('COUNT(*)')} AS size FROM pr_history_pairs GROUP BY qid",
-    )
+    _history_ctes(keys, once)
     out.ctes.append(
         (
             f"pr_gains_{n}",
-            f"SELECT t.qid, {dbl('COUNT(*)')} AS n, SUM({gain}) AS total FROM pr_top AS t "
-            f"WHERE {where} GROUP BY t.qid",
+            f"SELECT {keys.key('t')}, {dbl('COUNT(*)')} AS n, SUM({gain}) AS total "
+            f"FROM pr_top AS t WHERE {where} GROUP BY {keys.key('t')}",
         )
     )
     similarity = f"CASE WHEN t.docno = h.docno THEN {ONE} ELSE COALESCE(p.sim, {ZERO}) END"
     out.ctes.append(
         (
             f"pr_dots_{n}",
-            f"SELECT t.qid, SUM({gain} * {similarity}) AS d FROM pr_top AS t "
-            "JOIN pr_history_pairs AS h ON t.qid = h.qid "
+            f"SELECT {keys.key('t')}, SUM({gain} * {similarity}) AS d FROM pr_top AS t "
+            f"JOIN pr_history_pairs AS h ON {keys.on('t', 'h')} "
             "LEFT JOIN pr_similarities AS p ON p.a = LEAST(t.docno, h.docno) "
-            f"AND p.b = GREATEST(t.docno, h.docno) WHERE {where} GROUP BY t.qid",
+            f"AND p.b = GREATEST(t.docno, h.docno){keys.fon('t', 'p')} WHERE {where} "
+            f"GROUP BY {keys.key('t')}",
         )
     )
     value = f"(g.total - COALESCE(d.d, {ZERO}) / s.size) / g.n"
     out.ctes.append(
         (
             f"pr_serendipity_{n}",
-            f"SELECT g.qid, CASE WHEN s.size IS NOT NULL AND g.n > 0 THEN {value} END "
+            f"SELECT {keys.out('g')}, CASE WHEN s.size IS NOT NULL AND g.n > 0 THEN {value} END "
             f"AS {column} FROM pr_gains_{n} AS g "
-            "LEFT JOIN pr_history_size AS s ON g.qid = s.qid "
-            f"LEFT JOIN pr_dots_{n} AS d ON g.qid = d.qid",
+            f"LEFT JOIN pr_history_size AS s ON {keys.on('g', 's')} "
+            f"LEFT JOIN pr_dots_{n} AS d ON {keys.on('g', 'd')}",
         )
     )
     out.per_user.append(f"pr_serendipity_{n}")
@@ -621,6 +681,9 @@ def grouped_recommender_plan(
     has_interactions: bool,
     interactions_shared: Sequence[int] = (),
     catalog_shared: Sequence[int] = (),
+    relevance_level: float = 1,
+    feature_kind: str = FEATURE_KIND,
+    features_shared: Sequence[int] | None = None,
 ) -> RecommenderPlan:
     """:func:`recommender_plan` per group of the run (the plan's group columns ``groups``):
     ``pr_ranked``, ``pr_users``, ``pr_run`` and ``pr_qrels`` carry them, the interactions and
@@ -628,8 +691,10 @@ def grouped_recommender_plan(
     ``interactions_shared``, ``catalog_shared``) and are shared otherwise. Every partition,
     grouping and join is by group too; the per-user CTEs name their group columns
     ``pr_u_<g>``, the corpus CTEs ``pr_c_<g>`` (one row per group with a value; a group
-    without one is NULL, as the one-row query's CASE gives). Popularity and corpus metrics
-    only (no feature vectors)."""
+    without one is NULL, as the one-row query's CASE gives). The item features (intra-list
+    diversity, serendipity) are shared by every group, or per group with
+    ``features_shared`` (the indices of the ``by`` columns they have; the CTE
+    ``pr_features`` joins them to the groups)."""
     out = RecommenderPlan()
     if not specs:
         return out
@@ -695,6 +760,22 @@ def grouped_recommender_plan(
             )
         )
         out.per_user.append(f"pr_popular_{g}")
+    similar = [s for s in specs if s.entry.pairwise]
+    if similar:
+        keys = _Keys(tuple(groups), features=bool(features_shared))
+        if features_shared:
+            on = " AND ".join(
+                f"{SOURCE}.{by_placeholder(i)} = g.{groups[i]}" for i in features_shared
+            )
+            picked = ", ".join(f"g.{c}" for c in groups)
+            out.ctes.append(
+                (
+                    "pr_features",
+                    f"SELECT {picked}, {SOURCE}.* FROM {FEATURES} AS {SOURCE} "
+                    f"INNER JOIN pr_groups AS g ON {on}",
+                )
+            )
+        _vector_ctes(similar, named, relevance_level, out, feature_kind, keys)
     corpus = [s for s in specs if s.entry.level == "corpus"]
     if any("catalog" in s.entry.tables for s in corpus):
         if has_catalog:

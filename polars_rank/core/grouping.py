@@ -114,7 +114,7 @@ def group_key(by: Sequence[str], query: str) -> pl.Expr:
     )
 
 
-def _no_nulls(columns: Sequence[str], what: str) -> None:
+def no_nulls(columns: Sequence[str], what: str) -> None:
     """An error naming the first of ``columns`` (``by`` columns found to hold nulls), if any."""
     if columns:
         column = columns[0]
@@ -124,17 +124,11 @@ def _no_nulls(columns: Sequence[str], what: str) -> None:
         )
 
 
-def check_no_nulls(columns: Sequence[str], what: str) -> None:
-    """The error of :func:`run_groups` and :func:`keyed_inputs` for ``by`` columns of the
-    ``what`` (run, qrels) found to hold nulls (``columns``; none: no error)."""
-    _no_nulls(columns, what)
-
-
 def run_groups(run: pl.LazyFrame, by: Sequence[str]) -> pl.DataFrame:
     """The distinct combinations of the ``by`` columns in the run, sorted; an error naming
     the column if one holds nulls."""
     groups = run.select(by).unique().collect(engine="streaming")
-    _no_nulls([c for c in by if groups[c].null_count()], "run")
+    no_nulls([c for c in by if groups[c].null_count()], "run")
     return groups.sort(by)
 
 
@@ -156,7 +150,7 @@ def keyed_inputs(
     shared = [c for c in by if c in schema]
     if shared:
         nulls = qrels.select(pl.col(shared).null_count()).collect().row(0, named=True)
-        _no_nulls([c for c in shared if nulls[c]], "qrels")
+        no_nulls([c for c in shared if nulls[c]], "qrels")
         joined = qrels.join(groups.lazy(), on=shared, how="inner")
     else:
         joined = qrels.join(groups.lazy(), how="cross")
@@ -275,42 +269,13 @@ def check_shared(
     return shared
 
 
-def split_by(
-    frame: pl.DataFrame, by: Sequence[str], what: str
-) -> tuple[list[str], dict[tuple[object, ...], pl.DataFrame]]:
-    """A table of a grouped evaluation split by the ``by`` columns it has (``what``: its name
-    in the error for a null in one of them): ``(shared columns, {their values: the rows
-    without them})``; no shared column: ``([], {(): frame})`` (shared by every group)."""
-    shared = [c for c in by if c in frame.columns]
-    if not shared:
-        return [], {(): frame}
-    _no_nulls([c for c in shared if frame[c].null_count()], what)
-    parts = frame.partition_by(shared, as_dict=True, maintain_order=True)
-    return shared, {key: part.drop(shared) for key, part in parts.items()}
-
-
-def group_part(
-    split: tuple[list[str], dict[tuple[object, ...], pl.DataFrame]],
-    frame: pl.DataFrame,
-    group: dict[str, object],
-) -> pl.DataFrame:
-    """The rows of a table (:func:`split_by` of ``frame``) that one group (its ``by`` values)
-    sees: those of its values of the shared columns (none: an empty table), or all of them
-    when the table shares no ``by`` column."""
-    shared, parts = split
-    key = tuple(group[c] for c in shared)
-    if key in parts:
-        return parts[key]
-    return frame.drop(shared).clear()
-
-
 def judging_nobody(
     empty: pl.DataFrame, qrels: pl.DataFrame, run: pl.DataFrame, query: str
 ) -> pl.DataFrame:
     """Judgments (of ``empty``'s columns) that count no query of ``run``: one row of the
-    ``qrels`` under a query id the run does not have, for a group none of whose queries
-    counts (evaluated with ``queries="both"``: the summary over no query, as
-    :func:`group_summary` gives it). Text and integer ids only (else an error).
+    ``qrels`` under a query id the run does not have, for when no judgment joins any group
+    (evaluated with ``queries="both"``: the summary over no query, as :func:`group_summary`
+    gives it). Text and integer ids only (else an error).
 
     >>> run = pl.DataFrame({"query": [1, 5]})
     >>> qrels = pl.DataFrame({"query": [1], "doc": ["a"], "relevance": [1]})

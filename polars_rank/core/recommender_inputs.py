@@ -21,7 +21,7 @@ polars_rank.core.errors.PolarsRankError: coverage@10 has one value for the whole
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -235,10 +235,13 @@ def _raise_if(frame: pl.LazyFrame, bad: pl.Expr, show: list[str], message: str) 
         raise PolarsRankError(f"{message.format(count=count)}; first at row {row} ({shown})")
 
 
-def validate_inputs(inputs: RecommenderInputs, *, query: str = "query", doc: str = "doc") -> None:
+def validate_inputs(
+    inputs: RecommenderInputs, *, query: str = "query", doc: str = "doc", by: Sequence[str] = ()
+) -> None:
     """The input checks of the recommender inputs (see the module docstring); each raises a
     :class:`~polars_rank.PolarsRankError` naming the input, the column, the count and the
-    first row."""
+    first row. ``by``: columns of the item features (``evaluate``'s ``by`` columns they
+    have) within whose values an item has one vector and a pair one similarity."""
     if inputs.interactions is not None:
         null = pl.col(query).is_null() | pl.col(doc).is_null()
         _raise_if(
@@ -269,12 +272,13 @@ def validate_inputs(inputs: RecommenderInputs, *, query: str = "query", doc: str
         )
         a, b = pl.col(DOC_A), pl.col(DOC_B)
         pairs = frame.filter(a != b).select(
+            *by,
             pl.min_horizontal(a, b).alias(DOC_A),
             pl.max_horizontal(a, b).alias(DOC_B),
             value.cast(pl.Float64),
         )
         conflicts = (
-            pairs.group_by(DOC_A, DOC_B)
+            pairs.group_by(*by, DOC_A, DOC_B)
             .agg(pl.col(SIMILARITY).n_unique().alias("_values"))
             .filter(pl.col("_values") > 1)
         )
@@ -308,7 +312,7 @@ def validate_inputs(inputs: RecommenderInputs, *, query: str = "query", doc: str
         [doc],
         f"item_features column {column!r} has {{count}} vector(s) with a null or NaN component",
     )
-    repeated = frame.group_by(doc).len().filter(pl.col("len") > 1)
+    repeated = frame.group_by(*by, doc).len().filter(pl.col("len") > 1)
     count, first = repeated.select(pl.len(), pl.col(doc).first()).collect().row(0)
     if count:
         raise PolarsRankError(

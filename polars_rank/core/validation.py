@@ -129,9 +129,7 @@ def row_problem_count(cols: Columns, value: str, dtype: pl.DataType) -> pl.Expr:
     """The rows with a null id plus the null (or NaN) values of ``value`` (a run's score or
     rank, or a grade): the part of the counting pass that an aggregation over the table's
     rows (e.g. each query's size, :func:`polars_rank.core.judged.run_sizes`) can carry."""
-    return (
-        _null_id(cols).sum().cast(pl.Int64) + _is_bad_number(value, dtype).sum().cast(pl.Int64)
-    )
+    return _null_id(cols).sum().cast(pl.Int64) + _is_bad_number(value, dtype).sum().cast(pl.Int64)
 
 
 def _first_bad(frame: pl.LazyFrame, bad: pl.Expr, cols: Columns, check: str) -> pl.LazyFrame:

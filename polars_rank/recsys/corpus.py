@@ -64,17 +64,26 @@ def default_catalog(
 
 
 def coverage_from_counts(
-    counts: pl.LazyFrame, catalog: pl.LazyFrame, *, doc: str = "doc"
+    counts: pl.LazyFrame, catalog: pl.LazyFrame, *, doc: str = "doc", group: str | None = None
 ) -> pl.LazyFrame:
-    """Catalog coverage from :func:`recommendation_counts` (null for an empty catalog)."""
+    """Catalog coverage from :func:`recommendation_counts` (null for an empty catalog).
+
+    ``group``: a column of ``catalog`` (the doc ids being distinct across groups, e.g. the
+    group packed into them): one row per group of the catalog, ``group, catalog_coverage``."""
+    value = (pl.when(pl.col("_size") > 0).then(pl.col("_shown") / pl.col("_size"))).alias(
+        "catalog_coverage"
+    )
+    if group is not None:
+        items = catalog.select(group, doc).unique()
+        shown = counts.select(doc).join(items, on=doc, how="inner")
+        shown = shown.group_by(group).agg(pl.len().cast(_F64).alias("_shown"))
+        size = items.group_by(group).agg(pl.len().cast(_F64).alias("_size"))
+        joined = size.join(shown, on=group, how="left")
+        return joined.with_columns(pl.col("_shown").fill_null(0.0)).select(group, value)
     items = catalog.select(doc).unique()
     shown = counts.join(items, on=doc, how="semi").select(pl.len().cast(_F64).alias("_shown"))
     size = items.select(pl.len().cast(_F64).alias("_size"))
-    return shown.join(size, how="cross").select(
-        pl.when(pl.col("_size") > 0)
-        .then(pl.col("_shown") / pl.col("_size"))
-        .alias("catalog_coverage")
-    )
+    return shown.join(size, how="cross").select(value)
 
 
 def catalog_coverage(
@@ -92,9 +101,11 @@ def catalog_coverage(
 
 
 def entropy_from_counts(
-    counts: pl.LazyFrame, *, base: float = 2.0, per_item: bool = False
+    counts: pl.LazyFrame, *, base: float = 2.0, per_item: bool = False, group: str | None = None
 ) -> pl.LazyFrame:
-    """Shannon entropy from :func:`recommendation_counts` (null when nothing is recommended)."""
+    """Shannon entropy from :func:`recommendation_counts` (null when nothing is recommended);
+    ``group`` (a column of ``counts``): one row per group with counts, ``group,
+    shannon_entropy``."""
     check_base(base)
     c = pl.col(COUNT).cast(_F64)
     p = c / c.sum()
@@ -103,7 +114,10 @@ def entropy_from_counts(
     h = -(p * (p.log() / math.log(base))).sort().cum_sum().last()
     if per_item:
         h = h / pl.len().cast(_F64)
-    return counts.select(pl.when(pl.len() > 0).then(h).alias("shannon_entropy"))
+    value = pl.when(pl.len() > 0).then(h).alias("shannon_entropy")
+    if group is not None:
+        return counts.group_by(group).agg(value)
+    return counts.select(value)
 
 
 def shannon_entropy(
@@ -132,21 +146,25 @@ def shannon_entropy(
 
 
 def gini_from_counts(
-    counts: pl.LazyFrame, catalog: pl.LazyFrame, *, doc: str = "doc"
+    counts: pl.LazyFrame, catalog: pl.LazyFrame, *, doc: str = "doc", group: str | None = None
 ) -> pl.LazyFrame:
     """Gini index from :func:`recommendation_counts` over the catalog (null when no catalog
     item is recommended). Only the m recommended items are materialised: the n − m others
-    take positions 1 … n − m with count 0 and add nothing."""
-    items = catalog.select(doc).unique()
-    n = items.select(pl.len().cast(_F64).alias("_n"))
+    take positions 1 … n − m with count 0 and add nothing. ``group``: as
+    :func:`coverage_from_counts`, a column of ``counts`` too (a row per group with a
+    recommended catalog item)."""
     c = pl.col(COUNT).cast(_F64)
     position = (pl.col("_n") - pl.len().cast(_F64)) + c.rank("ordinal").cast(_F64)
     total = ((2.0 * position - pl.col("_n") - 1.0) * c).sum()
-    return (
-        counts.join(items, on=doc, how="semi")
-        .join(n, how="cross")
-        .select(pl.when(c.sum() > 0).then(total / (pl.col("_n").first() * c.sum())).alias("gini"))
-    )
+    value = pl.when(c.sum() > 0).then(total / (pl.col("_n").first() * c.sum())).alias("gini")
+    if group is not None:
+        items = catalog.select(group, doc).unique()
+        n = items.group_by(group).agg(pl.len().cast(_F64).alias("_n"))
+        shown = counts.join(items.select(doc), on=doc, how="semi").join(n, on=group)
+        return shown.group_by(group).agg(value)
+    items = catalog.select(doc).unique()
+    n = items.select(pl.len().cast(_F64).alias("_n"))
+    return counts.join(items, on=doc, how="semi").join(n, how="cross").select(value)
 
 
 def gini_index(
@@ -190,14 +208,38 @@ def user_coverage(
     >>> user_coverage(top, users, 2).collect().item()  # user 1 only: 1/3
     0.3333333333333333
     """
+    return user_coverage_by(
+        top, users, k, relevance_level=relevance_level, query=query, rank=rank, relevance=relevance
+    )
+
+
+def user_coverage_by(
+    top: pl.LazyFrame,
+    users: pl.LazyFrame,
+    k: int | None = None,
+    *,
+    relevance_level: float | None = None,
+    query: str = "query",
+    rank: str = "rank",
+    relevance: str = "relevance",
+    group: str | None = None,
+) -> pl.LazyFrame:
+    """:func:`user_coverage`; with ``group`` (a column of ``users``, the user ids being
+    distinct across groups), one row per group of the users: ``group, user_coverage``."""
     check_k(k, "user_coverage")
     rows = cut(top, k, rank)
     if relevance_level is not None:
         rows = rows.filter(relevant(pl.col(relevance), relevance_level))
+    value = pl.when(pl.col("_all") > 0).then(pl.col("_hit") / pl.col("_all")).alias("user_coverage")
+    if group is not None:
+        everyone = users.select(group, query).unique()
+        covered = rows.select(query).unique().join(everyone, on=query, how="inner")
+        hit = covered.group_by(group).agg(pl.len().cast(_F64).alias("_hit"))
+        size = everyone.group_by(group).agg(pl.len().cast(_F64).alias("_all"))
+        joined = size.join(hit, on=group, how="left")
+        return joined.with_columns(pl.col("_hit").fill_null(0.0)).select(group, value)
     everyone = users.select(query).unique()
     covered = rows.select(query).unique().join(everyone, on=query, how="semi")
     hit = covered.select(pl.len().cast(_F64).alias("_hit"))
     size = everyone.select(pl.len().cast(_F64).alias("_all"))
-    return hit.join(size, how="cross").select(
-        pl.when(pl.col("_all") > 0).then(pl.col("_hit") / pl.col("_all")).alias("user_coverage")
-    )
+    return hit.join(size, how="cross").select(value)

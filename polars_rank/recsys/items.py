@@ -54,10 +54,15 @@ def item_popularity(
     return interactions.group_by(doc).agg(counted.cast(pl.Int64).alias(POPULARITY))
 
 
-def user_count(interactions: pl.LazyFrame, *, query: str = "query") -> pl.LazyFrame:
+def user_count(
+    interactions: pl.LazyFrame, *, query: str = "query", group: str | None = None
+) -> pl.LazyFrame:
     """One row, ``n_users``: the distinct users of the interactions (the discovery model's
-    |U|)."""
-    return interactions.select(pl.col(query).n_unique().cast(_F64).alias("n_users"))
+    |U|); with ``group`` (a column), one row per group: ``group, n_users``."""
+    users = pl.col(query).n_unique().cast(_F64).alias("n_users")
+    if group is None:
+        return interactions.select(users)
+    return interactions.group_by(group).agg(users)
 
 
 def item_table(
@@ -69,6 +74,7 @@ def item_table(
     tail_share: float | None = None,
     tail_popularity: float | None = None,
     doc: str = "doc",
+    group: str | None = None,
 ) -> pl.LazyFrame:
     """``doc, popularity, self_information, in_tail`` for every item of ``popularity``
     (``doc, popularity``, e.g. :func:`item_popularity`, or RecBole's item counter, whose
@@ -79,6 +85,10 @@ def item_table(
     ``head_share`` (see the module docstring). An item with popularity 0 has an infinite
     self-information under either model.
 
+    ``group`` (a column of ``popularity``, and of an ``n_users`` frame): items of several
+    groups at once, each group's table on its own (its total, its item count and order, its
+    ``n_users``, joined on the column); the column is kept.
+
     >>> pop = pl.LazyFrame({"doc": [1, 2, 3, 4, 5], "popularity": [5, 4, 3, 2, 1]})
     >>> item_table(pop, head_share=0.4).sort("doc").collect()["in_tail"].to_list()
     [False, False, True, True, True]
@@ -87,8 +97,12 @@ def item_table(
         model=model, head_share=head_share, tail_share=tail_share, tail_popularity=tail_popularity
     )
     pop = pl.col(POPULARITY).cast(_F64)
+
+    def within(expr: pl.Expr) -> pl.Expr:
+        return expr if group is None else expr.over(group)
+
     if options.model == "choice":
-        share = pop / pop.sum()
+        share = pop / within(pop.sum())
         items = popularity.with_columns(share.alias("_share"))
     else:
         if n_users is None:
@@ -98,12 +112,15 @@ def item_table(
             if isinstance(n_users, pl.LazyFrame)
             else pl.LazyFrame({"n_users": [float(n_users)]})
         )
-        items = popularity.join(users, how="cross").with_columns(
-            (pop / pl.col("n_users")).alias("_share")
+        joined = (
+            popularity.join(users, how="cross")
+            if group is None or not isinstance(n_users, pl.LazyFrame)
+            else popularity.join(users, on=group, how="left")
         )
-    n = pl.len().cast(_F64)
+        items = joined.with_columns((pop / pl.col("n_users")).alias("_share"))
+    n = within(pl.len()).cast(_F64)
     # ascending (popularity, doc): position 1 is the least popular item
-    position = pl.struct(pl.col(POPULARITY), pl.col(doc)).rank("ordinal").cast(_F64)
+    position = within(pl.struct(pl.col(POPULARITY), pl.col(doc)).rank("ordinal")).cast(_F64)
     if options.tail_popularity is not None:
         in_tail = pl.col(POPULARITY) <= options.tail_popularity
     elif options.tail_share is not None:
@@ -111,6 +128,7 @@ def item_table(
     else:
         in_tail = position <= n - (n * options.head_share).floor()
     return items.select(
+        *([] if group is None else [group]),
         doc,
         POPULARITY,
         (-pl.col("_share").log(2)).alias(SELF_INFORMATION),

@@ -101,7 +101,7 @@ def _groups(
         counts = ", ".join(f"count(*) FILTER (WHERE {ident(c)} IS NULL)" for c in shared)
         row = con.sql(f"SELECT count(*){', ' if counts else ''}{counts} FROM {qrels_src.sql}")
         rows, *nulls = row.fetchall()[0]
-        grouping.check_no_nulls([c for c, n in zip(shared, nulls, strict=True) if n], "qrels")
+        grouping.no_nulls([c for c, n in zip(shared, nulls, strict=True) if n], "qrels")
         if groups.is_empty():
             return None  # an empty run: the frames' path names it
         if shared and rows:

@@ -17,6 +17,7 @@ input checks collected with the first), the recommender metrics
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -39,6 +40,9 @@ from polars_rank.core.summary import summary_expr
 from polars_rank.core.types import TableInput
 from polars_rank.core.validation import validate
 from polars_rank.engines.polars.recsys import recommender_values, top_rows
+
+if TYPE_CHECKING:
+    from polars_rank.engines.polars.grouped import Packer
 
 
 def _reporting(warn: Callable[[int], None]) -> Callable[[pl.Series], pl.Series]:
@@ -166,6 +170,37 @@ def evaluate_polars(
     Without ``qrels`` every user of the run is evaluated (only recommender metrics that do
     not read judgments can be asked for: the caller checks). Recommender metrics rank only
     the lists a cutoff cuts."""
+    values, corpus, options = polars_values(run, qrels, specs, options, inputs=inputs, warn=warn)
+    query = options.columns.query
+    values = values.sort(query)
+    query_level = [s for s in specs if s.entry.level == "query"]
+    if per_query:
+        return like(values.select(query, *[s.label for s in specs]), run)
+    parts = []
+    if query_level:
+        parts.append(values.select(summary_expr(s.summary, s.label, query) for s in query_level))
+    if corpus is not None:
+        parts.append(corpus)
+    result = pl.concat(parts, how="horizontal").select(s.label for s in specs)
+    return like(result, run)
+
+
+def polars_values(
+    run: TableInput,
+    qrels: TableInput | None,
+    specs: list[MetricSpec],
+    options: Options,
+    *,
+    inputs: RecommenderInputs | None = None,
+    warn: Callable[[int], None] = messages.warn_left_out_here,
+    packer: Packer | None = None,
+) -> tuple[pl.LazyFrame, pl.LazyFrame | None, Options]:
+    """:func:`evaluate_polars`' values: ``(per query, corpus, resolved options)``: ``query``
+    and every query-level metric for the queries that count (unsorted), and the one-row
+    corpus metrics (None without any). With ``packer`` (``by``, see
+    :mod:`polars_rank.engines.polars.grouped`): the query ids are (group, query) ids, the
+    recommender inputs' doc ids are packed with their group, and the corpus frame has a
+    row per group (its index in ``GROUP``)."""
     run_lazy = to_lazy(run, "run")
     run_schema = run_lazy.collect_schema()
     in_memory = isinstance(run, pl.DataFrame) and not isinstance(qrels, pl.LazyFrame)
@@ -197,27 +232,25 @@ def evaluate_polars(
         values = values.cache()  # one plan node: the left-out warning fires once
         grades = judgments(given, options) if qrels is not None else None
         top = top_rows(run_lazy, options, doc_dtype, rec_specs)
+        users = values.select(query)
+        catalog_run = run_lazy.select(options.columns.doc)
+        if packer is not None:  # by: the docs packed with their group's index
+            top = packer.pack(top)
+            grades = None if grades is None else packer.pack(grades)
+            catalog_run = packer.pack(run_lazy.select(query, options.columns.doc), distinct=True)
+            users = packer.with_group(users)
         per_user, corpus = recommender_values(
             top,
-            values.select(query),
+            users,
             grades,
             rec_specs,
             inputs or RecommenderInputs(),
             options,
-            run_lazy.select(options.columns.doc),
+            catalog_run.select(options.columns.doc),
             every_user=qrels is None,
+            grouped=packer is not None,
         )
         if per_user is not None:
             # without qrels the per-user frame has every user already
             values = per_user if qrels is None else values.join(per_user, on=query, how="left")
-    values = values.sort(query)
-    query_level = [s for s in specs if s.entry.level == "query"]
-    if per_query:
-        return like(values.select(query, *[s.label for s in specs]), run)
-    parts = []
-    if query_level:
-        parts.append(values.select(summary_expr(s.summary, s.label, query) for s in query_level))
-    if corpus is not None:
-        parts.append(corpus)
-    result = pl.concat(parts, how="horizontal").select(s.label for s in specs)
-    return like(result, run)
+    return values, corpus, options

@@ -46,6 +46,17 @@ from polars_rank.recsys import corpus, diversity, items, vectors
 from polars_rank.recsys.expressions import masked
 from polars_rank.recsys.options import ItemOptions
 
+#: With ``by`` (:mod:`polars_rank.engines.polars.grouped`): the column of a group's index.
+GROUP = "__pr_group"
+#: A packed doc id is ``group index · PACK + the doc's rank`` (UInt64): distinct across
+#: groups, in the doc ids' own order within one.
+PACK = 1 << 32
+
+
+def group_of(doc: str) -> pl.Expr:
+    """The group index of a packed doc id, as :data:`GROUP`."""
+    return (pl.col(doc) // PACK).cast(pl.UInt32).alias(GROUP)
+
 
 def top_rows(
     run: pl.LazyFrame,
@@ -101,9 +112,11 @@ def _item_table(
     query: str,
     doc: str,
     catalog: pl.LazyFrame | None = None,
+    grouped: bool = False,
 ) -> pl.LazyFrame:
-    """The item table; with the de-duplicated history at hand (``distinct``, computed for
-    serendipity anyway), distinct users per item are its rows per item. Items of an explicit
+    """The item table (``grouped``: one per group of the packed doc ids); with the
+    de-duplicated history at hand (``distinct``, computed for serendipity anyway), distinct
+    users per item are its rows per item. Items of an explicit
     ``catalog`` without interactions are known items of popularity 0 (the least popular:
     in the tail, as in RecBole's item counter); their self-information is null (novelty's
     ``unknown`` rule applies to them, as −log₂ 0 is infinite)."""
@@ -120,8 +133,12 @@ def _item_table(
         )
         popularity = pl.concat([popularity, unseen], how="vertical_relaxed")
     n_users = None
+    group = GROUP if grouped else None
+    if grouped:
+        popularity = popularity.with_columns(group_of(doc))
     if option.model == "discovery":
-        n_users = items.user_count(interactions, query=query)
+        users = interactions.with_columns(group_of(doc)) if grouped else interactions
+        n_users = items.user_count(users, query=query, group=group)
     table = items.item_table(
         popularity,
         n_users=n_users,
@@ -130,9 +147,11 @@ def _item_table(
         tail_share=option.tail_share,
         tail_popularity=option.tail_popularity,
         doc=doc,
+        group=group,
     )
     known = pl.col(items.POPULARITY) > 0
-    return table.with_columns(pl.when(known).then(pl.col(items.SELF_INFORMATION)))
+    table = table.with_columns(pl.when(known).then(pl.col(items.SELF_INFORMATION)))
+    return table.drop(GROUP) if grouped else table
 
 
 def _per_user(
@@ -142,6 +161,7 @@ def _per_user(
     options: Options,
     distinct: pl.LazyFrame | None,
     top_cut: int | None,
+    grouped: bool = False,
 ) -> list[pl.LazyFrame]:
     """``query, <labels>`` frames for the query-level metrics: one fused group-by for the
     popularity metrics (:attr:`~polars_rank.catalog.model.Metric.item_value`) and the vector
@@ -160,7 +180,9 @@ def _per_user(
             groups.setdefault(item_options(spec), []).append(spec)
     for g, (option, group) in enumerate(groups.items()):
         assert inputs.interactions is not None
-        table = _item_table(inputs.interactions, distinct, option, query, doc, inputs.catalog)
+        table = _item_table(
+            inputs.interactions, distinct, option, query, doc, inputs.catalog, grouped
+        )
         renamed = {c: f"_{c}{g}" for c in (items.POPULARITY, items.SELF_INFORMATION, items.IN_TAIL)}
         item_columns.append(table.rename(renamed))
         for spec in group:
@@ -229,14 +251,14 @@ def _per_user(
         for table in item_columns[1:]:
             per_item = per_item.join(table, on=doc, how="full", coalesce=True)
         rows = top.join(per_item, on=doc, how="left")
-        grouped = rows.group_by(query).agg(aggs)
+        sums_per_user = rows.group_by(query).agg(aggs)
         if with_history:
             # the history joins the per-user sums (one row per user), not the recommendations
             assert distinct is not None
             history_sums = vectors.history_sums(distinct, unit, query=query, doc=doc)
-            grouped = grouped.join(history_sums, on=query, how="left")
+            sums_per_user = sums_per_user.join(history_sums, on=query, how="left")
         labels = [s.label for s in fused if s.entry.item_value]
-        frames.append(grouped.select(query, *labels, *finals))
+        frames.append(sums_per_user.select(query, *labels, *finals))
     for spec in (s for s in specs if s not in fused):
         assert features is not None  # check_request: a pairwise metric has its features
         args = spec.call_arguments(options.relevance_level, features.kind)
@@ -267,26 +289,39 @@ def _corpus_frames(
     catalog: pl.LazyFrame,
     explicit_catalog: bool,
     options: Options,
+    grouped: bool = False,
 ) -> list[pl.LazyFrame]:
     """One one-row frame per corpus-level metric (counts shared per k), plus the warning
-    about recommended items outside an explicit catalog."""
+    about recommended items outside an explicit catalog. ``grouped`` (packed doc ids, the
+    users with their :data:`GROUP`): a row per group, its index in :data:`GROUP`."""
     cols = options.columns
     doc, rank = cols.doc, cols.rank
     counts: dict[int | None, pl.LazyFrame] = {}
+    group = GROUP if grouped else None
+    if grouped:
+        catalog = catalog.with_columns(group_of(doc))
 
     def counts_at(k: int | None) -> pl.LazyFrame:
         if k not in counts:
-            counts[k] = corpus.recommendation_counts(top, k, doc=doc, rank=rank).cache()
+            frame = corpus.recommendation_counts(top, k, doc=doc, rank=rank)
+            counts[k] = (frame.with_columns(group_of(doc)) if grouped else frame).cache()
         return counts[k]
 
     # the Polars implementation of each corpus metric, looked up by its entry's name
     builders: dict[str, Callable[[MetricSpec], pl.LazyFrame]] = {
-        "catalog_coverage": lambda s: corpus.coverage_from_counts(counts_at(s.k), catalog, doc=doc),
-        "gini_index": lambda s: corpus.gini_from_counts(counts_at(s.k), catalog, doc=doc),
-        "shannon_entropy": lambda s: corpus.entropy_from_counts(
-            counts_at(s.k), base=s.arguments()["base"], per_item=s.arguments()["per_item"]
+        "catalog_coverage": lambda s: corpus.coverage_from_counts(
+            counts_at(s.k), catalog, doc=doc, group=group
         ),
-        "user_coverage": lambda s: corpus.user_coverage(
+        "gini_index": lambda s: corpus.gini_from_counts(
+            counts_at(s.k), catalog, doc=doc, group=group
+        ),
+        "shannon_entropy": lambda s: corpus.entropy_from_counts(
+            counts_at(s.k),
+            base=s.arguments()["base"],
+            per_item=s.arguments()["per_item"],
+            group=group,
+        ),
+        "user_coverage": lambda s: corpus.user_coverage_by(
             top,
             users,
             s.k,
@@ -294,17 +329,20 @@ def _corpus_frames(
             query=cols.query,
             rank=rank,
             relevance=cols.relevance,
+            group=group,
         ),
     }
     frames = []
     for spec in specs:
         frame = builders[spec.entry.name](spec)
-        frames.append(frame.select(pl.first().alias(spec.label)))
+        value = pl.col(frame.collect_schema().names()[-1]).alias(spec.label)
+        frames.append(frame.select(GROUP, value) if grouped else frame.select(value))
     uses_catalog = [s for s in specs if "catalog" in s.entry.tables]
     if explicit_catalog and uses_catalog:
         labels = [s.label for s in uses_catalog]
         shown = diversity.cut(top, largest_cutoff(uses_catalog), rank).select(doc).unique()
-        outside = shown.join(catalog, on=doc, how="anti").select(pl.len().alias("_outside"))
+        outside = shown.join(catalog.select(doc), on=doc, how="anti")
+        outside = outside.select(pl.len().alias("_outside"))
 
         def warn(count: pl.Series) -> pl.Series:
             warn_outside_catalog(int(count.sum() or 0), labels, stacklevel=2)
@@ -315,8 +353,10 @@ def _corpus_frames(
         )
         # the first corpus value reads the warning column, so the plan keeps it
         first = frames[0].join(checked, how="cross")
+        label = specs[0].label
         frames[0] = first.select(
-            pl.when(pl.col("_outside").is_not_null()).then(pl.first()).alias(specs[0].label)
+            *([GROUP] if grouped else []),
+            pl.when(pl.col("_outside").is_not_null()).then(pl.col(label)).alias(label),
         )
     return frames
 
@@ -350,6 +390,7 @@ def recommender_values(
     catalog_run: pl.LazyFrame,
     *,
     every_user: bool = False,
+    grouped: bool = False,
 ) -> tuple[pl.LazyFrame | None, pl.LazyFrame | None]:
     """``(per_user, corpus)``: ``query`` plus the query-level metrics for every evaluated user
     (null where undefined), and one row of corpus-level metrics; None when there are none.
@@ -357,7 +398,10 @@ def recommender_values(
     ``top`` is :func:`top_rows` of the run, ``users`` the evaluated users (``query``),
     ``qrels`` the judgments (serendipity's relevance, user coverage with a relevance level),
     ``catalog_run`` the run's ``doc`` column for the default catalog; ``every_user`` says
-    that ``users`` are all the run's users (no filter needed).
+    that ``users`` are all the run's users (no filter needed). ``grouped`` (``by``): the doc
+    ids of ``top``, ``qrels``, ``catalog_run`` and the inputs are packed with their group
+    (:data:`PACK`), ``users`` has its :data:`GROUP`, and the corpus frame a row per group
+    (:data:`GROUP` first).
     """
     cols = options.columns
     query, doc = cols.query, cols.doc
@@ -375,7 +419,7 @@ def recommender_values(
     query_level = [s for s in specs if s.entry.level == "query"]
     per_user = None
     if query_level:
-        frames = _per_user(top, query_level, inputs, options, distinct, top_cut)
+        frames = _per_user(top, query_level, inputs, options, distinct, top_cut, grouped)
         # every user of the run has a row in each frame: no need to join onto the users
         per_user = frames[0] if every_user else users.join(frames[0], on=query, how="left")
         for frame in frames[1:]:
@@ -389,7 +433,12 @@ def recommender_values(
             catalog = corpus.default_catalog(catalog_run, inputs.interactions, doc=doc)
         catalog = catalog.select(doc).unique().cache()
         corpus_frames = _corpus_frames(
-            top, users, corpus_specs, catalog, inputs.catalog is not None, options
+            top, users, corpus_specs, catalog, inputs.catalog is not None, options, grouped
         )
-        result = pl.concat(corpus_frames, how="horizontal")
+        if grouped:  # a row per group that has a value of any of them
+            result = corpus_frames[0]
+            for frame in corpus_frames[1:]:
+                result = result.join(frame, on=GROUP, how="full", coalesce=True)
+        else:
+            result = pl.concat(corpus_frames, how="horizontal")
     return per_user, result

@@ -71,6 +71,7 @@ def _check_inputs(
     doc: str,
     vector: str | None,
     kind: str | None = None,
+    features_by: Sequence[str] = (),
 ) -> None:
     """The recommender inputs' checks (:func:`~polars_rank.core.recommender_inputs.
     validate_inputs`), with the same messages (without the first row: a Spark table has no
@@ -120,9 +121,10 @@ def _check_inputs(
             raise PolarsRankError(
                 f"item_features column {vector!r} has {n} vector(s) with a null or NaN component"
             )
+        keys = "".join(f"{quoted(c)}, " for c in features_by)  # one vector per group's item
         row = spark.sql(
             f"SELECT COUNT(*) OVER () AS n, CAST({d} AS STRING) AS doc FROM {table} "
-            f"GROUP BY {d} HAVING COUNT(*) > 1 LIMIT 1"
+            f"GROUP BY {keys}{d} HAVING COUNT(*) > 1 LIMIT 1"
         ).collect()
         if row:
             raise PolarsRankError(
@@ -132,21 +134,30 @@ def _check_inputs(
 
 
 def _outside_catalog(
-    spark: SparkSession, run_view: str, catalog_view: str, options: Options, k: int | None
+    spark: SparkSession,
+    run_view: str,
+    catalog_view: str,
+    options: Options,
+    k: int | None,
+    by: Sequence[str] = (),
+    catalog_by: Sequence[str] = (),
 ) -> int:
     """Distinct items of the runs' top k (trec order: score descending, doc id descending as
-    text) that the catalog does not hold."""
+    text) that the catalog does not hold; with ``by``, the distinct (group, item) pairs that
+    the group's catalog (joined on the ``by`` columns it has, ``catalog_by``) lacks."""
     cols = options.columns
     q, d = quoted(cols.query), quoted(cols.doc)
     order = quoted(options.order_column)
     direction = "ASC" if options.order_by == "rank" else "DESC"
     within = "" if k is None else f" WHERE t.pr_pos <= {int(k)}"
+    gs = "".join(f"{quoted(c)}, " for c in by)
+    on = "".join(f" AND t.{quoted(c)} = c.{quoted(c)}" for c in catalog_by)
     return _count(
         spark,
-        f"SELECT COUNT(DISTINCT t.{d}) FROM (SELECT {d}, ROW_NUMBER() OVER (PARTITION BY {q} "
-        f"ORDER BY CAST({order} AS DOUBLE) {direction}, CAST({d} AS STRING) DESC) AS pr_pos "
-        f"FROM {quoted(run_view)}) AS t LEFT ANTI JOIN {quoted(catalog_view)} AS c "
-        f"ON t.{d} = c.{d}{within}",
+        f"SELECT COUNT(*) FROM (SELECT DISTINCT {gs}t.{d} FROM (SELECT {gs}{d}, "
+        f"ROW_NUMBER() OVER (PARTITION BY {gs}{q} ORDER BY CAST({order} AS DOUBLE) "
+        f"{direction}, CAST({d} AS STRING) DESC) AS pr_pos FROM {quoted(run_view)}) AS t"
+        f"{within}) AS t LEFT ANTI JOIN {quoted(catalog_view)} AS c ON t.{d} = c.{d}{on}",
     )
 
 
@@ -164,10 +175,10 @@ def evaluate_spark_recommender(
 ) -> pl.DataFrame | pl.LazyFrame:
     """Evaluate ranking and recommender ``specs`` in Spark with the recommender inputs
     (``interactions``, ``catalog``, ``item_features``): the other engines' result, warnings
-    and errors (see :func:`polars_rank.evaluate`). With ``by`` (popularity and corpus
-    metrics, the SQL of ``to_sql(..., by=)``): the qrels, interactions and catalog join the
+    and errors (see :func:`polars_rank.evaluate`). With ``by`` (the SQL of
+    ``to_sql(..., by=)``): the qrels, interactions, catalog and item features join the
     groups on the ``by`` columns they have; the warning about recommended items outside an
-    explicit catalog is not given per group."""
+    explicit catalog counts the (group, item) pairs the group's catalog lacks."""
     refused: dict[str, list[str]] = {}
     for spec in specs:
         why = spec.entry.reason("spark")
@@ -202,12 +213,14 @@ def evaluate_spark_recommender(
     for name, obj in given.items():
         frame, schema, _ = _spark_frame(spark, obj, name)
         frames[name] = frame
-        if by and name in ("interactions", "catalog"):
-            input_by[name] = grouping.check_shared(by, run_schema, schema, name)
+        if by:
+            what = name.replace("_", " ")
+            input_by[name] = grouping.check_shared(by, run_schema, schema, what)
         if name == "interactions":
             _same_dtype(name, schema, cols.query, run_schema[cols.query])
         if name == "item_features":
-            kind, vector = _feature_kind(schema, cols.doc)
+            own = pl.Schema({c: t for c, t in schema.items() if c not in input_by.get(name, [])})
+            kind, vector = _feature_kind(own, cols.doc)
             if kind == "similarities":
                 vector = "similarity"
                 for column in ("doc_a", "doc_b"):
@@ -228,8 +241,9 @@ def evaluate_spark_recommender(
             if qrels is not None:
                 check_spark(spark, views["run"], views["qrels"], options, by=by,
                             qrels_by=input_by.get("qrels", []))  # fmt: skip
-            _check_inputs(spark, views, cols.query, cols.doc, vector, kind)
-        for name in ("run", "interactions", "catalog") if by else ():
+            _check_inputs(spark, views, cols.query, cols.doc, vector, kind,
+                          features_by=input_by.get("item_features", []))  # fmt: skip
+        for name in ("run", "interactions", "catalog", "item_features") if by else ():
             for column in [*by] if name == "run" else input_by.get(name, []):
                 nulls = _count(
                     spark, f"SELECT COUNT(*) FROM {quoted(views[name])} WHERE "
@@ -256,6 +270,7 @@ def evaluate_spark_recommender(
             qrels_by=input_by.get("qrels") or None,
             interactions_by=input_by.get("interactions") or None,
             catalog_by=input_by.get("catalog") or None,
+            item_features_by=input_by.get("item_features") or None,
             queries=options.queries,
             relevance_level=options.relevance_level,
             max_rank=options.max_rank,
@@ -271,9 +286,11 @@ def evaluate_spark_recommender(
         result = from_arrow(spark.sql(sql).toArrow())
         outside = 0
         with_catalog = [s for s in recommender_specs(specs) if "catalog" in s.entry.tables]
-        if "catalog" in views and with_catalog and not by:
+        if "catalog" in views and with_catalog:
             k = largest_cutoff(with_catalog)
-            outside = _outside_catalog(spark, views["run"], views["catalog"], options, k)
+            outside = _outside_catalog(
+                spark, views["run"], views["catalog"], options, k, by, input_by.get("catalog", [])
+            )
         left_out = 0
         if qrels is not None:
             if result.height and left_out_column in result.columns:
