@@ -148,9 +148,9 @@ def evaluate_spark(
 
     ``con`` is the SparkSession (by default the DataFrames' or the active one). With
     ``validate`` the inputs are checked: for Spark data one job counting nulls and NaNs (each
-    table read once) and the qrels' repeated pairs; with ``duplicates="error"`` the run's
-    repeated pairs are counted by the evaluation query itself (no second shuffle of the run),
-    and reported once it has run, before the qrels'. ``duplicates="first"`` is refused: a
+    table read once) and, with ``duplicates="error"``, the repeated pairs (with
+    :data:`_PAIRS_IN_QUERY` the run's are counted by the evaluation query itself and
+    reported once it has run, before the qrels'). ``duplicates="first"`` is refused: a
     Spark table has no row order. Gives ``warn`` the number of run queries without
     judgments, as the Polars engine does.
     """
