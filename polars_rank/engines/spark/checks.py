@@ -7,8 +7,8 @@ the conditions of :func:`polars_rank.check_sql`, reading each table once
 (:func:`~polars_rank.compiler.checks.check_counts_sql`); with ``run_duplicates=False`` the
 run's repeated pairs are left to the evaluation query (``to_sql(..., duplicates_column=...)``,
 off in ``engine="spark"``: see ``_PAIRS_IN_QUERY``). Only when a check fails is the message
-built: the first bad row (0-based, in the DataFrame's partition order) and its ids, or an example of a
-repeated pair.
+built: the first bad row (0-based, in the DataFrame's partition order) and its ids, or an
+example of a repeated pair.
 """
 
 from __future__ import annotations
