@@ -18,7 +18,8 @@ Variants (times are wall seconds of the evaluation alone, inputs already loaded)
 * ``to_sql on DuckDB``: ``pr.to_sql(METRICS, "duckdb", ...)`` over the registered frames;
 * ``engine="spark"``: ``pr.evaluate(run_df, qrels_df, METRICS, engine="spark")`` on a
   ``local[2]`` session, the inputs a cached DataFrame read from the Parquet files (session start
-  and the read are reported apart), with ``validate=False`` and, once, ``validate=True``;
+  and the read are reported apart), with ``validate=False`` and ``validate=True`` alternating
+  round by round, and the ratio of their medians (the cost of the input checks);
 * ``Spark MLlib RankingEvaluator``: the five metrics it has (precisionAtK(10), recallAtK(100),
   meanAveragePrecision, meanAveragePrecisionAtK(10), ndcgAtK(10)), including the building of
   its per-query input lists (each run's documents in trec_eval's order, the relevant set).
@@ -124,7 +125,7 @@ def mllib_lists(spark, run_df, qrels_df):
 
 
 def spark_variants(run_path: Path, qrels_path: Path, repeat: int) -> dict[str, pl.DataFrame]:
-    """engine="spark" (validate off, then once on) and MLlib, on one local[2] session."""
+    """engine="spark" (validate off and on, alternating) and MLlib, on one local[2] session."""
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     from pyspark.ml.evaluation import RankingEvaluator
     from pyspark.sql import SparkSession
@@ -165,9 +166,20 @@ def spark_variants(run_path: Path, qrels_path: Path, repeat: int) -> dict[str, p
     def spark_engine(validate: bool) -> pl.DataFrame:
         return pr.evaluate(run_df, qrels_df, METRICS, engine="spark", validate=validate)
 
-    spark_engine(False)  # first query of the session: JIT warm-up, not timed
-    timed('engine="spark"', lambda: spark_engine(False), repeat, "(validate=False)")
-    timed('engine="spark" validate=True', lambda: spark_engine(True), 1)
+    spark_engine(False)  # first queries of the session: JIT warm-up, not timed
+    spark_engine(True)
+    # checks off and on alternate, round by round, so that load changes hit both alike
+    load, times = os.getloadavg()[0], {False: [], True: []}
+    for _ in range(repeat):
+        for validate in (False, True):
+            start = time.perf_counter()
+            results[f'engine="spark" validate={validate}'] = spark_engine(validate)
+            times[validate].append(time.perf_counter() - start)
+    _line('engine="spark"', times[False], load, "(validate=False)")
+    _line('engine="spark" validate=True', times[True], load)
+    ratio = statistics.median(times[True]) / statistics.median(times[False])
+    same = results['engine="spark" validate=True'].equals(results['engine="spark" validate=False'])
+    print(f"  input checks on / off (medians): {ratio:.2f}x; results bit-identical: {same}")
 
     def mllib() -> pl.DataFrame:
         lists = mllib_lists(spark, run_df, qrels_df).cache()

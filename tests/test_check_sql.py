@@ -200,3 +200,65 @@ def test_a_null_score_gives_one_answer_in_every_dialect(postgres) -> None:
     assert expected == 0.5
     with pytest.raises(pr.PolarsRankError, match="null or NaN"):
         pr.evaluate(run, qrels, ["P@2"])  # the engines refuse it; check_sql reports it
+
+
+def test_counts_in_one_row_flag_check_sqls_problems() -> None:
+    """``check_counts_sql``: one row of counts over the same conditions. On the dirty tables
+    (no metrics, so no grade_above_max) the failed checks are check_sql's, in its order; by
+    hand the counts: 1 null id, 2 bad scores, 1 repeated run pair, 2 bad grades, 1 infinite
+    grade, 1 repeated qrels pair. Clean tables count nothing, and ``run_duplicates=False``
+    leaves the run's pairs out."""
+    from polars_rank.compiler.checks import check_counts_sql
+
+    sql, keys = check_counts_sql("duckdb", "run_t", "qrels_t")
+    con = duckdb.connect()
+    for name, frame in (("run_t", DIRTY_RUN), ("qrels_t", DIRTY_QRELS)):
+        con.register(name, frame.to_arrow())
+    counts = dict(zip(keys, con.sql(sql).fetchall()[0], strict=True))
+    failed = {key: n for key, n in counts.items() if n}
+    assert list(failed) == [(a, b) for a, b, *_ in EXPECTED if b != "grade_above_max"]
+    assert list(failed.values()) == [1, 2, 1, 2, 1, 1]
+    for name, frame in (("run_t", CLEAN_RUN), ("qrels_t", CLEAN_QRELS)):
+        con.register(name, frame.to_arrow())
+    assert set(con.sql(sql).fetchall()[0]) == {0}
+    for name, frame in (("run_t", CLEAN_RUN.clear()), ("qrels_t", CLEAN_QRELS)):
+        con.register(name, frame.to_arrow())
+    assert [k for k, n in zip(keys, con.sql(sql).fetchall()[0], strict=True) if n] == [
+        ("run", "empty")
+    ]
+    _, without = check_counts_sql("duckdb", "run_t", "qrels_t", run_duplicates=False)
+    assert ("run", "duplicate_pair") not in without
+    assert without == [k for k in keys if k != ("run", "duplicate_pair")]
+
+
+def test_to_sql_counts_repeated_run_pairs() -> None:
+    """``to_sql(..., duplicates_column=...)``: the run queries with a repeated pair. By hand:
+    q1 repeats (q1, a) (scores 1 and 3, not neighbours in q1's ranking), q2 is clean; with
+    ``by`` the same pair in two groups is no repeat. A clean run counts 0 and its metrics
+    are those of the query without the column."""
+    run = pl.DataFrame(
+        {
+            "g": [1, 1, 1, 1, 2],
+            "query": ["q1", "q1", "q1", "q2", "q1"],
+            "doc": ["a", "b", "a", "c", "a"],
+            "score": [1.0, 2.0, 3.0, 1.0, 1.0],
+        }
+    )
+    qrels = pl.DataFrame({"query": ["q1", "q2"], "doc": ["b", "c"], "relevance": [1, 1]})
+    con = duckdb.connect()
+    con.register("run_t", run.to_arrow())
+    con.register("qrels_t", qrels.to_arrow())
+
+    def dups(**options) -> list:
+        sql = pr.to_sql(["AP"], "duckdb", "run_t", "qrels_t", duplicates_column="d", **options)
+        return [row[-1] for row in con.sql(sql).fetchall()]
+
+    assert dups() == [1]
+    assert dups(per_query=True) == [1, 1]
+    assert dups(by="g") == [1, 0]  # group 1 has the repeat; group 2's (q1, a) is single
+    con.register("run_t", run.filter(pl.col("g") == 2).to_arrow())
+    plain = con.sql(pr.to_sql(["AP", "nDCG"], "duckdb", "run_t", "qrels_t")).fetchall()
+    sql = pr.to_sql(["AP", "nDCG"], "duckdb", "run_t", "qrels_t", duplicates_column="d")
+    assert con.sql(sql).fetchall() == [(*plain[0], 0)]
+    with pytest.raises(pr.PolarsRankError, match="needs qrels and duplicates='error'"):
+        pr.to_sql(["AP"], "duckdb", "run_t", "qrels_t", duplicates="max", duplicates_column="d")

@@ -15,6 +15,7 @@ scheduled assertion, ``engine="spark"`` runs it first).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from polars_rank.catalog.names import MetricSpec
 from polars_rank.compiler import placeholders as ph
@@ -94,6 +95,180 @@ def _duplicates(table: str, label: str, keys: tuple[str, str], groups: Sequence[
         f"GROUP BY {query}, {doc}{grouped} HAVING COUNT(*) > 1) AS pr_repeated "
         "HAVING COUNT(*) > 0"
     )
+
+
+class _Check(NamedTuple):
+    """One check of a ranking input: the rows of ``table`` where ``bad`` holds (``bad`` is
+    None for ``empty`` and ``duplicate_pair``; ``groups``: the duplicates' group columns)."""
+
+    table: str
+    label: str
+    problem: str
+    bad: str | None = None
+    groups: tuple[str, ...] = ()
+
+
+def _ranking_checks(
+    dialect: str,
+    *,
+    run: bool,
+    qrels: bool,
+    order_by: OrderBy,
+    duplicates: bool,
+    groups: Sequence[str] = (),
+    qrels_groups: Sequence[str] = (),
+    limit: float | None = None,
+) -> list[_Check]:
+    """The checks of the run and the qrels, in :func:`check_sql`'s order (over the
+    placeholders of :mod:`.placeholders` and the ``groups`` columns)."""
+    checks: list[_Check] = []
+    order_problem = "bad_score" if order_by == "score" else "bad_rank"
+    null_id = f"({ph.QUERY} IS NULL OR {ph.DOC} IS NULL)"
+    if run:
+        checks += [
+            _Check(ph.RUN, "run", "empty"),
+            _Check(ph.RUN, "run", "null_id", null_id),
+            _Check(ph.RUN, "run", order_problem, _bad_number(ph.ORDER, dialect)),
+        ]
+        if groups:
+            null_group = "(" + " OR ".join(f"{g} IS NULL" for g in groups) + ")"
+            checks.append(_Check(ph.RUN, "run", "null_group", null_group))
+        if duplicates:
+            checks.append(_Check(ph.RUN, "run", "duplicate_pair", groups=tuple(groups)))
+    if qrels:
+        grade = ph.RELEVANCE
+        checks += [
+            _Check(ph.QRELS, "qrels", "empty"),
+            _Check(ph.QRELS, "qrels", "null_id", null_id),
+            _Check(ph.QRELS, "qrels", "bad_grade", _bad_number(grade, dialect)),
+            _Check(ph.QRELS, "qrels", "infinite_grade", _infinite(grade, dialect)),
+        ]
+        if limit is not None:
+            above = (
+                f"({grade} IS NOT NULL AND {_double(grade)} > {limit!r} "
+                f"AND {_double(grade)} <= {_DOUBLE_MAX})"  # infinite grades: their own check
+            )
+            if dialect in ("postgres", "snowflake"):  # NaN compares above every number there
+                above = f"({above} AND NOT {_is_nan(grade, dialect)})"
+            checks.append(_Check(ph.QRELS, "qrels", "grade_above_max", above))
+        if qrels_groups:
+            null_group = "(" + " OR ".join(f"{g} IS NULL" for g in qrels_groups) + ")"
+            checks.append(_Check(ph.QRELS, "qrels", "null_group", null_group))
+        if duplicates:
+            checks.append(_Check(ph.QRELS, "qrels", "duplicate_pair", groups=tuple(qrels_groups)))
+    return checks
+
+
+def _render_check(check: _Check) -> str:
+    """``check`` as one part of :func:`check_sql`'s ``UNION ALL``."""
+    if check.problem == "empty":
+        return _empty(check.table, check.label)
+    if check.bad is None:
+        return _duplicates(check.table, check.label, (ph.QUERY, ph.DOC), check.groups)
+    return _rows_where(check.table, check.label, check.problem, check.bad, ph.DOC)
+
+
+def check_counts_sql(
+    dialect: Dialect,
+    run: str,
+    qrels: str,
+    *,
+    query: str = "query",
+    doc: str = "doc",
+    score: str = "score",
+    rank: str = "rank",
+    relevance: str = "relevance",
+    order_by: OrderBy = "score",
+    duplicates: Duplicates = "error",
+    run_duplicates: bool = True,
+    by: str | Sequence[str] | None = None,
+    qrels_by: str | Sequence[str] | None = None,
+    pretty: bool = True,
+) -> tuple[str, list[tuple[str, str]]]:
+    """The checks of :func:`check_sql` on a run and qrels as one row of counts, each table
+    read once (one aggregate of all its row checks; the duplicate pairs grouped apart):
+    the query, and the ``(input, problem)`` of each of its columns in order. A count above
+    0 is a failed check (``empty``: 1 when the table has no row). The conditions are
+    :func:`check_sql`'s (same arguments). ``run_duplicates=False`` leaves out the run's
+    duplicate pairs (``engine="spark"`` counts them in the evaluation:
+    ``to_sql(..., duplicates_column=...)``).
+
+    >>> import duckdb
+    >>> con = duckdb.connect()
+    >>> _ = con.sql("CREATE TABLE run AS SELECT * FROM (VALUES ('q1', 'a', 1.0), "
+    ...             "('q1', 'a', 2.0), ('q2', NULL, 0.5)) t(query, doc, score)")
+    >>> _ = con.sql("CREATE TABLE qrels AS SELECT 'q1' AS query, 'a' AS doc, 1 AS relevance")
+    >>> sql, keys = check_counts_sql("duckdb", "run", "qrels")
+    >>> [key for key, n in zip(keys, con.sql(sql).fetchall()[0]) if n]
+    [('run', 'null_id'), ('run', 'duplicate_pair')]
+    """
+    if dialect not in DIALECTS:
+        raise bad_choice("dialect", dialect, DIALECTS)
+    options = Options.from_arguments(
+        query=query,
+        doc=doc,
+        score=score,
+        rank=rank,
+        relevance=relevance,
+        order_by=order_by,
+        duplicates=duplicates,
+    )
+    if options.duplicates == "first":
+        raise PolarsRankError(
+            "duplicates='first' is refused: a table has no row order (use 'error' or 'max')"
+        )
+    by_columns, shared = by_list(by), by_list(qrels_by)
+    groups = [f"pr_col_by{i}" for i in range(len(by_columns))]
+    qrels_groups = [groups[by_columns.index(c)] for c in shared]
+    checks = _ranking_checks(
+        dialect,
+        run=True,
+        qrels=True,
+        order_by=order_by,
+        duplicates=options.duplicates == "error",
+        groups=groups,
+        qrels_groups=qrels_groups,
+    )
+    if not run_duplicates:
+        checks = [c for c in checks if (c.label, c.problem) != ("run", "duplicate_pair")]
+    rows: dict[str, list[str]] = {}  # per table, the counts of its row checks
+    pairs: list[str] = []  # the duplicate pairs, one subquery each
+    keys: list[tuple[str, str]] = []
+    for n, check in enumerate(checks):
+        column = f"pr_k{n}"
+        keys.append((check.label, check.problem))
+        if check.problem == "empty":
+            count = f"CASE WHEN COUNT(*) = 0 THEN 1 ELSE 0 END AS {column}"
+        elif check.bad is not None:
+            count = f"COALESCE(SUM(CASE WHEN {check.bad} THEN 1 ELSE 0 END), 0) AS {column}"
+        else:
+            grouped = "".join(f", {g}" for g in check.groups)
+            pairs.append(
+                f"SELECT COUNT(*) AS {column} FROM (SELECT {ph.QUERY} FROM {check.table} "
+                f"GROUP BY {ph.QUERY}, {ph.DOC}{grouped} HAVING COUNT(*) > 1) AS pr_repeated"
+            )
+            continue
+        rows.setdefault(check.table, []).append(count)
+    parts = [f"SELECT {', '.join(counts)} FROM {table}" for table, counts in rows.items()]
+    parts += pairs
+    text = "SELECT " + ", ".join(f"pr_c{n}.*" for n in range(len(parts))) + " FROM "
+    text += " CROSS JOIN ".join(f"({part}) AS pr_c{n}" for n, part in enumerate(parts))
+    tables = {
+        ph.RUN: ("run", table_reference(run, "run", dialect)),
+        ph.QRELS: ("qrels", table_reference(qrels, "qrels", dialect)),
+    }
+    cols = options.columns
+    names = {
+        ph.QUERY: cols.query,
+        ph.DOC: cols.doc,
+        ph.ORDER: options.order_column,
+        ph.RELEVANCE: cols.relevance,
+        **dict(zip(groups, by_columns, strict=True)),
+    }
+    order = {f"pr_k{n}": n for n in range(len(checks))}
+    ordered = sorted(order, key=lambda c: order[c])
+    text = f"SELECT {', '.join(ordered)} FROM ({text}) AS pr_counts"
+    return render(text, dialect, tables, names, doc_key="", pretty=pretty), keys
 
 
 def check_sql(
@@ -218,45 +393,25 @@ def check_sql(
             bad = "(" + " OR ".join(f"{g} IS NULL" for g in columns) + ")"
             parts.append(_rows_where(placeholder, label, "null_group", bad, doc))
 
-    parts: list[str] = []
     tables: dict[str, tuple[str, TableRef]] = {}
-    order_problem = "bad_score" if order_by == "score" else "bad_rank"
-    null_id = f"({ph.QUERY} IS NULL OR {ph.DOC} IS NULL)"
     if run is not None:
         tables[ph.RUN] = ("run", table_reference(run, "run", dialect))
-        parts += [
-            _empty(ph.RUN, "run"),
-            _rows_where(ph.RUN, "run", "null_id", null_id, ph.DOC),
-            _rows_where(ph.RUN, "run", order_problem, _bad_number(ph.ORDER, dialect), ph.DOC),
-        ]
-        if groups:
-            null_group = "(" + " OR ".join(f"{g} IS NULL" for g in groups) + ")"
-            parts.append(_rows_where(ph.RUN, "run", "null_group", null_group, ph.DOC))
-        if options.duplicates == "error":
-            parts.append(_duplicates(ph.RUN, "run", (ph.QUERY, ph.DOC), groups))
     if qrels is not None:
         tables[ph.QRELS] = ("qrels", table_reference(qrels, "qrels", dialect))
-        grade = ph.RELEVANCE
-        parts += [
-            _empty(ph.QRELS, "qrels"),
-            _rows_where(ph.QRELS, "qrels", "null_id", null_id, ph.DOC),
-            _rows_where(ph.QRELS, "qrels", "bad_grade", _bad_number(grade, dialect), ph.DOC),
-            _rows_where(ph.QRELS, "qrels", "infinite_grade", _infinite(grade, dialect), ph.DOC),
-        ]
-        limit = _grade_limit(specs)
-        if limit is not None:
-            above = (
-                f"({grade} IS NOT NULL AND {_double(grade)} > {limit!r} "
-                f"AND {_double(grade)} <= {_DOUBLE_MAX})"  # infinite grades: their own check
-            )
-            if dialect in ("postgres", "snowflake"):  # NaN compares above every number there
-                above = f"({above} AND NOT {_is_nan(grade, dialect)})"
-            parts.append(_rows_where(ph.QRELS, "qrels", "grade_above_max", above, ph.DOC))
-        if qrels_groups:
-            null_group = "(" + " OR ".join(f"{g} IS NULL" for g in qrels_groups) + ")"
-            parts.append(_rows_where(ph.QRELS, "qrels", "null_group", null_group, ph.DOC))
-        if options.duplicates == "error":
-            parts.append(_duplicates(ph.QRELS, "qrels", (ph.QUERY, ph.DOC), qrels_groups))
+    parts = [
+        _render_check(check)
+        for check in _ranking_checks(
+            dialect,
+            run=run is not None,
+            qrels=qrels is not None,
+            order_by=order_by,
+            duplicates=options.duplicates == "error",
+            groups=groups,
+            qrels_groups=qrels_groups,
+            limit=_grade_limit(specs),
+        )
+    ]
+    null_id = f"({ph.QUERY} IS NULL OR {ph.DOC} IS NULL)"
     if interactions is not None:
         tables[INTERACTIONS] = (
             "interactions",

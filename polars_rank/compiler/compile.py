@@ -142,6 +142,7 @@ def to_sql(
     duplicates: Duplicates = "error",
     layout: Layout = "wide",
     left_out_column: str | None = None,
+    duplicates_column: str | None = None,
     pretty: bool = True,
     predictions: str | None = None,
     label: str = "label",
@@ -217,6 +218,11 @@ def to_sql(
         left_out_column: also output, under this name, the number of run queries that have no
             judgments and were not evaluated (what the engines warn about), a BIGINT on
             every dialect.
+        duplicates_column: also output, under this name, the number of run queries with a
+            repeated ``(query, doc)`` pair (within a ``by`` group; the rows with a null id,
+            score or group left out), a BIGINT: the duplicate check of ``duplicates="error"``
+            made by the evaluation itself (``engine="spark"`` reads it). When it is not 0 the
+            metrics are meaningless. Needs ``qrels`` and ``duplicates="error"``.
         pretty: indent the SQL.
 
     The recommender metrics (coverage, entropy, Gini, user coverage, novelty, ARP, APLT, ILD
@@ -269,6 +275,7 @@ def to_sql(
             "duplicates": (duplicates, "error"),
             "layout": (layout, "wide"),
             "left_out_column": (left_out_column, None),
+            "duplicates_column": (duplicates_column, None),
         }
         changed = [name for name, (value, default) in ranking_only.items() if value != default]
         if changed:
@@ -379,7 +386,17 @@ def to_sql(
         raise PolarsRankError(
             f"left_out_column must be a non-empty string, got {left_out_column!r}"
         )
+    if duplicates_column is not None:
+        if not isinstance(duplicates_column, str) or not duplicates_column:
+            raise PolarsRankError(
+                f"duplicates_column must be a non-empty string, got {duplicates_column!r}"
+            )
+        if qrels is None or options.duplicates != "error":
+            raise PolarsRankError(
+                "duplicates_column counts repeated run pairs: it needs qrels and duplicates='error'"
+            )
     reserved = [*by_columns, query] + ([left_out_column] if left_out_column else [])
+    reserved += [duplicates_column] if duplicates_column else []
     if layout == "long":
         reserved += list(LONG_COLUMNS)
     if len({name.lower() for name in reserved}) < len(reserved):
@@ -396,6 +413,7 @@ def to_sql(
         per_query=per_query,
         layout=layout,
         left_out=left_out_column is not None,
+        duplicates_out=duplicates_column is not None,
         has_qrels=qrels is not None,
         has_catalog=catalog is not None,
         has_interactions=interactions is not None,
@@ -436,4 +454,6 @@ def to_sql(
     names.update(zip((ph.MEASURE_OUT, ph.VALUE_OUT), LONG_COLUMNS, strict=True))
     if left_out_column is not None:
         names[ph.LEFT_OUT_OUT] = left_out_column
+    if duplicates_column is not None:
+        names[ph.DUPLICATES_OUT] = duplicates_column
     return render(text, dialect, tables, names, doc_key=ph.DOC_KEY, pretty=pretty)

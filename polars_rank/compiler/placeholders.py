@@ -6,6 +6,7 @@ caller's quoted names, so no caller text is ever pasted into SQL."""
 RUN, QRELS = "pr_input_run", "pr_input_qrels"
 QUERY, DOC, ORDER, RELEVANCE = "pr_col_query", "pr_col_doc", "pr_col_order", "pr_col_relevance"
 QUERY_OUT, LEFT_OUT_OUT = "pr_col_query_out", "pr_col_left_out"
+DUPLICATES_OUT = "pr_col_duplicates"
 #: The output columns of the long layout (``measure``, ``value``).
 MEASURE_OUT, VALUE_OUT = "pr_col_measure_out", "pr_col_value_out"
 

@@ -49,6 +49,7 @@ from polars_rank.compiler.parts import ZERO, Parts, dbl, num
 from polars_rank.compiler.placeholders import (
     DOC,
     DOC_KEY,
+    DUPLICATES_OUT,
     LEFT_OUT_OUT,
     MEASURE_OUT,
     ORDER,
@@ -84,13 +85,21 @@ def _keyed(sql: str, groups: Sequence[str]) -> str:
 
 
 def _inputs(
-    options: Options, n_ret: bool, groups: Sequence[str] = (), shared: Sequence[int] = ()
+    options: Options,
+    n_ret: bool,
+    groups: Sequence[str] = (),
+    shared: Sequence[int] = (),
+    *,
+    pair_count: bool = False,
 ) -> list[tuple[str, str]]:
     """``pr_run``, ``pr_qrels`` and ``pr_ranked``; the caller's columns qualified by the
     table's alias :data:`SOURCE` (none of the caller's names can be taken for an alias).
     With ``groups`` (the ``by`` columns), ``pr_run`` carries them and ``pr_qrels`` gets them
     from ``pr_groups`` (the run's groups): joined on the ``shared`` ones (indices of the
-    ``by`` columns the qrels have), every group for the others."""
+    ``by`` columns the qrels have), every group for the others. With ``pair_count``,
+    ``pr_ranked`` has ``pr_pair_n``: the rows of the run with the row's ``(query, doc)``
+    (a window over the rows the ranking window has already brought together: a sort, no
+    second shuffle in Spark)."""
     g_run = "".join(f"{SOURCE}.{by_placeholder(i)} AS {g}, " for i, g in enumerate(groups))
     g_qrels = "".join(f"{SOURCE}.{by_placeholder(i)} AS {groups[i]}, " for i in shared)
     g_by = "".join(f", {SOURCE}.{by_placeholder(i)}" for i in range(len(groups)))
@@ -143,6 +152,8 @@ def _inputs(
         if options.max_rank is not None:
             length = f"LEAST({length}, {int(options.max_rank)})"
         length = f", {length} AS n_ret"
+    if pair_count:
+        length += f", COUNT(*) OVER (PARTITION BY qid, {DOC_KEY}) AS pr_pair_n"
     ranked = _keyed(
         "SELECT qid, docno, ROW_NUMBER() OVER (PARTITION BY qid ORDER BY sort_key DESC, "
         f"CAST({DOC_KEY} AS TEXT) DESC) AS pos{length} FROM pr_run",
@@ -151,9 +162,12 @@ def _inputs(
     return [*ctes, ("pr_qrels", qrels), ("pr_ranked", ranked)]
 
 
-def _joined(parts: Parts, options: Options, groups: Sequence[str] = ()) -> str:
+def _joined(
+    parts: Parts, options: Options, groups: Sequence[str] = (), *, pair_count: bool = False
+) -> str:
     """``pr_joined``: every judgment with its rank and flags, plus one marker row per run
-    query (no judgment, no rank; it carries the query's length)."""
+    query (no judgment, no rank; it carries the query's length). With ``pair_count``, also
+    every row of a repeated run pair, flagged ``pr_dup`` (a clean run adds no row)."""
     within = "j.qid IS NOT NULL"
     if options.max_rank is not None:
         within += f" AND r.pos <= {int(options.max_rank)}"
@@ -167,6 +181,10 @@ def _joined(parts: Parts, options: Options, groups: Sequence[str] = ()) -> str:
     ]
     if parts.needs_n_ret:
         columns.append("r.n_ret")
+    keep = "j.qid IS NOT NULL OR r.pos = 1"
+    if pair_count:
+        columns.append("CASE WHEN r.pr_pair_n > 1 THEN 1 ELSE 0 END AS pr_dup")
+        keep += " OR r.pr_pair_n > 1"
     for level in parts.levels:
         rel, nonrel, lv = parts.relevant(level), parts.nonrelevant(level), num(level)
         columns.append(f"CASE WHEN j.grade >= {lv} AND j.grade >= 0 THEN 1 ELSE 0 END AS {rel}")
@@ -175,8 +193,7 @@ def _joined(parts: Parts, options: Options, groups: Sequence[str] = ()) -> str:
         f"SELECT {', '.join(columns)} FROM pr_ranked AS r "
         f"FULL OUTER JOIN pr_qrels AS j ON r.qid = j.qid AND r.{DOC_KEY} = j.{DOC_KEY}"
         + "".join(f" AND r.{g} = j.{g}" for g in groups)
-        + " "
-        "WHERE j.qid IS NOT NULL OR r.pos = 1"
+        + f" WHERE {keep}"
     )
 
 
@@ -203,6 +220,7 @@ def query_text(
     per_query: bool,
     layout: str,
     left_out: bool,
+    duplicates_out: bool = False,
     has_qrels: bool = True,
     has_catalog: bool = False,
     has_interactions: bool = False,
@@ -215,7 +233,9 @@ def query_text(
 ) -> str:
     """The whole query; ``columns`` are the (placeholder) output columns of the metrics,
     ``options`` resolved (``order_by`` set). With ``left_out``, a column :data:`LEFT_OUT_OUT`
-    counts the run queries without judgments (on every row). Without ``has_qrels`` (only
+    counts the run queries without judgments (on every row); with ``duplicates_out`` (and
+    ``has_qrels``), a column :data:`DUPLICATES_OUT` counts the run queries with a repeated
+    ``(query, doc)`` pair (on every row; rows of the group with ``by``). Without ``has_qrels`` (only
     recommender metrics that read no judgments) every run query is evaluated. The recommender
     metrics (:mod:`.recsys`) read the catalog and interactions tables when given.
 
@@ -233,9 +253,11 @@ def query_text(
     formulas = [BUILDERS[s.entry.name](q, **s.arguments(options.relevance_level)) for s in judged]
     keep = "pr_judged = 1" + (" AND pr_in_run = 1" if options.queries == "both" else "")
     source_parts = "pr_parts"
+    duplicates_out = duplicates_out and has_qrels
+    dup_part = ", MAX(pr_dup) AS pr_dup" if duplicates_out else ""
     if has_qrels:
-        ctes = _inputs(options, q.needs_n_ret, groups, shared)
-        ctes.append(("pr_joined", _joined(q, options, groups)))
+        ctes = _inputs(options, q.needs_n_ret, groups, shared, pair_count=duplicates_out)
+        ctes.append(("pr_joined", _joined(q, options, groups, pair_count=duplicates_out)))
         windows = "".join(f", {_keyed(sql, groups)} AS {name}" for name, sql in q.windows.items())
         ctes.append(("pr_rows", f"SELECT *{windows} FROM pr_joined"))
         aggregates = "".join(f", {sql} AS {name}" for sql, name in q.aggregates.items())
@@ -243,7 +265,7 @@ def query_text(
             (
                 "pr_parts",
                 f"SELECT {g_sel}qid AS pr_qid, MAX(in_run) AS pr_in_run, MAX(judged) AS pr_judged"
-                f"{aggregates} FROM pr_rows GROUP BY {g_sel}qid",
+                f"{dup_part}{aggregates} FROM pr_rows GROUP BY {g_sel}qid",
             )
         )
         if q.event_sets:  # rankings merged with ideal rankings (Parts.event_set)
@@ -307,10 +329,12 @@ def query_text(
     metrics = "".join(
         f", {f} AS {named[s.label]}" for f, s in zip(formulas, judged, strict=True)
     ) + "".join(f", {named[s.label]}" for s in recommender if s.entry.level == "query")
-    values = f"SELECT {g_sel}pr_qid, pr_in_run, pr_judged"
+    values = f"SELECT {g_sel}pr_qid, pr_in_run, pr_judged" + (", pr_dup" if duplicates_out else "")
     g_lead = "".join(f"{g} AS {by_placeholder(i)}, " for i, g in enumerate(groups))
     if per_query:
         count = ", SUM(1 - pr_judged) OVER () AS pr_left_out" if left_out else ""
+        if duplicates_out:
+            count += ", SUM(pr_dup) OVER () AS pr_duplicates"
         ctes.append(("pr_values", f"{values}{count}{metrics} FROM {source_parts}"))
         source, lead, order = (
             f"pr_values WHERE {keep}",
@@ -324,6 +348,8 @@ def query_text(
         ]
         if left_out:
             summary.append("COALESCE(SUM(1 - pr_judged), 0) AS pr_left_out")
+        if duplicates_out:
+            summary.append("COALESCE(SUM(pr_dup), 0) AS pr_duplicates")
         if not summary:  # only corpus metrics: a row to join them to
             summary.append("COUNT(*) AS pr_n")
         grouping = f" GROUP BY {', '.join(groups)}" if groups else ""
@@ -337,6 +363,8 @@ def query_text(
         lead, order = g_lead, f" ORDER BY {', '.join(groups)}" if groups else ""
     # a BIGINT on every dialect (a SUM of integers is INT128 on DuckDB, NUMBER on Snowflake)
     extra = f", CAST(pr_left_out AS BIGINT) AS {LEFT_OUT_OUT}" if left_out else ""
+    if duplicates_out:
+        extra += f", CAST(pr_duplicates AS BIGINT) AS {DUPLICATES_OUT}"
     with_clause = "WITH " + ", ".join(f"{name} AS ({sql})" for name, sql in ctes)
     if layout == "wide":
         return f"{with_clause} SELECT {lead}{', '.join(columns)}{extra} FROM {source}{order}"

@@ -2,10 +2,13 @@
 
 The checks are those of :func:`polars_rank.core.validation.validate`: empty inputs, null
 ids, null or NaN scores (or ranks) and grades, infinite grades, and duplicate
-``(query, doc)`` pairs when ``duplicates="error"``. One Spark job runs the portable checks
-of :func:`polars_rank.check_sql` over both tables. Only when it finds something is the
-message built: the first bad row (0-based, in the DataFrame's partition order) and its ids,
-or an example of a repeated pair.
+``(query, doc)`` pairs when ``duplicates="error"``. One Spark job counts the problems with
+the conditions of :func:`polars_rank.check_sql`, reading each table once
+(:func:`~polars_rank.compiler.checks.check_counts_sql`); with ``run_duplicates=False`` the
+run's repeated pairs are left to the evaluation query (``to_sql(..., duplicates_column=...)``,
+off in ``engine="spark"``: see ``_PAIRS_IN_QUERY``). Only when a check fails is the message
+built: the first bad row (0-based, in the DataFrame's partition order) and its ids, or an
+example of a repeated pair.
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ def _first_bad(spark: SparkSession, view: str, bad: str, query: str, doc: str) -
     return row.asDict()
 
 
-def check_spark(
+def find_problems(
     spark: SparkSession,
     run_view: str,
     qrels_view: str,
@@ -61,19 +64,17 @@ def check_spark(
     *,
     by: Sequence[str] = (),
     qrels_by: Sequence[str] = (),
-) -> None:
-    """The checks of :func:`polars_rank.core.validation.validate` on two temporary views,
-    with the same messages, raised in the same order. ``options`` must be resolved. With
-    ``by`` (``qrels_by``: those the qrels have), a null group is an error naming its column
-    and duplicates are pairs repeated within a group.
-
-    One Spark job runs :func:`polars_rank.check_sql`'s query; only when it reports a problem
-    do the jobs that name the first offending row (or a repeated pair) run."""
-    from polars_rank.compiler.checks import check_sql
+    run_duplicates: bool = True,
+) -> set[tuple[str, str]]:
+    """The ``(input, problem)`` pairs of the failed checks of :func:`check_spark`, from one
+    Spark job: :func:`polars_rank.compiler.checks.check_counts_sql`'s row of counts (each
+    view read once; the duplicate pairs of the qrels, and of the run unless
+    ``run_duplicates`` is False, grouped apart). ``options`` must be resolved."""
+    from polars_rank.compiler.checks import check_counts_sql
 
     cols, order_column = options.columns, options.order_column
     by_rank = options.order_by == "rank"
-    sql = check_sql(
+    sql, keys = check_counts_sql(
         "spark",
         run_view,
         qrels_view,
@@ -84,13 +85,32 @@ def check_spark(
         relevance=cols.relevance,
         order_by="rank" if by_rank else "score",
         duplicates="error" if options.duplicates == "error" else "max",
+        run_duplicates=run_duplicates,
         by=list(by),
         qrels_by=list(qrels_by),
         pretty=False,
     )
-    failed = {(row[0], row[1]) for row in spark.sql(sql).collect()}
+    counts = spark.sql(sql).collect()[0]
+    return {key for key, count in zip(keys, counts, strict=True) if count}
+
+
+def raise_problem(
+    spark: SparkSession,
+    failed: set[tuple[str, str]],
+    run_view: str,
+    qrels_view: str,
+    options: Options,
+    *,
+    by: Sequence[str] = (),
+    qrels_by: Sequence[str] = (),
+) -> None:
+    """Raise the Polars engine's error for the first of the ``failed`` checks (in
+    :func:`polars_rank.core.validation.validate`'s order); nothing when ``failed`` is empty.
+    The jobs that name the first offending row (or a repeated pair) run here."""
     if not failed:
         return
+    cols, order_column = options.columns, options.order_column
+    by_rank = options.order_by == "rank"
     for what in ("run", "qrels"):
         if (what, "empty") in failed:
             raise messages.empty_input(what)
@@ -142,3 +162,23 @@ def check_spark(
             row=None,
             **example[0].asDict(),
         )
+
+
+def check_spark(
+    spark: SparkSession,
+    run_view: str,
+    qrels_view: str,
+    options: Options,
+    *,
+    by: Sequence[str] = (),
+    qrels_by: Sequence[str] = (),
+) -> None:
+    """The checks of :func:`polars_rank.core.validation.validate` on two temporary views,
+    with the same messages, raised in the same order. ``options`` must be resolved. With
+    ``by`` (``qrels_by``: those the qrels have), a null group is an error naming its column
+    and duplicates are pairs repeated within a group.
+
+    One Spark job counts the problems (:func:`find_problems`); only when it reports one do
+    the jobs that name the first offending row (or a repeated pair) run."""
+    failed = find_problems(spark, run_view, qrels_view, options, by=by, qrels_by=qrels_by)
+    raise_problem(spark, failed, run_view, qrels_view, options, by=by, qrels_by=qrels_by)

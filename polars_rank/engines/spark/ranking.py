@@ -20,6 +20,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from typing import TYPE_CHECKING, cast
 
 import polars as pl
@@ -27,6 +28,7 @@ import polars as pl
 from polars_rank.catalog.names import MetricSpec
 from polars_rank.compiler import column_names, to_sql
 from polars_rank.core import grouping, messages
+from polars_rank.core.columns import fresh
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.extras import require
 from polars_rank.core.frames import from_arrow
@@ -35,7 +37,7 @@ from polars_rank.core.options import Options
 from polars_rank.core.recommender_inputs import check_request
 from polars_rank.core.types import TableInput
 from polars_rank.core.validation import validate
-from polars_rank.engines.spark.checks import check_spark, quoted
+from polars_rank.engines.spark.checks import find_problems, quoted, raise_problem
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame as SparkDataFrame
@@ -43,6 +45,14 @@ if TYPE_CHECKING:
 
 #: The result column that counts run queries without judgments.
 LEFT_OUT = "pr_left_out"
+
+#: Count the run's repeated ``(query, doc)`` pairs in the evaluation query itself
+#: (``to_sql(..., duplicates_column=...)``: a window after the ranking window, no second
+#: shuffle of the run) instead of in the checking job (a grouping of the run by pair, a
+#: shuffle). Off: with it, 10M-row summaries differed from ``validate=False``'s by up to
+#: 6.8e-14 (a changed plan sums in another order; each way is repeatable), and the results
+#: must stay bit-identical to those of ``validate=False``.
+_PAIRS_IN_QUERY = False
 
 
 def _pyspark() -> None:
@@ -105,15 +115,21 @@ def _spark_frame(
 
 @contextmanager
 def _temp_views(spark: SparkSession, **frames: SparkDataFrame) -> Iterator[dict[str, str]]:
-    """Each frame as a uniquely named temporary view, dropped afterwards."""
+    """Each frame as a uniquely named temporary view, dropped afterwards.
+
+    The caller's cached DataFrames stay cached: ``spark.catalog.dropTempView`` uncaches every
+    cached plan the view reads (Spark 4), so a view of a DataFrame the caller cached would
+    unpersist it. The view is of ``frame.select("*")`` (a plan no caller cached; queries on
+    it still read the caller's cache) and is dropped by ``DROP VIEW``, which uncaches only
+    a plan with the view's own result."""
     names = {key: f"pr_{key}_{uuid.uuid4().hex}" for key in frames}
     try:
         for key, frame in frames.items():
-            frame.createOrReplaceTempView(names[key])
+            frame.select("*").createOrReplaceTempView(names[key])
         yield names
     finally:
         for name in names.values():
-            spark.catalog.dropTempView(name)
+            spark.sql(f"DROP VIEW IF EXISTS {quoted(name)}")
 
 
 def evaluate_spark(
@@ -131,11 +147,12 @@ def evaluate_spark(
     ``by``, :mod:`polars_rank.core.grouping`'s rules, the SQL of ``to_sql(..., by=...)``).
 
     ``con`` is the SparkSession (by default the DataFrames' or the active one). With
-    ``validate`` the inputs are checked first: for Spark data one job counting nulls and NaNs
-    and, with ``duplicates="error"``, one grouping the pairs (a shuffle of the run: at 10M rows
-    it costs several times the evaluation; pass ``validate=False`` for tables known to be
-    clean). ``duplicates="first"`` is refused: a Spark table has no row order. Gives ``warn``
-    the number of run queries without judgments, as the Polars engine does.
+    ``validate`` the inputs are checked: for Spark data one job counting nulls and NaNs (each
+    table read once) and, with ``duplicates="error"``, the repeated pairs (with
+    :data:`_PAIRS_IN_QUERY` the run's are counted by the evaluation query itself and
+    reported once it has run, before the qrels'). ``duplicates="first"`` is refused: a
+    Spark table has no row order. Gives ``warn`` the number of run queries without
+    judgments, as the Polars engine does.
     """
     refused: dict[str, list[str]] = {}
     for spec in specs:
@@ -168,9 +185,31 @@ def evaluate_spark(
             keyed = grouping.keyed_inputs(run_lazy, qrels_lazy, by, options, groups)
             run_lazy, qrels_lazy = keyed[0], cast("pl.LazyFrame", keyed[1])
         validate(run_lazy, qrels_lazy, options, in_memory=True)
+    # Spark data is checked in Spark: one job counts every problem but the run's repeated
+    # pairs, which the evaluation counts itself (a window over the rows its ranking window
+    # has already brought together), under a name no other result column has
+    spark_checks = options.validate and not polars_inputs
+    in_query = _PAIRS_IN_QUERY and spark_checks and options.duplicates == "error"
+    taken = [c.lower() for c in [*by, cols.query, left_out_column]]
+    duplicates_column = fresh("pr_duplicates", taken) if in_query else None
     with _temp_views(spark, run=run_df, qrels=qrels_df) as views:
-        if options.validate and not polars_inputs:
-            check_spark(spark, views["run"], views["qrels"], options, by=by, qrels_by=shared)
+        find = partial(
+            find_problems, spark, views["run"], views["qrels"], options, by=by, qrels_by=shared
+        )
+        report = partial(
+            raise_problem,
+            spark,
+            run_view=views["run"],
+            qrels_view=views["qrels"],
+            options=options,
+            by=by,
+            qrels_by=shared,
+        )
+        failed: set[tuple[str, str]] = set()
+        if spark_checks:
+            failed = find(run_duplicates=not in_query)
+            # the qrels' repeated pairs are reported after the run's
+            report(failed - {("qrels", "duplicate_pair")} if in_query else failed)
         sql = to_sql(
             specs,
             "spark",
@@ -190,8 +229,17 @@ def evaluate_spark(
             order_by=options.ordering,
             duplicates=options.duplicates,
             left_out_column=left_out_column,
+            duplicates_column=duplicates_column,
         )
         result = from_arrow(spark.sql(sql).toArrow())
+        if duplicates_column is not None:
+            if result.height:  # the run queries with a repeated pair, on every row (group)
+                counts = result[duplicates_column]
+                repeated = bool(counts[0] if per_query else counts.sum())
+            else:  # no row to carry the count: count apart
+                repeated = ("run", "duplicate_pair") in find()
+            report(failed | {("run", "duplicate_pair")} if repeated else failed)
+            result = result.drop(duplicates_column)
         if result.height:
             counts = result[left_out_column]  # per group without per_query
             left_out = int((counts[0] if per_query else counts.sum()) or 0)
@@ -204,7 +252,8 @@ def evaluate_spark(
                 f"LEFT ANTI JOIN {quoted(views['qrels'])} AS j ON r.{q} = j.{q}{on}"
             ).collect()[0]["n"]
     warn(left_out)
-    names = column_names(specs, reserved=[*by, cols.query, left_out_column])
+    reserved = [*by, cols.query, left_out_column, *([duplicates_column] if in_query else [])]
+    names = column_names(specs, reserved=[c for c in reserved if c is not None])
     result = result.drop(left_out_column).rename({v: k for k, v in names.items()})
     labels = [s.label for s in specs]
     result = result.with_columns(pl.col(labels).cast(pl.Float64))
