@@ -19,6 +19,7 @@ import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 from strategies import examples, runs_and_qrels
 
 import polars_rank as pr
@@ -158,8 +159,10 @@ def test_the_hash_test_leaves_no_judged_row_out():
 def test_buckets_of_queries_give_the_same_numbers(data, buckets, queries):
     """With more judgments than judged.BUCKET_JUDGMENTS the judged documents are ranked in
     buckets of queries (a hash of the query): every per-query value, for a run in memory or
-    lazy and with ``by``, is the one of a single bucket, bit for bit, and the run queries
-    without judgments are warned about once, with the same count."""
+    lazy and with ``by``, is the one of a single bucket (the same terms in the same order; a
+    float sum may still round 1 ulp apart when a query's rows sit elsewhere in a buffer:
+    Polars' vectorised sums), and the run queries without judgments are warned about once,
+    with the same count."""
     run, qrels = data
     run = run.drop("rank")
     names = ["nDCG@10", "AP", "R@20", "P@5", "RR", "bpref", "NumRelRet", "NumRet", "ERR@5"]
@@ -186,7 +189,7 @@ def test_buckets_of_queries_give_the_same_numbers(data, buckets, queries):
     ):
         for call, (want, messages) in zip(calls, expected, strict=True):
             got, said = warned(call)
-            assert got.equals(want)
+            assert_frame_equal(got, want, check_exact=False, rtol=4e-16, atol=0)
             assert said == messages
 
 
@@ -199,7 +202,8 @@ def test_the_duplicate_count_in_buckets_finds_every_repeated_pair(data, rows):
     as in one bucket."""
     run, qrels = data
     run, qrels = run.drop("rank"), qrels.unique(subset=["query", "doc"], maintain_order=True)
-    repeated = run.height - run.select("query", "doc").unique().height
+    # the message counts the pairs that repeat (a pair three times is one)
+    repeated = run.group_by("query", "doc").len().filter(pl.col("len") > 1).height
 
     def outcome() -> str:
         try:
