@@ -131,3 +131,84 @@ def test_unknown_table_is_reported() -> None:
 def test_not_a_frame() -> None:
     with pytest.raises(TypeError, match="run must be"):
         pr.evaluate([1, 2], QRELS, "AP", engine="duckdb")
+
+
+# --- the checks of frames run beside the evaluation (engines/duckdb/ranking.py: _Checking) ----
+
+
+def _failing_query(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The evaluation's query fails (as DuckDB would on input the checks reject)."""
+    import polars_rank.engines.duckdb.ranking as ranking
+
+    def fail(relation: object) -> pl.DataFrame:
+        raise duckdb.InvalidInputException("the evaluation failed")
+
+    monkeypatch.setattr(ranking, "to_polars", fail)
+
+
+@pytest.mark.parametrize("case", ["run duplicate", "run NaN score", "qrels null doc"])
+def test_check_error_wins_over_a_failed_evaluation(
+    case: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Checked beside the evaluation, bad frames still fail with the checks' own message (the
+    Polars engine's), as if the checks had run first, and not 'during handling' of the
+    evaluation's error."""
+    run, qrels = BAD_INPUTS[case]
+    expected = _message(run, qrels)
+    _failing_query(monkeypatch)
+    with pytest.raises(PolarsRankError) as caught:
+        pr.evaluate(run, qrels, "nDCG@10", engine="duckdb")
+    assert str(caught.value) == expected[1]
+    assert caught.value.__suppress_context__
+
+
+def test_evaluation_error_kept_when_checks_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    _failing_query(monkeypatch)
+    with pytest.raises(duckdb.InvalidInputException, match="the evaluation failed"):
+        pr.evaluate(RUN, QRELS, "nDCG@10", engine="duckdb")
+
+
+def test_checks_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ranking metrics: the frames are checked on a thread of their own; with recommender
+    inputs (whose checks and notices come after) on the caller's thread, before them."""
+    import threading
+
+    import polars_rank.engines.duckdb.ranking as ranking
+
+    seen: list[str] = []
+    real = ranking.validate
+
+    def spy(*args, **kwargs) -> None:
+        seen.append(threading.current_thread().name)
+        real(*args, **kwargs)
+
+    monkeypatch.setattr(ranking, "validate", spy)
+    pr.evaluate(RUN, QRELS, "nDCG@10", engine="duckdb")
+    items = pl.DataFrame({"doc": ["a", "b", "c"]})
+    pr.evaluate(RUN, QRELS, ["nDCG@10", "catalog_coverage@2"], engine="duckdb", catalog=items)
+    assert seen == ["polars_rank-checks", threading.current_thread().name]
+
+
+def test_failed_check_interrupts_the_evaluation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A failed check stops the evaluation's query (on the engine's own cursor) rather than
+    waiting for it: the query below would run for hours if not interrupted."""
+    import time
+
+    import polars_rank.engines.duckdb.ranking as ranking
+
+    endless = "SELECT sum(hash(range)) AS s FROM range(10000000000000)"
+    monkeypatch.setattr(ranking, "query_sql", lambda *args, **kwargs: endless)
+    real = ranking.validate
+
+    def late(*args, **kwargs) -> None:  # fails once the query runs
+        time.sleep(0.5)
+        real(*args, **kwargs)
+
+    monkeypatch.setattr(ranking, "validate", late)
+    run, qrels = BAD_INPUTS["run duplicate"]
+    expected = _message(run, qrels)
+    start = time.perf_counter()
+    with pytest.raises(PolarsRankError) as caught:
+        pr.evaluate(run, qrels, "nDCG@10", engine="duckdb")
+    assert str(caught.value) == expected[1]
+    assert time.perf_counter() - start < 60

@@ -6,7 +6,8 @@ ids, null or NaN scores (or ranks) and grades, and duplicate ``(query, doc)`` pa
 message built, the same way and in the same order as the Polars engine builds it.
 
 * Polars frames: :func:`polars_rank.core.validation.validate` itself (a one-pass count of
-  problems, then, only if it finds any, the exact checks that name the first one).
+  problems, then, only if it finds any, the exact checks that name the first one), on a
+  thread beside the evaluation (``ranking._Checking``: its error is the one raised).
 * SQL inputs (tables, views, Parquet files), with ``duplicates="error"``: the judgments are
   counted first (:func:`qrels_look_wrong`, one pass and one grouping by a hash of
   ``(query, doc)``); the run's checks are counted by the evaluation itself, in the pass that

