@@ -14,7 +14,7 @@ scheduled assertion, ``engine="spark"`` runs it first).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from polars_rank.catalog.names import MetricSpec
@@ -183,6 +183,7 @@ def check_counts_sql(
     run_duplicates: bool = True,
     by: str | Sequence[str] | None = None,
     qrels_by: str | Sequence[str] | None = None,
+    pair_hash: Mapping[str, str] | None = None,
     pretty: bool = True,
 ) -> tuple[str, list[tuple[str, str]]]:
     """The checks of :func:`check_sql` on a run and qrels as one row of counts, each table
@@ -192,6 +193,14 @@ def check_counts_sql(
     :func:`check_sql`'s (same arguments). ``run_duplicates=False`` leaves out the run's
     duplicate pairs (``engine="spark"`` counts them in the evaluation:
     ``to_sql(..., duplicates_column=...)``).
+
+    ``pair_hash`` maps ``"run"`` and/or ``"qrels"`` to a hash expression in the dialect, with
+    ``{keys}`` where the key columns go (the group columns, query, doc): that table's pairs
+    are then pre-tested by their hashes, under the problem ``duplicate_pair_hash``: the rows
+    whose hash another row has (a window over the hash, in Spark a sort of one 64-bit value
+    per row, where grouping the pairs builds a hash table of every pair). Equal pairs hash
+    equal, so 0 proves that no pair repeats; above 0 the hashes collide or a pair repeats,
+    which the caller decides with the exact grouping (``engine="spark"`` does).
 
     >>> import duckdb
     >>> con = duckdb.connect()
@@ -231,6 +240,7 @@ def check_counts_sql(
     )
     if not run_duplicates:
         checks = [c for c in checks if (c.label, c.problem) != ("run", "duplicate_pair")]
+    hashed = dict(pair_hash or {})
     rows: dict[str, list[str]] = {}  # per table, the counts of its row checks
     pairs: list[str] = []  # the duplicate pairs, one subquery each
     keys: list[tuple[str, str]] = []
@@ -241,6 +251,15 @@ def check_counts_sql(
             count = f"CASE WHEN COUNT(*) = 0 THEN 1 ELSE 0 END AS {column}"
         elif check.bad is not None:
             count = f"COALESCE(SUM(CASE WHEN {check.bad} THEN 1 ELSE 0 END), 0) AS {column}"
+        elif check.label in hashed:  # the rows whose hash repeats: a window, no grouping
+            keys[-1] = (check.label, "duplicate_pair_hash")
+            value = hashed[check.label].format(keys=", ".join([*check.groups, ph.QUERY, ph.DOC]))
+            pairs.append(
+                f"SELECT COUNT(*) AS {column} FROM (SELECT COUNT(*) OVER (PARTITION BY "
+                f"pr_hash) AS pr_n FROM (SELECT {value} AS pr_hash FROM {check.table}) "
+                "AS pr_hashed) AS pr_counted WHERE pr_n > 1"
+            )
+            continue
         else:
             grouped = "".join(f", {g}" for g in check.groups)
             pairs.append(
