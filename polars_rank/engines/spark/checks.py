@@ -6,7 +6,9 @@ ids, null or NaN scores (or ranks) and grades, infinite grades, and duplicate
 the conditions of :func:`polars_rank.check_sql`, reading each table once
 (:func:`~polars_rank.compiler.checks.check_counts_sql`); with ``run_duplicates=False`` the
 run's repeated pairs are left to the evaluation query (``to_sql(..., duplicates_column=...)``,
-off in ``engine="spark"``: see ``_PAIRS_IN_QUERY``). Only when a check fails is the message
+off in ``engine="spark"``: see ``_PAIRS_IN_QUERY``). The pairs of string or integer keys
+are pre-tested by one 64-bit hash per row (:data:`_PAIR_HASH`); only a repeated hash costs
+the exact grouping of the pairs, which decides. Only when a check fails is the message
 built: the first bad row (0-based, in the DataFrame's partition order) and its ids, or an
 example of a repeated pair.
 """
