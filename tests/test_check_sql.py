@@ -232,14 +232,15 @@ def test_counts_in_one_row_flag_check_sqls_problems() -> None:
 
 
 def test_counts_pre_test_pairs_by_hash() -> None:
-    """``check_counts_sql(..., pair_hash=...)``: a table's pairs counted by hash, the rows
-    whose hash another row has, under ``duplicate_pair_hash``. By hand on the dirty
-    tables: (q1, a) twice in each is 2 rows each; the clean tables have none; a constant
-    hash (every pair collides) counts both rows of the clean run, and not the single
-    judgment (a collision the caller resolves exactly)."""
+    """``check_counts_sql(..., pair_hash=...)``: a table's pairs pre-tested per query, its
+    rows less its distinct doc hashes, under ``duplicate_pair_hash``. By hand on the dirty
+    tables: q1's docs a, a, b are 3 rows and 2 hashes in each table, every other query
+    has one row: 1 each; the clean tables 0; a constant hash (every doc of a query
+    collides) counts q1's 2 clean rows as 1 hash: 1 in the run, 0 in the single judgment
+    (a collision the caller resolves exactly)."""
     from polars_rank.compiler.checks import check_counts_sql
 
-    hashes = {"run": "HASH({keys})", "qrels": "HASH({keys})"}
+    hashes = {"run": "COUNT(DISTINCT HASH({doc}))", "qrels": "COUNT(DISTINCT HASH({doc}))"}
     sql, keys = check_counts_sql("duckdb", "run_t", "qrels_t", pair_hash=hashes)
     exact_sql, exact_keys = check_counts_sql("duckdb", "run_t", "qrels_t")
     assert keys == [
@@ -250,7 +251,7 @@ def test_counts_pre_test_pairs_by_hash() -> None:
     for name, frame in (("run_t", DIRTY_RUN), ("qrels_t", DIRTY_QRELS)):
         con.register(name, frame.to_arrow())
     counts = dict(zip(keys, con.sql(sql).fetchall()[0], strict=True))
-    assert counts[("run", "duplicate_pair_hash")] == counts[("qrels", "duplicate_pair_hash")] == 2
+    assert counts[("run", "duplicate_pair_hash")] == counts[("qrels", "duplicate_pair_hash")] == 1
     exact = con.sql(exact_sql).fetchall()[0]
     assert [n for k, n in counts.items() if "duplicate" not in k[1]] == [
         n for k, n in zip(exact_keys, exact, strict=True) if "duplicate" not in k[1]
@@ -259,10 +260,10 @@ def test_counts_pre_test_pairs_by_hash() -> None:
         con.register(name, frame.to_arrow())
     assert set(con.sql(sql).fetchall()[0]) == {0}
     assert (CLEAN_RUN.height, CLEAN_QRELS.height) == (2, 1)
-    constant = {"run": "42", "qrels": "42"}
+    constant = {"run": "COUNT(DISTINCT 42)", "qrels": "COUNT(DISTINCT 42)"}
     sql, keys = check_counts_sql("duckdb", "run_t", "qrels_t", pair_hash=constant)
     counts = dict(zip(keys, con.sql(sql).fetchall()[0], strict=True))
-    assert counts[("run", "duplicate_pair_hash")] == 2
+    assert counts[("run", "duplicate_pair_hash")] == 1
     assert counts[("qrels", "duplicate_pair_hash")] == 0
 
 

@@ -194,13 +194,15 @@ def check_counts_sql(
     duplicate pairs (``engine="spark"`` counts them in the evaluation:
     ``to_sql(..., duplicates_column=...)``).
 
-    ``pair_hash`` maps ``"run"`` and/or ``"qrels"`` to a hash expression in the dialect, with
-    ``{keys}`` where the key columns go (the group columns, query, doc): that table's pairs
-    are then pre-tested by their hashes, under the problem ``duplicate_pair_hash``: the rows
-    whose hash another row has (a window over the hash, in Spark a sort of one 64-bit value
-    per row, where grouping the pairs builds a hash table of every pair). Equal pairs hash
-    equal, so 0 proves that no pair repeats; above 0 the hashes collide or a pair repeats,
-    which the caller decides with the exact grouping (``engine="spark"`` does).
+    ``pair_hash`` maps ``"run"`` and/or ``"qrels"`` to an aggregate in the dialect counting
+    the distinct hashes of ``{doc}`` in a group (e.g. ``COUNT(DISTINCT HASH({doc}))``): that
+    table's pairs are then pre-tested per query (per group and query), under the problem
+    ``duplicate_pair_hash``: the sum over the queries of their rows less their distinct doc
+    hashes. Grouped by query alone, rows next to each other in a table clustered by query
+    are combined before any shuffle (Spark: ``SIZE(ARRAY_DISTINCT(COLLECT_LIST(...)))``),
+    where grouping the pairs shuffles and hashes every pair. Equal docs hash equal, so 0
+    proves that no pair repeats; above 0 the hashes collide or a pair repeats, which the
+    caller decides with the exact grouping (``engine="spark"`` does).
 
     >>> import duckdb
     >>> con = duckdb.connect()
@@ -251,13 +253,14 @@ def check_counts_sql(
             count = f"CASE WHEN COUNT(*) = 0 THEN 1 ELSE 0 END AS {column}"
         elif check.bad is not None:
             count = f"COALESCE(SUM(CASE WHEN {check.bad} THEN 1 ELSE 0 END), 0) AS {column}"
-        elif check.label in hashed:  # the rows whose hash repeats: a window, no grouping
+        elif check.label in hashed:  # per query: its rows less its distinct doc hashes
             keys[-1] = (check.label, "duplicate_pair_hash")
-            value = hashed[check.label].format(keys=", ".join([*check.groups, ph.QUERY, ph.DOC]))
+            distinct = hashed[check.label].format(doc=ph.DOC)
+            grouped = "".join(f"{g}, " for g in check.groups)
             pairs.append(
-                f"SELECT COUNT(*) AS {column} FROM (SELECT COUNT(*) OVER (PARTITION BY "
-                f"pr_hash) AS pr_n FROM (SELECT {value} AS pr_hash FROM {check.table}) "
-                "AS pr_hashed) AS pr_counted WHERE pr_n > 1"
+                f"SELECT COALESCE(SUM(pr_n - pr_distinct), 0) AS {column} FROM (SELECT "
+                f"COUNT(*) AS pr_n, {distinct} AS pr_distinct FROM {check.table} "
+                f"GROUP BY {grouped}{ph.QUERY}) AS pr_per_query"
             )
             continue
         else:

@@ -7,10 +7,10 @@ the conditions of :func:`polars_rank.check_sql`, reading each table once
 (:func:`~polars_rank.compiler.checks.check_counts_sql`); with ``run_duplicates=False`` the
 run's repeated pairs are left to the evaluation query (``to_sql(..., duplicates_column=...)``,
 off in ``engine="spark"``: see ``_PAIRS_IN_QUERY``). The pairs of string or integer keys
-are pre-tested by one 64-bit hash per row (:data:`_PAIR_HASH`); only a repeated hash costs
-the exact grouping of the pairs, which decides. Only when a check fails is the message
-built: the first bad row (0-based, in the DataFrame's partition order) and its ids, or an
-example of a repeated pair.
+are pre-tested by one 64-bit doc hash per row, per query (:data:`_PAIR_HASH`); only a
+repeated hash costs the exact grouping of the pairs, which decides. Only when a check fails
+is the message built: the first bad row (0-based, in the DataFrame's partition order) and
+its ids, or an example of a repeated pair.
 """
 
 from __future__ import annotations
@@ -58,10 +58,14 @@ def _first_bad(spark: SparkSession, view: str, bad: str, query: str, doc: str) -
     return row.asDict()
 
 
-#: The hash of a row's ``(group..., query, doc)`` that pre-tests the repeated pairs (a
-#: Spark SQL expression, ``{keys}`` the key columns): one 64-bit value per row is numbered
-#: instead of the pair grouped. A seam for tests (a constant makes every pair collide).
-_PAIR_HASH = "XXHASH64({keys})"
+#: The hash of a row's doc that pre-tests the repeated pairs (a Spark SQL expression of
+#: ``{doc}``): each query's list of 64-bit doc hashes is built (partly before the shuffle)
+#: and its distinct values counted, instead of every pair being grouped. A seam for tests
+#: (a constant makes every doc of a query collide, so the exact grouping decides).
+_PAIR_HASH = "XXHASH64({doc})"
+
+#: Spark's count of the distinct :data:`_PAIR_HASH` values of a query's docs.
+_DISTINCT_HASHES = "SIZE(ARRAY_DISTINCT(COLLECT_LIST({hash})))"
 
 #: Spark types hashed for the pre-test: those whose GROUP BY equality is plainly equality
 #: of the value hashed (strings of the default binary collation, integers, dates). Other
@@ -110,17 +114,18 @@ def find_problems(
     view read once; the duplicate pairs of the qrels, and of the run unless
     ``run_duplicates`` is False, grouped apart). ``options`` must be resolved.
 
-    A table whose key columns are :func:`_hashable` has its pairs pre-tested by one hash
-    per row (:data:`_PAIR_HASH`; no hash repeated proves that no pair repeats, and one
-    64-bit value per row is shuffled and sorted instead of the pair); when a hash repeats,
-    the exact grouping of the pairs decides (:func:`_repeated_pairs`)."""
+    A table whose key columns are :func:`_hashable` has its pairs pre-tested by one 64-bit
+    hash of the doc per row (:data:`_PAIR_HASH`), counted per query: no hash repeated within
+    a query proves that no pair repeats. When one repeats, the exact grouping of the pairs
+    decides (:func:`_repeated_pairs`)."""
     from polars_rank.compiler.checks import check_counts_sql
 
     cols, order_column = options.columns, options.order_column
     by_rank = options.order_by == "rank"
     views = {"run": (run_view, list(by)), "qrels": (qrels_view, list(qrels_by))}
+    distinct = _DISTINCT_HASHES.format(hash=_PAIR_HASH)
     pair_hash = {
-        what: _PAIR_HASH
+        what: distinct
         for what, (view, groups) in views.items()
         if _hashable(spark, view, [*groups, cols.query, cols.doc])
     }
