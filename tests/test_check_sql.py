@@ -265,6 +265,10 @@ def test_counts_pre_test_pairs_by_hash() -> None:
     counts = dict(zip(keys, con.sql(sql).fetchall()[0], strict=True))
     assert counts[("run", "duplicate_pair_hash")] == 1
     assert counts[("qrels", "duplicate_pair_hash")] == 0
+    con.register("run_t", CLEAN_RUN.clear().to_arrow())  # no row: no query to sum over
+    assert [k for k, n in zip(keys, con.sql(sql).fetchall()[0], strict=True) if n] == [
+        ("run", "empty")
+    ]
 
 
 def test_to_sql_counts_repeated_run_pairs() -> None:
