@@ -177,3 +177,87 @@ def test_the_callers_session_is_left_as_found(spark, pairs_in_query):
     finally:
         run_df.unpersist()
         qrels_df.unpersist()
+
+
+@pytest.fixture
+def exact_groupings(monkeypatch) -> list[str]:
+    """The views on which the exact grouping of the pairs ran (the hash pre-test's fallback)."""
+    from polars_rank.engines.spark import checks
+
+    views: list[str] = []
+    exact = checks._repeated_pairs
+
+    def spy(spark, view, keys):
+        views.append(view)
+        return exact(spark, view, keys)
+
+    monkeypatch.setattr(checks, "_repeated_pairs", spy)
+    return views
+
+
+def _spark_values(spark, run: pl.DataFrame, qrels: pl.DataFrame, **options) -> pl.DataFrame:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return pr.evaluate(
+            spark.createDataFrame(run.to_arrow()),
+            spark.createDataFrame(qrels.to_arrow()),
+            ["AP", "nDCG@2"],
+            engine="spark",
+            **options,
+        )
+
+
+def test_pairs_pre_tested_by_hash(spark, exact_groupings):
+    """String ids: each table's pairs are pre-tested by one hash per row. Clean tables take no
+    exact grouping (distinct hashes prove distinct pairs); a repeated pair repeats its hash,
+    the exact grouping confirms it, and the message is the Polars engine's."""
+    per_query = _spark_values(spark, RUN, QRELS, per_query=True)
+    assert per_query.equals(_spark_values(spark, RUN, QRELS, per_query=True, validate=False))
+    assert exact_groupings == []
+    repeated = pl.concat([RUN, RUN.head(1).with_columns(score=pl.lit(0.5))])
+    assert "duplicate" in _same_message_as_polars(spark, repeated, QRELS)
+    assert len(exact_groupings) == 1  # the run's; the qrels' hashes were distinct
+    assert "qrels" in _same_message_as_polars(spark, RUN, pl.concat([QRELS, QRELS.tail(1)]))
+    assert len(exact_groupings) == 2
+
+
+def test_a_hash_collision_falls_back_to_the_exact_grouping(spark, exact_groupings, monkeypatch):
+    """A constant hash makes every pair collide: the exact grouping then decides, so clean
+    tables still evaluate (the same values as without checks) and each repeated pair is
+    still reported with the Polars engine's message, the run's before the qrels'."""
+    monkeypatch.setattr("polars_rank.engines.spark.checks._PAIR_HASH", "CAST(0 AS BIGINT)")
+    got = _spark_values(spark, RUN, QRELS, per_query=True)
+    assert got.equals(_spark_values(spark, RUN, QRELS, per_query=True, validate=False))
+    assert len(exact_groupings) == 2  # both tables' hashes collided; neither has a repeat
+    repeated_run = pl.concat([RUN, RUN.slice(4, 1).with_columns(score=pl.lit(9.0))])
+    repeated_qrels = pl.concat([QRELS, QRELS.head(1)])
+    assert "run" in _same_message_as_polars(spark, repeated_run, repeated_qrels)
+    assert "qrels" in _same_message_as_polars(spark, RUN, repeated_qrels)
+    two_systems = pl.concat(  # the same pair in two groups is no repeat
+        [RUN.with_columns(system=pl.lit("s1")), RUN.with_columns(system=pl.lit("s2"))]
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = pr.evaluate(two_systems, QRELS, ["AP"], by="system")
+    assert (
+        _spark_values(spark, two_systems, QRELS, by="system").select("system", "AP").rows()
+        == expected.rows()
+    )
+
+
+def test_only_exact_types_are_hashed(spark):
+    """The hash pre-test is kept to keys whose GROUP BY equality is plainly byte equality:
+    strings of the default collation and integers. Doubles and collated strings (GROUP BY
+    puts 'A' with 'a' under UTF8_LCASE) are left to the exact grouping."""
+    from polars_rank.engines.spark.checks import _hashable
+
+    spark.sql(
+        "SELECT 'a' AS s, 1 AS i, CAST(1 AS BIGINT) AS l, -0.0D AS f, "
+        "CAST('A' AS STRING COLLATE UTF8_LCASE) AS c"
+    ).createOrReplaceTempView("pr_test_hashable")
+    try:
+        assert _hashable(spark, "pr_test_hashable", ["s", "i", "l"])
+        assert not _hashable(spark, "pr_test_hashable", ["s", "f"])
+        assert not _hashable(spark, "pr_test_hashable", ["c", "i"])
+    finally:
+        spark.catalog.dropTempView("pr_test_hashable")

@@ -14,7 +14,7 @@ scheduled assertion, ``engine="spark"`` runs it first).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from polars_rank.catalog.names import MetricSpec
@@ -183,6 +183,7 @@ def check_counts_sql(
     run_duplicates: bool = True,
     by: str | Sequence[str] | None = None,
     qrels_by: str | Sequence[str] | None = None,
+    pair_hash: Mapping[str, str] | None = None,
     pretty: bool = True,
 ) -> tuple[str, list[tuple[str, str]]]:
     """The checks of :func:`check_sql` on a run and qrels as one row of counts, each table
@@ -192,6 +193,17 @@ def check_counts_sql(
     :func:`check_sql`'s (same arguments). ``run_duplicates=False`` leaves out the run's
     duplicate pairs (``engine="spark"`` counts them in the evaluation:
     ``to_sql(..., duplicates_column=...)``).
+
+    ``pair_hash`` maps ``"run"`` and/or ``"qrels"`` to an aggregate in the dialect counting
+    the distinct hashes of ``{doc}`` in a group (e.g. ``COUNT(DISTINCT HASH({doc}))``): that
+    table's pairs are then pre-tested per query (per group and query), under the problem
+    ``duplicate_pair_hash``: the sum over the queries of their rows less their distinct doc
+    hashes (the table's other checks summed over the same per-query rows: one read).
+    Grouped by query alone, rows next to each other in a table clustered by query are
+    combined before any shuffle (Spark: ``SIZE(ARRAY_DISTINCT(COLLECT_LIST(...)))``),
+    where grouping the pairs shuffles and hashes every pair. Equal docs hash equal, so 0
+    proves that no pair repeats; above 0 the hashes collide or a pair repeats, which the
+    caller decides with the exact grouping (``engine="spark"`` does).
 
     >>> import duckdb
     >>> con = duckdb.connect()
@@ -231,16 +243,35 @@ def check_counts_sql(
     )
     if not run_duplicates:
         checks = [c for c in checks if (c.label, c.problem) != ("run", "duplicate_pair")]
+    hashed = dict(pair_hash or {})
+    # the tables pre-tested by hash: all their checks in one aggregate of per-query rows
+    per_query = {
+        c.table: c.groups
+        for c in checks
+        if c.bad is None and c.problem == "duplicate_pair" and c.label in hashed
+    }
     rows: dict[str, list[str]] = {}  # per table, the counts of its row checks
+    inner: dict[str, list[str]] = {t: [] for t in per_query}  # their per-query sums
     pairs: list[str] = []  # the duplicate pairs, one subquery each
     keys: list[tuple[str, str]] = []
     for n, check in enumerate(checks):
         column = f"pr_k{n}"
         keys.append((check.label, check.problem))
+        grouped_first = check.table in per_query
         if check.problem == "empty":
-            count = f"CASE WHEN COUNT(*) = 0 THEN 1 ELSE 0 END AS {column}"
+            total = "COALESCE(SUM(pr_n), 0)" if grouped_first else "COUNT(*)"
+            count = f"CASE WHEN {total} = 0 THEN 1 ELSE 0 END AS {column}"
         elif check.bad is not None:
-            count = f"COALESCE(SUM(CASE WHEN {check.bad} THEN 1 ELSE 0 END), 0) AS {column}"
+            flagged = f"SUM(CASE WHEN {check.bad} THEN 1 ELSE 0 END)"
+            if grouped_first:
+                inner[check.table].append(f"{flagged} AS pr_s{n}")
+                flagged = f"SUM(pr_s{n})"
+            count = f"COALESCE({flagged}, 0) AS {column}"
+        elif grouped_first:  # per query: its rows less its distinct doc hashes
+            keys[-1] = (check.label, "duplicate_pair_hash")
+            count = f"COALESCE(SUM(pr_n - pr_distinct), 0) AS {column}"
+            distinct = hashed[check.label].format(doc=ph.DOC)
+            inner[check.table].append(f"{distinct} AS pr_distinct")
         else:
             grouped = "".join(f", {g}" for g in check.groups)
             pairs.append(
@@ -249,7 +280,16 @@ def check_counts_sql(
             )
             continue
         rows.setdefault(check.table, []).append(count)
-    parts = [f"SELECT {', '.join(counts)} FROM {table}" for table, counts in rows.items()]
+    parts = []
+    for table, counts in rows.items():
+        source = table
+        if table in per_query:
+            grouped = "".join(f"{g}, " for g in per_query[table])
+            source = (
+                f"(SELECT COUNT(*) AS pr_n, {', '.join(inner[table])} FROM {table} "
+                f"GROUP BY {grouped}{ph.QUERY}) AS pr_per_query"
+            )
+        parts.append(f"SELECT {', '.join(counts)} FROM {source}")
     parts += pairs
     text = "SELECT " + ", ".join(f"pr_c{n}.*" for n in range(len(parts))) + " FROM "
     text += " CROSS JOIN ".join(f"({part}) AS pr_c{n}" for n, part in enumerate(parts))

@@ -6,9 +6,11 @@ ids, null or NaN scores (or ranks) and grades, infinite grades, and duplicate
 the conditions of :func:`polars_rank.check_sql`, reading each table once
 (:func:`~polars_rank.compiler.checks.check_counts_sql`); with ``run_duplicates=False`` the
 run's repeated pairs are left to the evaluation query (``to_sql(..., duplicates_column=...)``,
-off in ``engine="spark"``: see ``_PAIRS_IN_QUERY``). Only when a check fails is the message
-built: the first bad row (0-based, in the DataFrame's partition order) and its ids, or an
-example of a repeated pair.
+off in ``engine="spark"``: see ``_PAIRS_IN_QUERY``). The pairs of string or integer keys
+are pre-tested by one 64-bit doc hash per row, per query (:data:`_PAIR_HASH`); only a
+repeated hash costs the exact grouping of the pairs, which decides. Only when a check fails
+is the message built: the first bad row (0-based, in the DataFrame's partition order) and
+its ids, or an example of a repeated pair.
 """
 
 from __future__ import annotations
@@ -56,6 +58,47 @@ def _first_bad(spark: SparkSession, view: str, bad: str, query: str, doc: str) -
     return row.asDict()
 
 
+#: The hash of a row's doc that pre-tests the repeated pairs (a Spark SQL expression of
+#: ``{doc}``): each query's list of 64-bit doc hashes is built (partly before the shuffle)
+#: and its distinct values counted, instead of every pair being grouped. A seam for tests
+#: (a constant makes every doc of a query collide, so the exact grouping decides).
+_PAIR_HASH = "XXHASH64({doc})"
+
+#: Spark's count of the distinct :data:`_PAIR_HASH` values of a query's docs.
+_DISTINCT_HASHES = "SIZE(ARRAY_DISTINCT(COLLECT_LIST({hash})))"
+
+#: Spark types hashed for the pre-test: those whose GROUP BY equality is plainly equality
+#: of the value hashed (strings of the default binary collation, integers, dates). Other
+#: types (doubles, decimals, collated strings, ...) keep the exact grouping.
+_HASHABLE = ("StringType", "IntegerType", "LongType", "ShortType", "ByteType", "DateType")
+
+
+def _hashable(spark: SparkSession, view: str, columns: Sequence[str]) -> bool:
+    """Whether the pairs of ``view`` over ``columns`` may be pre-tested by a hash: every
+    column of a type in :data:`_HASHABLE` (strings: the default binary collation)."""
+    from pyspark.sql.types import StringType
+
+    fields = {f.name.lower(): f.dataType for f in spark.table(quoted(view)).schema.fields}
+    for column in columns:
+        kind = fields.get(column.lower())
+        if kind is None or type(kind).__name__ not in _HASHABLE:
+            return False
+        if isinstance(kind, StringType) and kind != StringType():  # a collated string
+            return False
+    return True
+
+
+def _repeated_pairs(spark: SparkSession, view: str, keys: Sequence[str]) -> int:
+    """The exact number of ``keys`` tuples of ``view`` that occur more than once."""
+    grouped = ", ".join(quoted(k) for k in keys)
+    return int(
+        spark.sql(
+            f"SELECT COUNT(*) AS n FROM (SELECT 1 FROM {quoted(view)} GROUP BY {grouped} "
+            "HAVING COUNT(*) > 1)"
+        ).collect()[0]["n"]
+    )
+
+
 def find_problems(
     spark: SparkSession,
     run_view: str,
@@ -69,11 +112,23 @@ def find_problems(
     """The ``(input, problem)`` pairs of the failed checks of :func:`check_spark`, from one
     Spark job: :func:`polars_rank.compiler.checks.check_counts_sql`'s row of counts (each
     view read once; the duplicate pairs of the qrels, and of the run unless
-    ``run_duplicates`` is False, grouped apart). ``options`` must be resolved."""
+    ``run_duplicates`` is False, grouped apart). ``options`` must be resolved.
+
+    A table whose key columns are :func:`_hashable` has its pairs pre-tested by one 64-bit
+    hash of the doc per row (:data:`_PAIR_HASH`), counted per query: no hash repeated within
+    a query proves that no pair repeats. When one repeats, the exact grouping of the pairs
+    decides (:func:`_repeated_pairs`)."""
     from polars_rank.compiler.checks import check_counts_sql
 
     cols, order_column = options.columns, options.order_column
     by_rank = options.order_by == "rank"
+    views = {"run": (run_view, list(by)), "qrels": (qrels_view, list(qrels_by))}
+    distinct = _DISTINCT_HASHES.format(hash=_PAIR_HASH)
+    pair_hash = {
+        what: distinct
+        for what, (view, groups) in views.items()
+        if _hashable(spark, view, [*groups, cols.query, cols.doc])
+    }
     sql, keys = check_counts_sql(
         "spark",
         run_view,
@@ -88,10 +143,17 @@ def find_problems(
         run_duplicates=run_duplicates,
         by=list(by),
         qrels_by=list(qrels_by),
+        pair_hash=pair_hash,
         pretty=False,
     )
     counts = spark.sql(sql).collect()[0]
-    return {key for key, count in zip(keys, counts, strict=True) if count}
+    failed = {key for key, count in zip(keys, counts, strict=True) if count}
+    for what, (view, groups) in views.items():
+        if (what, "duplicate_pair_hash") in failed:  # a repeated hash: the exact count decides
+            failed.discard((what, "duplicate_pair_hash"))
+            if _repeated_pairs(spark, view, [*groups, cols.query, cols.doc]):
+                failed.add((what, "duplicate_pair"))
+    return failed
 
 
 def raise_problem(
