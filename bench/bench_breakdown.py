@@ -25,8 +25,12 @@ and ``engines/polars/ranking.py``), each step's inputs computed beforehand:
 * ``evaluate``: the whole call; ``the rest`` is ``evaluate`` minus the steps (options, plans,
   schema reads).
 
-The sum of the steps is a lower bound on what this plan shape costs; the note of issue 28 in
-bench/README.md reads the goals against it.
+Then three bounds: ``floor in trec_eval's order`` (the floor's window ranking by score and doc
+id, the tie-break trec_eval makes), ``floor + judgments join`` (the floor with the judgments
+joined to the run), and the sum of the cheapest exact forms measured of the pieces every exact
+plan needs (the judged documents' ranks: counted or ranked in trec_eval's order; the duplicate
+check; the metrics). The sum of the steps is a lower bound on what this plan shape costs;
+bench/README.md reads issue 28's goals against these.
 """
 
 from __future__ import annotations
