@@ -613,7 +613,8 @@ def _stacked_runs(
         if run_column in names and run_column not in wanted:
             lazy = lazy.drop(run_column)
             names.remove(run_column)
-        keep = [c for c in [*wanted, *by] if c in names]
+        # a by column that is an input column is kept once; evaluate refuses it by name
+        keep = [c for c in dict.fromkeys([*wanted, *by]) if c in names]
         if parts and keep != parts[0].collect_schema().names()[1:]:
             return None
         parts.append(lazy.select(pl.lit(label, enum).alias(run_column), *keep))
