@@ -14,7 +14,7 @@ from polars_rank.catalog.names import MetricSpec, parse_metrics
 from polars_rank.core import messages
 from polars_rank.core.columns import RESERVED
 from polars_rank.core.conventions import OrderBy
-from polars_rank.core.errors import CallSite, PolarsRankError
+from polars_rank.core.errors import CallSite, PolarsRankError, check_boolean
 from polars_rank.core.frames import as_polars
 from polars_rank.core.grouping import by_list
 from polars_rank.core.options import Duplicates, GradeLimit, Options, Queries
@@ -87,7 +87,8 @@ def evaluate(
         catalog: the item universe (a frame with the ``doc`` column, or a Series) for coverage
             and Gini; default: the items of the interactions and of the run. Recommended items
             outside it are not counted (a warning says how many).
-        per_query: one row per query (sorted by query) instead of one summary row. Corpus-level
+        per_query: ``True``: one row per query (sorted by query) instead of one summary row;
+            ``True`` or ``False`` only (a truthy ``"no"`` is an error). Corpus-level
             metrics (coverage, entropy, Gini, user coverage) have no per-query value: asking
             for them per query is an error.
         by: column(s) of the run whose every combination (a system, a date, a market) is
@@ -184,6 +185,7 @@ def _evaluate(
     points at the user's call, found here, whenever the evaluation runs)."""
     site = CallSite.here()
     warn = partial(messages.warn_left_out, where=site, run=run_name)
+    check_boolean("per_query", per_query)
     run, qrels = as_polars(run, "run"), as_polars(qrels, "qrels")
     specs = parse_metrics(metrics)
     options = Options.from_arguments(
@@ -552,6 +554,7 @@ def evaluate_runs(
     if unknown:
         raise TypeError(f"evaluate_runs() got unexpected keyword argument(s) {sorted(unknown)}")
     # metric names and options are checked once, before any run is read
+    check_boolean("per_query", per_query)
     parse_metrics(metrics)
     Options.from_arguments(**{k: v for k, v in arguments.items() if k not in _NOT_OPTIONS})
     listed = [(name, as_polars(frame, "run")) for name, frame in pairs]

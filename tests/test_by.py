@@ -710,3 +710,14 @@ def test_cli_empty_by_name_is_refused(tmp_path, capsys, command, by):
     }[command]  # fmt: skip
     assert main([*argv, "--by", by]) == 2
     assert f"polars-rank: error: --by {by!r}: an empty column name" in capsys.readouterr().err
+
+
+def test_cli_compare_by_is_refused_as_the_api(tmp_path, capsys):
+    """``compare --by`` says why it is not taken, as ``pr.compare(by=...)`` does."""
+    from polars_rank.cli import main
+
+    (tmp_path / "r.run").write_text("q1 Q0 a 1 2.0 t\n")
+    (tmp_path / "q.qrels").write_text("q1 0 a 1\n")
+    r, q = str(tmp_path / "r.run"), str(tmp_path / "q.qrels")
+    assert main(["compare", q, r, r, "--by", "run_id"]) == 2
+    assert "error: --by: compare tests the runs query by query" in capsys.readouterr().err

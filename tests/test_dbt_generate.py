@@ -181,12 +181,35 @@ def test_request_keys() -> None:
             "the same request",
         ),
         ({"checks": [{"input": "interactions"}]}, "needs 'input: run'"),
+        (
+            {"reports": [{"name": "a", "metrics": ["AP"], "per_query": "no"}]},
+            "report 'a': per_query must be true or false, got 'no'",
+        ),
+        (
+            {"reports": [{"name": "a", "metrics": ["AP"], "per_query": 0}]},
+            "report 'a': per_query must be true or false, got 0",
+        ),
         ({"report": []}, "unknown key 'report'"),
     ],
 )
 def test_config_errors(data: Any, message: str) -> None:
     with pytest.raises(PolarsRankError, match=message):
         parse_config(data)
+
+
+def test_config_not_utf8_names_the_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Latin-1 ``polars_rank.yml`` (``é`` is the byte 0xe9 on line 3) is an error naming
+    the file and the line, not a raw UnicodeDecodeError."""
+    config = tmp_path / "polars_rank.yml"
+    config.write_bytes("adapters: [duckdb]\nreports: []\n# caf\u00e9\n".encode("latin-1"))
+    with pytest.raises(PolarsRankError, match="polars_rank.yml: not UTF-8 text: line 3 has"):
+        dbt_config.read_config(config)
+    for command in ("generate", "check"):
+        assert main(["dbt", command, "--config", str(config)]) == 2
+        err = capsys.readouterr().err
+        assert f"error: {config}: not UTF-8 text: line 3 has the byte 0xe9" in err
 
 
 def test_compiler_errors_name_the_report() -> None:
