@@ -152,7 +152,7 @@ def not_utf8(path: object, err: UnicodeDecodeError) -> PolarsRankError:
     the line (1-based, counted in the bytes read) and the byte at fault.
 
     >>> try:
-    ...     b"a\nb\xff".decode("utf-8")
+    ...     b"a\\nb\\xff".decode("utf-8")
     ... except UnicodeDecodeError as err:
     ...     print(not_utf8("x.yml", err))
     x.yml: not UTF-8 text: line 2 has the byte 0xff (save the file as UTF-8)
