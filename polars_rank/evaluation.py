@@ -97,7 +97,9 @@ def evaluate(
             ``per_query=True`` the ``by`` columns before ``query``. A ``by`` column the
             judgments have too joins them on it; one they lack shares them across groups.
             ``queries`` applies within each group; a group none of whose queries counts
-            gets null means and 0 counts. A null in a ``by`` column is an error naming it.
+            gets null means and 0 counts. A null in a ``by`` column is an error naming it;
+            so is a ``by`` column that is the query, doc, score, rank or relevance column,
+            on every engine and in :func:`evaluate_runs` too.
             Ranking and trec_eval metrics (see :mod:`polars_rank.core.grouping`), and
             recommender metrics: interactions, catalog and item features join the groups
             as the judgments do, each group's numbers are ``evaluate`` on its rows alone,
