@@ -14,7 +14,7 @@ from polars_rank.catalog.names import MetricSpec, parse_metrics
 from polars_rank.core import messages
 from polars_rank.core.columns import RESERVED
 from polars_rank.core.conventions import OrderBy
-from polars_rank.core.errors import CallSite, PolarsRankError
+from polars_rank.core.errors import CallSite, PolarsRankError, check_boolean
 from polars_rank.core.frames import as_polars
 from polars_rank.core.grouping import by_list
 from polars_rank.core.options import Duplicates, GradeLimit, Options, Queries
@@ -87,7 +87,8 @@ def evaluate(
         catalog: the item universe (a frame with the ``doc`` column, or a Series) for coverage
             and Gini; default: the items of the interactions and of the run. Recommended items
             outside it are not counted (a warning says how many).
-        per_query: one row per query (sorted by query) instead of one summary row. Corpus-level
+        per_query: ``True``: one row per query (sorted by query) instead of one summary row;
+            ``True`` or ``False`` only (a truthy ``"no"`` is an error). Corpus-level
             metrics (coverage, entropy, Gini, user coverage) have no per-query value: asking
             for them per query is an error.
         by: column(s) of the run whose every combination (a system, a date, a market) is
@@ -96,7 +97,9 @@ def evaluate(
             ``per_query=True`` the ``by`` columns before ``query``. A ``by`` column the
             judgments have too joins them on it; one they lack shares them across groups.
             ``queries`` applies within each group; a group none of whose queries counts
-            gets null means and 0 counts. A null in a ``by`` column is an error naming it.
+            gets null means and 0 counts. A null in a ``by`` column is an error naming it;
+            so is a ``by`` column that is the query, doc, score, rank or relevance column,
+            on every engine and in :func:`evaluate_runs` too.
             Ranking and trec_eval metrics (see :mod:`polars_rank.core.grouping`), and
             recommender metrics: interactions, catalog and item features join the groups
             as the judgments do, each group's numbers are ``evaluate`` on its rows alone,
@@ -184,6 +187,7 @@ def _evaluate(
     points at the user's call, found here, whenever the evaluation runs)."""
     site = CallSite.here()
     warn = partial(messages.warn_left_out, where=site, run=run_name)
+    check_boolean("per_query", per_query)
     run, qrels = as_polars(run, "run"), as_polars(qrels, "qrels")
     specs = parse_metrics(metrics)
     options = Options.from_arguments(
@@ -552,6 +556,7 @@ def evaluate_runs(
     if unknown:
         raise TypeError(f"evaluate_runs() got unexpected keyword argument(s) {sorted(unknown)}")
     # metric names and options are checked once, before any run is read
+    check_boolean("per_query", per_query)
     parse_metrics(metrics)
     Options.from_arguments(**{k: v for k, v in arguments.items() if k not in _NOT_OPTIONS})
     listed = [(name, as_polars(frame, "run")) for name, frame in pairs]
@@ -613,7 +618,8 @@ def _stacked_runs(
         if run_column in names and run_column not in wanted:
             lazy = lazy.drop(run_column)
             names.remove(run_column)
-        keep = [c for c in [*wanted, *by] if c in names]
+        # a by column that is an input column is kept once; evaluate refuses it by name
+        keep = [c for c in dict.fromkeys([*wanted, *by]) if c in names]
         if parts and keep != parts[0].collect_schema().names()[1:]:
             return None
         parts.append(lazy.select(pl.lit(label, enum).alias(run_column), *keep))

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import polars as pl
 
+from polars_rank.core import messages
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.frames import to_frame
 from polars_rank.core.types import FrameLike
@@ -67,7 +68,7 @@ def _read_lines(path: str | Path) -> pl.DataFrame:
     try:
         text = text_lines(raw.decode("utf-8"))
     except UnicodeDecodeError as err:
-        raise PolarsRankError(f"{p}: not UTF-8 text ({err})") from None
+        raise messages.not_utf8(p, err) from None
     lines = pl.Series("line", [text]).str.split("\n").explode()
     frame = pl.DataFrame(lines).with_row_index("line_number", offset=1)
     content = pl.col("line").str.strip_chars()

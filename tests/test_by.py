@@ -648,3 +648,76 @@ def test_evaluate_runs_with_by_splits_each_run():
     # and the message names the run
     with pytest.raises(pr.PolarsRankError, match="duplicate.*a.*3.*q"):
         pr.evaluate_runs({"z": run, "a": run.with_columns(date=3)}, qrels, ["RR"], by="date")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("column", ["query", "doc", "score", "rank", "run"])
+def test_cli_by_an_input_column_is_refused(tmp_path, capsys, engine, column):
+    """``--by`` naming a column the command reads as the query, doc, score or rank (or the
+    output's run column) is one error naming ``--by`` and the clash, on every engine."""
+    from polars_rank.cli import main
+
+    (tmp_path / "r.run").write_text("q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\n")
+    (tmp_path / "q.qrels").write_text("q1 0 b 1\n")
+    argv = ["evaluate", str(tmp_path / "q.qrels"), str(tmp_path / "r.run"), "-m", "RR"]
+    assert main([*argv, "--by", column, "--engine", engine]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"polars-rank: error: --by {column}: '{column}' is the ")
+    assert "a group column must be another column of the run" in err
+
+
+def test_cli_by_a_mapped_input_column_is_refused(tmp_path, capsys):
+    """A table's column mapped by ``--query-col qid`` is the query column under both names."""
+    from polars_rank.cli import main
+
+    run = pl.DataFrame({"qid": ["q1", "q1"], "doc": ["a", "b"], "score": [2.0, 1.0]})
+    run.write_parquet(tmp_path / "r.parquet")
+    (tmp_path / "q.qrels").write_text("q1 0 b 1\n")
+    argv = ["evaluate", str(tmp_path / "q.qrels"), str(tmp_path / "r.parquet"), "-m", "RR"]
+    for column in ("qid", "query"):
+        assert main([*argv, "--query-col", "qid", "--by", column]) == 2
+        err = capsys.readouterr().err
+        assert f"--by {column}: '{column}' is the query column" in err
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("column", ["query", "doc", "score"])
+def test_evaluate_runs_by_an_input_column_is_evaluates_error(engine, column):
+    """``evaluate_runs(by="query")`` gives ``evaluate``'s error (was Polars' DuplicateError)."""
+    qrels = pl.DataFrame({"query": ["q"], "doc": ["y"], "relevance": [1]})
+    run = pl.DataFrame({"query": ["q", "q"], "doc": ["x", "y"], "score": [2.0, 1.0]})
+    message = f"by column '{column}' is the {column} column"
+    with pytest.raises(pr.PolarsRankError, match=message):
+        pr.evaluate(run, qrels, ["RR"], by=column, engine=engine)
+    with pytest.raises(pr.PolarsRankError, match=message):
+        pr.evaluate_runs({"a": run, "b": run}, qrels, ["RR"], by=column, engine=engine)
+
+
+@pytest.mark.parametrize("command", ["sql", "evaluate", "classify"])
+@pytest.mark.parametrize("by", ["", "a,,b", " "])
+def test_cli_empty_by_name_is_refused(tmp_path, capsys, command, by):
+    """``--by ""`` (or an empty name in a list) is an error naming ``--by``, never dropped."""
+    from polars_rank.cli import main
+
+    (tmp_path / "r.run").write_text("q1 Q0 a 1 2.0 t\n")
+    (tmp_path / "q.qrels").write_text("q1 0 a 1\n")
+    pl.DataFrame({"y": [0, 1], "p": [0.2, 0.7]}).write_csv(tmp_path / "p.csv")
+    argv = {
+        "sql": ["sql", "--dialect", "duckdb", "--run", "r", "--qrels", "q", "-m", "AP"],
+        "evaluate": ["evaluate", str(tmp_path / "q.qrels"), str(tmp_path / "r.run"), "-m", "AP"],
+        "classify": ["classify", str(tmp_path / "p.csv"), "--label", "y", "--score", "p", "-m",
+                     "AUC"],
+    }[command]  # fmt: skip
+    assert main([*argv, "--by", by]) == 2
+    assert f"polars-rank: error: --by {by!r}: an empty column name" in capsys.readouterr().err
+
+
+def test_cli_compare_by_is_refused_as_the_api(tmp_path, capsys):
+    """``compare --by`` says why it is not taken, as ``pr.compare(by=...)`` does."""
+    from polars_rank.cli import main
+
+    (tmp_path / "r.run").write_text("q1 Q0 a 1 2.0 t\n")
+    (tmp_path / "q.qrels").write_text("q1 0 a 1\n")
+    r, q = str(tmp_path / "r.run"), str(tmp_path / "q.qrels")
+    assert main(["compare", q, r, r, "--by", "run_id"]) == 2
+    assert "error: --by: compare tests the runs query by query" in capsys.readouterr().err

@@ -283,6 +283,21 @@ def test_error_unreadable_parquet(files, tmp_path, capsys):
     _assert_one_line_error(code, err, "bad.parquet", "parquet")
 
 
+@pytest.mark.parametrize("what", ["qrels", "run"])
+def test_error_trec_file_not_utf8_names_file_and_line(files, tmp_path, capsys, what):
+    """A Latin-1 TREC file (``\xe9`` on line 2) names the file, the line and the byte."""
+    bad = tmp_path / f"bad.{what}"
+    lines = (
+        ["q1 0 d1 1", "q\xe9 0 d2 0"]
+        if what == "qrels"
+        else ["q1 Q0 d1 1 2.0 r", "q\xe9 Q0 d2 2 1.0 r"]
+    )
+    bad.write_bytes("\n".join(lines).encode("latin-1") + b"\n")
+    argv = [bad, files["bm25"]] if what == "qrels" else [files["qrels"], bad]
+    code, _, err = _run(capsys, "evaluate", *argv)
+    _assert_one_line_error(code, err, f"{bad}: not UTF-8 text: line 2 has the byte 0xe9")
+
+
 def test_error_malformed_trec_file(files, tmp_path, capsys):
     bad = tmp_path / "bad.run"
     bad.write_text("q1 Q0 d1 1 0.5 r\nthis line is short\n")

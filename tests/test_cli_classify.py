@@ -214,3 +214,38 @@ def test_classify_metric_name_errors(clicks, capsys):
     assert "needs beta" in capsys.readouterr().err
     assert main(["classify", "missing.csv", "--label", "y", "--score", "p", "-m", "AUCC"]) == 2
     assert "unknown metric 'AUCC'" in capsys.readouterr().err  # before reading the file
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_classify_by_matches_the_api_and_scikit_learn(clicks, capsys, tmp_path, engine):
+    """``--by COL`` (repeatable, comma-separated) is ``evaluate_classification(by=...)``: one
+    row per segment, each segment's numbers scikit-learn's on its rows alone; with
+    ``--per-group``, one row per (segment, group)."""
+    import polars_rank as pr
+
+    frame, _ = clicks
+    frame = frame.with_columns(half=pl.col("user") % 2, site=pl.lit("s"))
+    path = tmp_path / "clicks.parquet"
+    frame.write_parquet(path)
+    argv = ["classify", str(path), "--label", "clicked", "--score", "p", "-m", "AUC,TP",
+            "--engine", engine, "-o", "json"]  # fmt: skip
+    assert main([*argv, "--by", "half,site"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    api = pr.evaluate_classification(
+        frame, ["AUC", "TP"], label="clicked", score="p", by=["half", "site"], engine=engine
+    )
+    assert rows == api.to_dicts()
+    assert [(r["half"], r["site"]) for r in rows] == [(0, "s"), (1, "s")]
+    for row in rows:
+        part = frame.filter(pl.col("half") == row["half"])
+        y, p = part["clicked"].to_numpy(), part["p"].to_numpy()
+        assert _close(row["AUC"], roc_auc_score(y, p))
+        assert row["TP"] == int(((p >= 0.5) & (y == 1)).sum())
+    assert main([*argv, "--by", "half", "--group", "user", "--per-group"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [list(r)[:2] for r in rows[:1]] == [["half", "user"]]
+    assert len(rows) == frame.select("half", "user").unique().height
+    assert main([*argv[:-1], "trec", "--by", "half"]) == 2  # one row per segment
+    assert "--by: -o trec" in capsys.readouterr().err
+    assert main(["classify", str(path), "--label", "clicked", "--score", "p", "--by", "x"]) == 2
+    assert "--by goes with -m METRIC" in capsys.readouterr().err

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +75,7 @@ def test_check_macro_renders_check_sql() -> None:
 def test_deterministic_and_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = {"adapters": ["duckdb"], "reports": [{"name": "a", "metrics": ["AP"]}]}
     config, out = _write(tmp_path, data)
+    out.parent.mkdir()
     args = ["--config", str(config), "--out", str(out)]
     assert main(["dbt", "check", *args]) == 1  # missing
     assert "missing" in capsys.readouterr().err
@@ -95,6 +97,41 @@ def test_out_defaults_beside_the_config(tmp_path: Path) -> None:
     config, out = _write(tmp_path, {"adapters": ["duckdb"]})
     assert main(["dbt", "generate", "--config", str(config)]) == 0
     assert out.exists() and main(["dbt", "check", "--config", str(config)]) == 0
+
+
+@pytest.mark.parametrize("how", ["same", "symlink", "hardlink"])
+def test_out_never_the_config(tmp_path: Path, how: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--out`` naming the config (as is, through a symbolic or a hard link) is refused
+    before anything is written: the config survives byte for byte."""
+    config, _ = _write(tmp_path, {"adapters": ["duckdb"]})
+    before = config.read_bytes()
+    out = tmp_path / "link.yml"
+    if how == "same":
+        out = config
+    elif how == "symlink":
+        out.symlink_to(config)
+    else:
+        out.hardlink_to(config)
+    assert main(["dbt", "generate", "--config", str(config), "--out", str(out)]) == 2
+    assert re.search("error: --out .* is the input file", capsys.readouterr().err)
+    assert config.read_bytes() == before
+
+
+def test_out_creates_no_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Like ``evaluate --out``: a missing folder is an error naming ``--out``, none is
+    created; only the project's ``macros`` folder is, when ``--out`` is left out."""
+    config, _ = _write(tmp_path, {"adapters": ["duckdb"]})
+    out = tmp_path / "a" / "b" / "gen.sql"
+    assert main(["dbt", "generate", "--config", str(config), "--out", str(out)]) == 2
+    assert re.search("error: --out .*: the directory .* does not exist", capsys.readouterr().err)
+    assert not (tmp_path / "a").exists()
+    folder = tmp_path / "elsewhere"
+    folder.mkdir()
+    moved = folder / "polars_rank.yml"
+    config.rename(moved)
+    (folder / "macros").write_text("a file, not a folder")
+    assert main(["dbt", "generate", "--config", str(moved)]) == 2
+    assert re.search("error: --out .*: .*macros is not a directory", capsys.readouterr().err)
 
 
 def test_request_keys() -> None:
@@ -144,12 +181,35 @@ def test_request_keys() -> None:
             "the same request",
         ),
         ({"checks": [{"input": "interactions"}]}, "needs 'input: run'"),
+        (
+            {"reports": [{"name": "a", "metrics": ["AP"], "per_query": "no"}]},
+            "report 'a': per_query must be true or false, got 'no'",
+        ),
+        (
+            {"reports": [{"name": "a", "metrics": ["AP"], "per_query": 0}]},
+            "report 'a': per_query must be true or false, got 0",
+        ),
         ({"report": []}, "unknown key 'report'"),
     ],
 )
 def test_config_errors(data: Any, message: str) -> None:
     with pytest.raises(PolarsRankError, match=message):
         parse_config(data)
+
+
+def test_config_not_utf8_names_the_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Latin-1 ``polars_rank.yml`` (``é`` is the byte 0xe9 on line 3) is an error naming
+    the file and the line, not a raw UnicodeDecodeError."""
+    config = tmp_path / "polars_rank.yml"
+    config.write_bytes("adapters: [duckdb]\nreports: []\n# caf\u00e9\n".encode("latin-1"))
+    with pytest.raises(PolarsRankError, match="polars_rank.yml: not UTF-8 text: line 3 has"):
+        dbt_config.read_config(config)
+    for command in ("generate", "check"):
+        assert main(["dbt", command, "--config", str(config)]) == 2
+        err = capsys.readouterr().err
+        assert f"error: {config}: not UTF-8 text: line 3 has the byte 0xe9" in err
 
 
 def test_compiler_errors_name_the_report() -> None:

@@ -201,6 +201,22 @@ def test_bad_duplicates_value(run, qrels):
         pr.evaluate(run, qrels, ["AP"], duplicates="last")
 
 
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+@pytest.mark.parametrize("value", ["no", "false", 0, 1, None])
+def test_per_query_takes_booleans_only(run, qrels, engine, value):
+    """``per_query="no"`` is truthy: a per-query report where a summary was meant. Every
+    entry point that takes it accepts True or False only."""
+    message = f"per_query must be True or False, got {value!r}"
+    with pytest.raises(PolarsRankError, match=re.escape(message)):
+        pr.evaluate(run, qrels, ["AP"], per_query=value, engine=engine)
+    with pytest.raises(PolarsRankError, match=re.escape(message)):
+        pr.evaluate_runs({"a": run}, qrels, ["AP"], per_query=value, engine=engine)
+    with pytest.raises(PolarsRankError, match=re.escape(message)):
+        pr.to_sql(["AP"], "duckdb", "run", "qrels", per_query=value)
+    with pytest.raises(PolarsRankError, match=re.escape(message)):
+        pr.to_sql(["AUC"], "duckdb", predictions="preds", per_query=value)
+
+
 # ------------------------------------------------------------------------------------------
 # nulls and NaNs
 

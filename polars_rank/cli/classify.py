@@ -13,7 +13,9 @@ import polars as pl
 
 from polars_rank.catalog.names import MetricSpec, parse_metrics
 from polars_rank.cli.options import (
+    add_by_option,
     add_digits_option,
+    by_columns,
     finite_float,
     reported_warnings,
     split_metrics,
@@ -120,10 +122,12 @@ def classify_metrics(
     per_group: bool = False,
     engine: Literal["polars", "duckdb"] = "polars",
     weight: str | None = None,
+    by: list[str] | None = None,
 ) -> pl.DataFrame:
     """The metrics of ``specs`` (``-m``) by :func:`polars_rank.evaluate_classification`: one
     row, or one row per group with ``per_group``; ``group`` is also GAUC's group; ``weight``
-    a sample-weight column.
+    a sample-weight column; ``by`` the API's ``by`` (one row per value of these columns, before
+    the group with ``per_group``).
 
     >>> data = pl.DataFrame({"y": [1, 0, 1, 0], "p": [0.9, 0.6, 0.4, 0.1]})
     >>> specs = parse_metrics(["AUC", "F1", "TP"], scope="classification")
@@ -141,12 +145,13 @@ def classify_metrics(
     for column in [label, score] + ([group] if group else []) + ([weight] if weight else []):
         if column not in data.columns:
             raise PolarsRankError(f"no column {column!r}; the columns are {data.columns}")
+    segments = [*(by or []), *([group] if per_group and group else [])]
     result = evaluate_classification(
         data,
         specs,
         label=label,
         score=score,
-        by=group if per_group else None,
+        by=segments or None,
         group=group,
         threshold=threshold,
         weight=weight,
@@ -179,6 +184,17 @@ def run_classify(args: argparse.Namespace) -> int:
             "--weight goes with -m METRIC (the default report is unweighted), e.g. "
             "-m AUC,LogLoss,F1 --weight w"
         )
+    by = by_columns(args)
+    if by and not specs:
+        raise PolarsRankError(
+            "--by goes with -m METRIC (pr.evaluate_classification's by=; the default report "
+            "has no segments), e.g. -m AUC,LogLoss,F1 --by campaign"
+        )
+    if by and args.output_format == "trec":
+        raise PolarsRankError(
+            "--by: -o trec prints one value per line; use -o table, csv, json, markdown or "
+            "parquet for one row per segment"
+        )
     if args.output_format == "parquet" and not args.out:
         raise PolarsRankError("-o parquet needs --out FILE")
     check_out(args.out, [args.data])
@@ -202,6 +218,7 @@ def run_classify(args: argparse.Namespace) -> int:
                 per_group=args.per_group,
                 engine=args.engine,
                 weight=args.weight,
+                by=by,
             )
         else:
             result = classify(
@@ -251,6 +268,11 @@ def build_classify_parser(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--per-group", action="store_true", help="one row per group (needs --group)"
+    )
+    add_by_option(
+        parser,
+        "one row per value (combination) of these columns, for the -m metrics "
+        "(pr.evaluate_classification's by=; e.g. --by campaign,date)",
     )
     parser.add_argument(
         "--threshold",

@@ -12,9 +12,11 @@ import polars as pl
 from polars_rank.catalog.names import parse_metrics
 from polars_rank.cli.inputs import Inputs, add_input_options
 from polars_rank.cli.options import (
+    add_by_option,
     add_digits_option,
     add_evaluation_options,
     add_metric_option,
+    by_columns,
     evaluation_kwargs,
     reported_warnings,
     split_metrics,
@@ -76,6 +78,11 @@ def run_compare(args: argparse.Namespace) -> int:
 
     metrics = split_metrics(args.metrics) or list(DEFAULT_COMPARE_METRICS)
     parse_metrics(metrics)
+    if by_columns(args):
+        raise PolarsRankError(
+            "--by: compare tests the runs query by query over all their queries, as "
+            "pr.compare (which takes no by=): filter a segment's rows into files and compare those"
+        )
     given = [args.qrels, args.baseline, *args.runs]
     check_out(args.out, given)
     check_out(args.plot, given, "--plot")
@@ -129,6 +136,11 @@ def build_compare_parser(parser: argparse.ArgumentParser) -> None:
         help="table (default), markdown or latex (means with significance marks), csv, json",
     )
     parser.add_argument("--out", metavar="FILE", help="write the output to FILE")
+    add_by_option(
+        parser,
+        "not taken, as pr.compare takes no by= (the tests pair queries over a whole run): "
+        "an error saying so",
+    )
     add_digits_option(parser, "shown")
     parser.add_argument(
         "--permutations",

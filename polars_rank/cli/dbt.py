@@ -2,7 +2,11 @@
 project declares in ``polars_rank.yml`` (:mod:`polars_rank.dbt`), written or compared.
 
 Run in the dbt project's folder: the config defaults to ``polars_rank.yml`` there and the
-output to ``macros/polars_rank_generated.sql`` beside the config. ``check`` regenerates in
+output to ``macros/polars_rank_generated.sql`` beside the config. ``generate`` follows the rules
+of ``evaluate --out`` (:func:`polars_rank.cli.output.check_out`), checked before the config is
+read: the output is never the config (also through a symbolic or hard link), and no missing
+folder is created, except the dbt project's ``macros`` folder beside the config when ``--out``
+is left out. ``check`` regenerates in
 memory and compares byte for byte: exit code 1 when the file is missing or stale (the YAML
 edited, polars_rank upgraded), 0 when it is current.
 """
@@ -12,6 +16,8 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+
+from polars_rank.cli.output import check_out
 
 DEFAULT_CONFIG = "polars_rank.yml"
 DEFAULT_OUT = "macros/polars_rank_generated.sql"
@@ -29,10 +35,16 @@ def _generated(args: argparse.Namespace) -> str:
 
 def run_dbt(args: argparse.Namespace) -> int:
     """``polars-rank dbt generate`` and ``polars-rank dbt check``."""
-    text = _generated(args)
     out = Path(args.out) if args.out is not None else Path(args.config).parent / DEFAULT_OUT
-    if args.dbt_command == "generate":
-        out.parent.mkdir(parents=True, exist_ok=True)
+    generating = args.dbt_command == "generate"
+    # the one folder created: the project's macros folder, when --out is left out
+    new_folder = args.out is None and out.parent.parent.is_dir() and not out.parent.exists()
+    if generating:  # evaluate --out's rules, before the config is read
+        check_out(out.parent if new_folder else out, [args.config])
+    text = _generated(args)
+    if generating:
+        if new_folder:
+            out.parent.mkdir()
         out.write_bytes(text.encode("utf-8"))
         sys.stderr.write(f"polars-rank: wrote {out} ({len(text.encode('utf-8'))} bytes)\n")
         return 0

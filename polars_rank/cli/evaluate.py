@@ -14,10 +14,13 @@ from polars_rank.cli.inputs import (
     add_recommender_options,
 )
 from polars_rank.cli.options import (
+    add_by_option,
     add_digits_option,
     add_evaluation_options,
     add_metric_option,
+    by_columns,
     evaluation_kwargs,
+    input_columns,
     reported_warnings,
     split_metrics,
 )
@@ -84,7 +87,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     recommender = [getattr(args, name, None) for name in RECOMMENDER_INPUTS]
     check_out(args.out, [args.qrels, *args.runs, *recommender])
     options = evaluation_kwargs(args)
-    by = split_metrics(args.by)  # comma-separated or repeated, as -m
+    by = by_columns(args, input_columns(args))  # comma-separated or repeated, as -m
     if by:
         if args.output_format == "trec":
             raise PolarsRankError(
@@ -113,11 +116,9 @@ def build_evaluate_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("runs", metavar="RUN", nargs="+", help="one or more runs")
     add_metric_option(parser, DEFAULT_METRICS)
     parser.add_argument("--per-query", action="store_true", help="one row per run and query")
-    parser.add_argument(
-        "--by",
-        action="append",
-        metavar="COL",
-        help="evaluate every value (combination) of these run columns apart, in one pass: "
+    add_by_option(
+        parser,
+        "evaluate every value (combination) of these run columns apart, in one pass: "
         "any column of a table run (e.g. --by model_version,date), or run_id, the run tag of "
         "TREC files; judgments with the column are joined on it, others are shared",
     )

@@ -79,6 +79,54 @@ def split_metrics(values: list[str] | None) -> list[str]:
     return [m.strip() for m in out if m.strip()]
 
 
+def column_list(values: list[str] | None, flag: str) -> list[str]:
+    """Column names of a repeatable option that takes comma-separated lists (``--by a,b --by
+    c``), in order, each stripped of surrounding spaces. An empty name (``--by ""``,
+    ``--by a,,b``) is an error naming ``flag``: it is never dropped.
+
+    >>> column_list(["model,date", "user"], "--by")
+    ['model', 'date', 'user']
+    """
+    names = [name.strip() for value in values or [] for name in value.split(",")]
+    if "" in names:
+        given = " ".join(f"{flag} {value!r}" for value in values or [])
+        raise PolarsRankError(f"{given}: an empty column name; give {flag} COL[,COL...]")
+    return names
+
+
+def add_by_option(parser: argparse.ArgumentParser, help_text: str) -> None:
+    """``--by COL``: repeatable, comma-separated (read with :func:`by_columns`)."""
+    parser.add_argument("--by", action="append", metavar="COL", help=help_text)
+
+
+def by_columns(args: argparse.Namespace, taken: dict[str, str] | None = None) -> list[str]:
+    """The ``--by`` columns (:func:`column_list`). ``taken`` maps the columns a group column
+    cannot be (the inputs' id, score, rank and relevance columns, the output's run column) to
+    what they are: such a ``--by`` is an error naming ``--by`` and the clash, whatever the
+    engine, before any file is read."""
+    by = column_list(args.by, "--by")
+    for column in by:
+        if column in (taken or {}):
+            raise PolarsRankError(
+                f"--by {column}: {column!r} is {(taken or {})[column]}; a group column must be "
+                "another column of the run"
+            )
+    return by
+
+
+def input_columns(args: argparse.Namespace) -> dict[str, str]:
+    """The columns ``--by`` cannot name in ``evaluate`` and ``compare``: each input column
+    as the file names it (``--query-col qid``) and as the command names it (``query``), and
+    the output's ``run`` column."""
+    taken = {"run": "the output's run column (the run's name)"}
+    for role in ("query", "doc", "score", "rank", "relevance"):
+        given = getattr(args, f"{role}_col", None)
+        taken[role] = f"the {role} column"
+        if given:
+            taken[given] = f"the {role} column (--{role}-col {given})"
+    return taken
+
+
 def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
     """Options that decide what is evaluated (shared by evaluate, compare and plot)."""
     group = parser.add_argument_group("evaluation")

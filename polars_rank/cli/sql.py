@@ -6,7 +6,13 @@ from __future__ import annotations
 import argparse
 
 from polars_rank.cli.evaluate import DEFAULT_METRICS
-from polars_rank.cli.options import add_metric_option, finite_float, split_metrics
+from polars_rank.cli.options import (
+    add_by_option,
+    add_metric_option,
+    column_list,
+    finite_float,
+    split_metrics,
+)
 from polars_rank.cli.output import check_out, write_output
 from polars_rank.compiler import DIALECTS, to_sql
 from polars_rank.compiler.classification import CURVES, curve_sql
@@ -75,7 +81,7 @@ def _classification_sql(args: argparse.Namespace) -> str:
     names = split_metrics(args.metrics)
     label = args.label or "label"
     score = args.score_col or "score"
-    by = split_metrics(args.by)
+    by = column_list(args.by, "--by")
     if args.curve is not None:
         if names or args.group or args.threshold is not None:
             raise PolarsRankError(
@@ -110,6 +116,17 @@ def _classification_sql(args: argparse.Namespace) -> str:
     )
 
 
+def _table_by(values: list[str] | None, flag: str) -> list[str] | None:
+    """A ``--qrels-by``-like flag's columns: None when it is not given (``to_sql``'s own rule
+    for a table whose ``by`` columns are not stated then applies), ``[]`` for ``--qrels-by
+    ""`` (the table has none of the ``by`` columns: shared by every group)."""
+    if values is None:
+        return None
+    if all(not value.strip() for value in values):
+        return []
+    return column_list(values, flag)
+
+
 def run_sql(args: argparse.Namespace) -> int:
     """``polars-rank sql``."""
     check_out(args.out, [])
@@ -132,11 +149,11 @@ def run_sql(args: argparse.Namespace) -> int:
         catalog=args.catalog,
         item_features=args.item_features,
         per_query=args.per_query,
-        by=split_metrics(args.by),  # comma-separated or repeated, as -m
-        qrels_by=split_metrics(args.qrels_by),
-        interactions_by=split_metrics(args.interactions_by),
-        catalog_by=split_metrics(args.catalog_by),
-        item_features_by=split_metrics(args.item_features_by),
+        by=column_list(args.by, "--by"),  # comma-separated or repeated, as -m
+        qrels_by=_table_by(args.qrels_by, "--qrels-by"),
+        interactions_by=_table_by(args.interactions_by, "--interactions-by"),
+        catalog_by=_table_by(args.catalog_by, "--catalog-by"),
+        item_features_by=_table_by(args.item_features_by, "--item-features-by"),
         queries=args.queries,
         relevance_level=args.relevance_level,
         max_rank=args.max_rank,
@@ -168,11 +185,9 @@ def build_sql_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--per-query", action="store_true", help="one row per query instead of the summary"
     )
-    parser.add_argument(
-        "--by",
-        action="append",
-        metavar="COL",
-        help="evaluate every value (combination) of these run (or predictions) columns "
+    add_by_option(
+        parser,
+        "evaluate every value (combination) of these run (or predictions) columns "
         "apart: one row per group (e.g. --by model_version,date)",
     )
     parser.add_argument(
@@ -180,7 +195,7 @@ def build_sql_parser(parser: argparse.ArgumentParser) -> None:
         action="append",
         metavar="COL",
         help="the --by columns the judgments table has too (joined on them; the others "
-        "share the judgments across groups)",
+        'share the judgments across groups; "": none)',
     )
     for table in ("interactions", "catalog", "item-features"):
         parser.add_argument(
@@ -188,7 +203,7 @@ def build_sql_parser(parser: argparse.ArgumentParser) -> None:
             action="append",
             metavar="COL",
             help=f"the --by columns the {table} table has too (joined on them; the others "
-            f"share the {table} across groups)",
+            f'share the {table} across groups; "": none)',
         )
     parser.add_argument(
         "--layout",

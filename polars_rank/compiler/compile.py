@@ -30,7 +30,7 @@ from polars_rank.compiler.recsys import (
 )
 from polars_rank.core import messages
 from polars_rank.core.conventions import OrderBy
-from polars_rank.core.errors import PolarsRankError, option
+from polars_rank.core.errors import PolarsRankError, check_boolean, option
 from polars_rank.core.grouping import by_list
 from polars_rank.core.identifiers import table_reference
 from polars_rank.core.options import Duplicates, Options, Queries
@@ -187,7 +187,8 @@ def to_sql(
             category (cosine of the multi-hot vectors, or Jaccard with ILD's
             ``similarity=jaccard``); ``features="similarities"``: a similarity table ``doc_a,
             doc_b, similarity`` (either orientation; a missing pair 0, an item with itself 1).
-        per_query: one row per query (ordered by query) instead of one summary row.
+        per_query: ``True``: one row per query (ordered by query) instead of one summary row;
+            ``True`` or ``False`` only.
         by: column(s) of the run whose every combination is evaluated independently, as
             :func:`polars_rank.evaluate`'s ``by``: ranking within (group, query), one row per
             group (the group columns first, ordered by them; with ``per_query`` before the
@@ -247,6 +248,7 @@ def to_sql(
         >>> "auc" in to_sql(["AUC"], "postgres", predictions="db.preds", label="clicked")
         True
     """
+    check_boolean("per_query", per_query)
     if predictions is not None:
         from polars_rank.compiler.classification import classification_sql
 

@@ -85,6 +85,20 @@ def not_positive_integer(option: str, value: object) -> PolarsRankError:
     return PolarsRankError(f"{option} must be a positive integer, got {value!r}")
 
 
+def check_boolean(option: str, value: object) -> bool:
+    """``value`` of a switch (``per_query``): ``True`` or ``False`` only, never a truthy
+    string such as ``"no"``.
+
+    >>> check_boolean("per_query", "no")
+    Traceback (most recent call last):
+    ...
+    polars_rank.core.errors.PolarsRankError: per_query must be True or False, got 'no'
+    """
+    if not isinstance(value, bool):
+        raise PolarsRankError(f"{option} must be True or False, got {value!r}")
+    return value
+
+
 # ------------------------------------------------------------------------------------------
 # warnings
 

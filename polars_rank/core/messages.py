@@ -26,6 +26,7 @@ __all__ = [
     "missing_column",
     "no_row_order",
     "not_positive_integer",
+    "not_utf8",
     "option",
     "swapped_hint",
     "warn_left_out",
@@ -143,4 +144,21 @@ def no_row_order(where: str) -> PolarsRankError:
         f"{option('duplicates', 'first')} needs the inputs' row order, which {where} does not "
         f"have; use {option('duplicates', 'max')} (keep the highest score / grade) or "
         f"{option('duplicates', 'error')}"
+    )
+
+
+def not_utf8(path: object, err: UnicodeDecodeError) -> PolarsRankError:
+    """A text file (TREC run or judgments, ``polars_rank.yml``) that is not UTF-8: the file,
+    the line (1-based, counted in the bytes read) and the byte at fault.
+
+    >>> try:
+    ...     b"a\\nb\\xff".decode("utf-8")
+    ... except UnicodeDecodeError as err:
+    ...     print(not_utf8("x.yml", err))
+    x.yml: not UTF-8 text: line 2 has the byte 0xff (save the file as UTF-8)
+    """
+    line = bytes(err.object[: err.start]).count(b"\n") + 1
+    byte = err.object[err.start]
+    return PolarsRankError(
+        f"{path}: not UTF-8 text: line {line} has the byte 0x{byte:02x} (save the file as UTF-8)"
     )

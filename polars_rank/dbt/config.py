@@ -44,6 +44,7 @@ from typing import Any
 
 from polars_rank.compiler.checks import check_sql
 from polars_rank.compiler.compile import to_sql
+from polars_rank.core import messages
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.extras import require
 
@@ -108,10 +109,14 @@ def _normal(value: Any) -> Any:
     return value
 
 
-def _options(given: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
-    """The options that differ from their defaults, normalised (:func:`_normal`)."""
+def _options(given: Mapping[str, Any], defaults: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """The options that differ from their defaults, normalised (:func:`_normal`). A switch
+    (an option whose default is ``true`` or ``false``: ``per_query``) takes a YAML boolean
+    only: a quoted ``"no"`` would be a true value."""
     out = {}
     for key, value in given.items():
+        if isinstance(defaults[key], bool) and not isinstance(value, bool):
+            raise PolarsRankError(_where(f"{where}: {key} must be true or false, got {value!r}"))
         value = _normal(value)
         is_bool, default_bool = isinstance(value, bool), isinstance(defaults[key], bool)
         if value != defaults[key] or is_bool != default_bool:
@@ -220,7 +225,7 @@ def _report(entry: Any, n: int, defaults: dict[str, Any]) -> Report:
             )
         )
     ordered = tuple(t for t in TABLES if t in tables)
-    return Report(name, tuple(metrics), ordered, _options(entry, defaults))
+    return Report(name, tuple(metrics), ordered, _options(entry, defaults, f"report {name!r}"))
 
 
 def _check(entry: Any, n: int, defaults: dict[str, Any]) -> Check:
@@ -236,7 +241,7 @@ def _check(entry: Any, n: int, defaults: dict[str, Any]) -> Check:
                 f"{', '.join(defaults)})"
             )
         )
-    return Check(what, _options(entry, defaults))
+    return Check(what, _options(entry, defaults, f"checks[{n}]"))
 
 
 def parse_config(data: Any) -> DbtConfig:
@@ -285,9 +290,12 @@ def parse_config(data: Any) -> DbtConfig:
 
 def read_config(path: str | Path) -> DbtConfig:
     """Read and parse the ``polars_rank.yml`` at ``path`` (needs PyYAML: the ``dbt``
-    extra)."""
+    extra): UTF-8 text, else an error naming the file and the line."""
     yaml = require("yaml", "dbt")
-    text = Path(path).read_text(encoding="utf-8")
+    try:
+        text = Path(path).read_bytes().decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise messages.not_utf8(path, err) from None
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as err:
