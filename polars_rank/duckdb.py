@@ -35,6 +35,7 @@ import polars as pl
 from polars_rank.core import messages
 from polars_rank.core.arrow import register_frame, to_polars
 from polars_rank.core.errors import PolarsRankError
+from polars_rank.core.identifiers import table_reference
 from polars_rank.core.sqltext import ident, literal, table_name
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -323,12 +324,10 @@ def read_session_table(con: duckdb.DuckDBPyConnection, source: str) -> pl.DataFr
 def read_table(con: duckdb.DuckDBPyConnection | None, name: str, what: str) -> pl.DataFrame:
     """The table or view ``name`` (a table reference only, never other SQL:
     :func:`~polars_rank.core.identifiers.table_reference`) read whole into Polars as ``con``
-    reads it: on a cursor of ``con`` that :func:`follow`\ s its session (an open transaction
-    refused), or on ``con`` itself for what only its session sees
+    reads it: on a cursor of ``con`` following its session (:func:`follow`; an open
+    transaction refused), or on ``con`` itself for what only its session sees
     (:func:`read_session_table`); without ``con``, on the package's database. ``what`` names
     the argument in the error of a name DuckDB cannot read."""
-    from polars_rank.core.identifiers import table_reference
-
     sql = table_reference(name, what, "duckdb").sql("duckdb")
     with session(con, []) as cursor:
         if con is not None:
@@ -338,7 +337,8 @@ def read_table(con: duckdb.DuckDBPyConnection | None, name: str, what: str) -> p
         except duckdb.Error as error:
             frame = None if con is None else read_session_table(con, sql)
             if frame is None:
-                raise PolarsRankError(f"{what} {name!r} cannot be read by DuckDB: {error}") from None
+                message = f"{what} {name!r} cannot be read by DuckDB: {error}"
+                raise PolarsRankError(message) from None
             return frame
 
 

@@ -757,7 +757,7 @@ def evaluate_classification(
             f"'spark' (for SQL, pr.to_sql(..., predictions=...)){why}"
         )
     segments, groups = _column_list(by), _column_list(group)
-    if engine == "duckdb":  # a table name or relation of con, a Parquet path: as evaluate reads them
+    if engine == "duckdb":  # a table name or relation of con, a Parquet path: read as evaluate
         data = duckdb_frame(data, "data", con)
     lf = to_lazy(cast("FrameLike", data), "data")
     schema = lf.collect_schema()
