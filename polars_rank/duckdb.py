@@ -296,8 +296,9 @@ def follow(
     place += "current_setting('search_path')"
     try:
         with _con_lock(con):
-            first, database, schema, search_path = con.execute(place).fetchall()[0]
-            (second,) = con.execute("SELECT current_transaction_id()").fetchall()[0]
+            # con.sql, not con.execute: the user's DB-API result (description, rowcount) stays
+            first, database, schema, search_path = con.sql(place).fetchall()[0]
+            (second,) = con.sql("SELECT current_transaction_id()").fetchall()[0]
     except duckdb.TransactionException:
         raise messages.open_transaction(names) from None
     except duckdb.ResourceInUseException as error:

@@ -114,8 +114,9 @@ def evaluate(
             ``(rel=N)`` wins.
         order_by, max_rank, duplicates, validate: see :func:`polars_rank.judge`.
         con: a DuckDB connection for ``engine="duckdb"`` (the package's in-memory database by
-            default; the engine works on a cursor of it and leaves it as it was: see
-            :func:`polars_rank.duckdb.session`), or the SparkSession for ``engine="spark"``
+            default; each call works on a cursor of its own and leaves it as it was: see
+            :func:`polars_rank.duckdb.session`; table names are refused while it has an open
+            transaction), or the SparkSession for ``engine="spark"``
             (by default the DataFrames' or the active one).
 
     The recommender metrics see the same users as the ranking metrics (the ``queries`` rule:

@@ -449,7 +449,9 @@ def test_open_transaction_is_refused() -> None:
     with pytest.raises(pr.PolarsRankError, match="con has an open transaction"):
         pr.evaluate("run", "qrels", METRICS, engine="duckdb", con=con)
     con.rollback()
+    con.execute("SELECT 42 AS mine").fetchall()
     assert_frame_equal(pr.evaluate("run", "qrels", METRICS, engine="duckdb", con=con), got)
+    assert [column[0] for column in con.description] == ["mine"]  # the user's result's
 
 
 # ------------------------------------------------------------------------------------------
