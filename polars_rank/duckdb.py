@@ -313,11 +313,13 @@ def follow(
 def read_session_table(con: duckdb.DuckDBPyConnection, source: str) -> pl.DataFrame | None:
     """``SELECT * FROM source`` read on ``con`` itself, for what only ``con``'s session sees
     (frames registered on it, its temporary tables and views; under :func:`_con_lock`);
-    None when ``con`` cannot read it either. (:func:`follow` has refused an open
-    transaction before.)"""
+    None when ``con`` cannot read it either, a ``PolarsRankError`` when ``con`` is busy.
+    (:func:`follow` has refused an open transaction before.)"""
     try:
         with _con_lock(con):
             return to_polars(con.sql(f"SELECT * FROM {source}"))
+    except duckdb.ResourceInUseException as error:
+        raise messages.connection_busy(error) from None
     except duckdb.Error:
         return None
 

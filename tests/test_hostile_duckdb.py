@@ -454,6 +454,24 @@ def test_open_transaction_is_refused() -> None:
     assert [column[0] for column in con.description] == ["mine"]  # the user's result's
 
 
+def test_busy_connection_is_named() -> None:
+    """A ``con`` holding an unfinished result of ``con.execute()`` cannot tell its session's
+    place: table names get a ``PolarsRankError`` saying so (not DuckDB's raw refusal), frames
+    (nothing read on ``con``) still work, and the user's result is still there to fetch."""
+    import polars_rank as pr
+
+    con = duckdb.connect()
+    _tables(con)
+    con.execute("SELECT * FROM range(5000)")
+    assert con.fetchone() == (0,)
+    with pytest.raises(pr.PolarsRankError, match="con is busy"):
+        pr.evaluate("run", "qrels", METRICS, engine="duckdb", con=con)
+    assert_frame_equal(
+        pr.evaluate(RUN, QRELS, METRICS, engine="duckdb", con=con), _expected(METRICS)
+    )
+    assert con.fetchone() == (1,)
+
+
 # ------------------------------------------------------------------------------------------
 # register(con, schema=..., prefix=...): the macros in the user's database, kept apart
 
