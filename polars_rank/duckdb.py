@@ -23,6 +23,7 @@ import atexit
 import re
 import threading
 import uuid
+import weakref
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from functools import cache
@@ -31,8 +32,10 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from polars_rank.core import messages
 from polars_rank.core.arrow import register_frame, to_polars
 from polars_rank.core.errors import PolarsRankError
+from polars_rank.core.identifiers import table_reference
 from polars_rank.core.sqltext import ident, literal, table_name
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -263,12 +266,45 @@ def session(
         cursor.close()
 
 
-def follow(cursor: duckdb.DuckDBPyConnection, con: duckdb.DuckDBPyConnection) -> None:
+#: One lock per user connection: polars_rank's few statements on a user's ``con`` itself
+#: (:func:`follow`, :func:`read_session_table`) never run at once, so threads sharing ``con``
+#: are not refused by DuckDB ("connection is busy with another call").
+_CON_LOCKS: weakref.WeakKeyDictionary[duckdb.DuckDBPyConnection, threading.Lock] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _con_lock(con: duckdb.DuckDBPyConnection) -> threading.Lock:
+    with _SHARED_LOCK:
+        return _CON_LOCKS.setdefault(con, threading.Lock())
+
+
+def follow(
+    cursor: duckdb.DuckDBPyConnection, con: duckdb.DuckDBPyConnection, names: str = "table names"
+) -> None:
     """Give ``cursor`` the current database and schema (``USE``) and the ``search_path`` of
-    ``con``'s session, so that a table name reads on ``cursor`` what it reads on ``con``."""
-    database, schema, search_path = con.sql(
-        "SELECT current_database(), current_schema(), current_setting('search_path')"
-    ).fetchall()[0]
+    ``con``'s session, so that a table name reads on ``cursor`` what it reads on ``con``.
+
+    Reads ``con``'s session in two one-row statements on ``con`` (under :func:`_con_lock`),
+    which neither start nor end a transaction of ``con``'s: the same transaction id twice
+    means ``con`` has an open transaction (in autocommit each statement has its own), and
+    then ``names`` are refused (:func:`~polars_rank.core.messages.open_transaction`; an
+    aborted transaction refuses the statements, the same refusal). A ``con`` busy with
+    another thread's call or an unfinished result is a
+    :func:`~polars_rank.core.messages.connection_busy` error."""
+    place = "SELECT current_transaction_id(), current_database(), current_schema(), "
+    place += "current_setting('search_path')"
+    try:
+        with _con_lock(con):
+            # con.sql, not con.execute: the user's DB-API result (description, rowcount) stays
+            first, database, schema, search_path = con.sql(place).fetchall()[0]
+            (second,) = con.sql("SELECT current_transaction_id()").fetchall()[0]
+    except duckdb.TransactionException:
+        raise messages.open_transaction(names) from None
+    except duckdb.ResourceInUseException as error:
+        raise messages.connection_busy(error) from None
+    if first == second:
+        raise messages.open_transaction(names)
     cursor.execute(f"USE {ident(database)}.{ident(schema)}")
     if search_path:
         cursor.execute(f"SET search_path = {literal(search_path)}")
@@ -276,12 +312,37 @@ def follow(cursor: duckdb.DuckDBPyConnection, con: duckdb.DuckDBPyConnection) ->
 
 def read_session_table(con: duckdb.DuckDBPyConnection, source: str) -> pl.DataFrame | None:
     """``SELECT * FROM source`` read on ``con`` itself, for what only ``con``'s session sees
-    (frames registered on it, its temporary tables and views); None when ``con`` cannot
-    read it either."""
+    (frames registered on it, its temporary tables and views; under :func:`_con_lock`);
+    None when ``con`` cannot read it either, a ``PolarsRankError`` when ``con`` is busy.
+    (:func:`follow` has refused an open transaction before.)"""
     try:
-        return to_polars(con.sql(f"SELECT * FROM {source}"))
+        with _con_lock(con):
+            return to_polars(con.sql(f"SELECT * FROM {source}"))
+    except duckdb.ResourceInUseException as error:
+        raise messages.connection_busy(error) from None
     except duckdb.Error:
         return None
+
+
+def read_table(con: duckdb.DuckDBPyConnection | None, name: str, what: str) -> pl.DataFrame:
+    """The table or view ``name`` (a table reference only, never other SQL:
+    :func:`~polars_rank.core.identifiers.table_reference`) read whole into Polars as ``con``
+    reads it: on a cursor of ``con`` following its session (:func:`follow`; an open
+    transaction refused), or on ``con`` itself for what only its session sees
+    (:func:`read_session_table`); without ``con``, on the package's database. ``what`` names
+    the argument in the error of a name DuckDB cannot read."""
+    sql = table_reference(name, what, "duckdb").sql("duckdb")
+    with session(con, []) as cursor:
+        if con is not None:
+            follow(cursor, con)
+        try:
+            return to_polars(cursor.sql(f"SELECT * FROM {sql}"))
+        except duckdb.Error as error:
+            frame = None if con is None else read_session_table(con, sql)
+            if frame is None:
+                message = f"{what} {name!r} cannot be read by DuckDB: {error}"
+                raise PolarsRankError(message) from None
+            return frame
 
 
 def table_macro(

@@ -117,8 +117,9 @@ def evaluate(
             ``(rel=N)`` wins.
         order_by, max_rank, duplicates, validate: see :func:`polars_rank.judge`.
         con: a DuckDB connection for ``engine="duckdb"`` (the package's in-memory database by
-            default; the engine works on a cursor of it and leaves it as it was: see
-            :func:`polars_rank.duckdb.session`), or the SparkSession for ``engine="spark"``
+            default; each call works on a cursor of its own and leaves it as it was: see
+            :func:`polars_rank.duckdb.session`; table names are refused while it has an open
+            transaction), or the SparkSession for ``engine="spark"``
             (by default the DataFrames' or the active one).
 
     The recommender metrics see the same users as the ranking metrics (the ``queries`` rule:
@@ -498,12 +499,13 @@ def _evaluate_recommender_by(
 
 
 def duckdb_frame(obj: TableInput, what: str, con: Connection | None = None) -> TableInput:
-    """An input of ``engine="duckdb"`` with ``by`` as a Polars frame: a DuckDB relation or a
-    table name (read on ``con``) is read into memory, a Parquet path scanned lazily."""
+    """An input of ``engine="duckdb"`` read into Polars: a DuckDB relation or a table name
+    (read as ``con`` reads it, on a cursor of ``con``: :func:`polars_rank.duckdb.read_table`)
+    is read into memory, a Parquet path scanned lazily; anything else is returned as it is."""
     import duckdb
 
     from polars_rank.core.arrow import to_polars
-    from polars_rank.core.identifiers import table_reference
+    from polars_rank.duckdb import read_table
 
     if isinstance(obj, duckdb.DuckDBPyRelation):
         return to_polars(obj)
@@ -512,14 +514,10 @@ def duckdb_frame(obj: TableInput, what: str, con: Connection | None = None) -> T
             return pl.scan_parquet(obj)
         if not isinstance(con, duckdb.DuckDBPyConnection):
             raise PolarsRankError(
-                f"by with engine='duckdb': the {what} table {obj!r} needs con (the DuckDB "
+                f"engine='duckdb': the {what} table {obj!r} needs con (the DuckDB "
                 "connection that has it)"
             )
-        reference = table_reference(obj, what, "duckdb").sql("duckdb")
-        try:
-            return to_polars(con.sql(f"SELECT * FROM {reference}"))
-        except duckdb.Error as error:
-            raise PolarsRankError(f"{what} {obj!r} cannot be read by DuckDB: {error}") from None
+        return read_table(con, obj, what)
     return obj
 
 
@@ -677,7 +675,7 @@ _NOT_OPTIONS = ("engine", "con", "interactions", "item_features", "catalog", "by
 
 
 def evaluate_classification(
-    data: FrameLike,
+    data: TableInput,
     metrics: MetricNames,
     *,
     label: str = "label",
@@ -694,7 +692,10 @@ def evaluate_classification(
 
     Args:
         data: a table with the ``label`` and ``score`` columns: a Polars DataFrame or
-            LazyFrame, a pandas DataFrame or a pyarrow Table.
+            LazyFrame, a pandas DataFrame or a pyarrow Table; with ``engine="duckdb"`` also a
+            DuckDB relation, a table or view name on ``con`` (a table reference only, read as
+            :func:`evaluate` reads one) or a ``.parquet`` path; with ``engine="spark"`` a
+            Spark DataFrame or a table name.
         metrics: classification metric names (``polars-rank metrics --family classification``
             lists them): ``AUC`` (``roc_auc``), ``GAUC``, ``LogLoss``, ``AP``, ``Brier``, ``NE``
             (normalized entropy), ``calibration``, ``accuracy``,
@@ -763,7 +764,9 @@ def evaluate_classification(
             f"'spark' (for SQL, pr.to_sql(..., predictions=...)){why}"
         )
     segments, groups = _column_list(by), _column_list(group)
-    lf = to_lazy(data, "data")
+    if engine == "duckdb":  # a table name or relation of con, a Parquet path: read as evaluate
+        data = duckdb_frame(data, "data", con)
+    lf = to_lazy(cast("FrameLike", data), "data")
     schema = lf.collect_schema()
     weights = [weight] if weight is not None else []
     for column in dict.fromkeys([label, score, *segments, *groups, *weights]):

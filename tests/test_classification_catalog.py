@@ -288,6 +288,47 @@ def test_inputs_of_every_kind(predictions, engine) -> None:
     assert got.equals(pr.evaluate_classification(predictions, names, engine=engine))
 
 
+def test_duckdb_reads_table_names_on_con(predictions, tmp_path) -> None:
+    """``engine="duckdb"`` reads a table or view name on ``con`` as :func:`evaluate` does (a
+    table reference only, in the schema ``con`` uses), a relation and a Parquet path: the
+    numbers are scikit-learn's, per segment, as on the frame."""
+    names = ["AUC", "F1", "LogLoss", "TP", "GAUC"]
+    con = duckdb.connect()
+    con.register("frame", predictions)
+    con.execute("CREATE SCHEMA s; CREATE TABLE s.preds AS FROM frame; USE s")
+    con.execute("CREATE TABLE main.preds AS FROM frame LIMIT 0")  # a decoy outside the USE
+    con.unregister("frame")
+    predictions.write_parquet(tmp_path / "preds.parquet")
+    expected = pr.evaluate_classification(predictions, names, by="segment", group="user")
+    for part in expected.iter_rows(named=True):
+        rows = predictions.filter(pl.col("segment").eq_missing(part["segment"]))
+        for name in ("AUC", "F1", "LogLoss", "TP"):
+            assert _close(part[name], _expected(name, rows)), (part["segment"], name)
+    sources = [
+        "preds",
+        "s.preds",
+        '"s"."preds"',
+        con.table("s.preds"),
+        str(tmp_path / "preds.parquet"),
+    ]
+    for data in sources:
+        for weight in (None, "user"):  # the macros, and the compiled SQL of sample weights
+            kwargs = {"by": "segment", "group": "user", "weight": weight}
+            got = pr.evaluate_classification(data, names, engine="duckdb", con=con, **kwargs)
+            want = pr.evaluate_classification(predictions, names, **kwargs)
+            assert got.columns == want.columns and got["segment"].equals(want["segment"])
+            for name in names:
+                for a, b in zip(got[name], want[name], strict=True):
+                    assert _close(a, b), (data, weight, name)
+    with pytest.raises(PolarsRankError, match="data 'nowhere' cannot be read by DuckDB"):
+        pr.evaluate_classification("nowhere", names, engine="duckdb", con=con)
+    with pytest.raises(PolarsRankError, match="data"):  # a table reference, never other SQL
+        pr.evaluate_classification("preds; DROP TABLE s.preds", ["AUC"], engine="duckdb", con=con)
+    assert con.sql("SELECT count(*) FROM s.preds").fetchall() == [(predictions.height,)]
+    with pytest.raises(PolarsRankError, match="needs con"):
+        pr.evaluate_classification("preds", ["AUC"], engine="duckdb")
+
+
 def test_names_of_the_other_entry_point_are_refused(predictions) -> None:
     with pytest.raises(PolarsRankError) as err:
         pr.evaluate_classification(predictions, ["nDCG@10"])

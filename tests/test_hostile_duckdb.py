@@ -18,7 +18,9 @@ import re
 import subprocess
 import sys
 import textwrap
+import threading
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
@@ -287,6 +289,187 @@ def test_tables_of_the_schema_in_use(tmp_path: Path) -> None:
     got = pr.evaluate("run", "qrels", METRICS, engine="duckdb", con=con)
     assert_frame_equal(got, _expected(METRICS))
     assert _catalog(con) == before
+
+
+# ------------------------------------------------------------------------------------------
+# one connection, many threads; an open transaction on it
+
+#: A run with systems (for ``by="sys"``), users' histories, and predictions, as tables.
+SYSTEMS = pl.DataFrame(
+    {
+        "sys": ["a", "a", "a", "b", "b"],
+        "query": ["q1", "q1", "q2", "q1", "q2"],
+        "doc": ["a", "b", "a", "c", "b"],
+        "score": [0.9, 0.5, 0.7, 0.8, 0.6],
+    }
+)
+HISTORY = pl.DataFrame({"query": ["u1", "u2", "u3", "u4"], "doc": ["a", "a", "b", "a"]})
+PREDICTIONS = pl.DataFrame(
+    {"g": [1, 1, 1, 2, 2, 2], "label": [0, 1, 1, 0, 1, 0], "score": [0.2, 0.7, 0.4, 0.6, 0.9, 0.1]}
+)
+
+
+def _tables(con: duckdb.DuckDBPyConnection) -> None:
+    """RUN, QRELS, SYSTEMS, HISTORY and PREDICTIONS as the tables ``run``, ``qrels``,
+    ``systems``, ``history`` and ``preds`` of ``con``."""
+    frames = {"run": RUN, "qrels": QRELS, "systems": SYSTEMS, "history": HISTORY}
+    for name, frame in {**frames, "preds": PREDICTIONS}.items():
+        register_frame(con, "frame", frame)
+        con.execute(f"CREATE TABLE {name} AS FROM frame")
+        con.unregister("frame")
+
+
+def _every_table_entry(con: duckdb.DuckDBPyConnection) -> dict[str, Callable[[], pl.DataFrame]]:
+    """Every entry of the DuckDB engine that reads table names on ``con``: the ranking
+    engine, its recommender inputs, ``by`` (ranking and recommender) and classification
+    (the macros, and the compiled SQL of sample weights)."""
+    import polars_rank as pr
+
+    duck = {"engine": "duckdb", "con": con}
+    return {
+        "ranking": lambda: pr.evaluate("run", "qrels", METRICS, **duck),
+        "recommender": lambda: pr.evaluate(
+            "systems", "qrels", ["ARP@2", "coverage@2"], interactions="history", **duck
+        ),
+        "by": lambda: pr.evaluate("systems", "qrels", ["AP", "P@1"], by="sys", **duck),
+        "by recommender": lambda: pr.evaluate(
+            "systems", None, ["ARP@2"], by="sys", interactions="history", **duck
+        ),
+        "classification": lambda: pr.evaluate_classification(
+            "preds", ["AUC", "F1", "GAUC"], group="g", **duck
+        ),
+        "classification weighted": lambda: pr.evaluate_classification(
+            "preds", ["AUC", "LogLoss"], weight="g", **duck
+        ),
+    }
+
+
+def _every_frame_entry() -> dict[str, pl.DataFrame]:
+    """What :func:`_every_table_entry` gives, from the frames and the Polars engine."""
+    import polars_rank as pr
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return {
+            "ranking": pr.evaluate(RUN, QRELS, METRICS),
+            "recommender": pr.evaluate(
+                SYSTEMS, QRELS, ["ARP@2", "coverage@2"], interactions=HISTORY
+            ),
+            "by": pr.evaluate(SYSTEMS, QRELS, ["AP", "P@1"], by="sys"),
+            "by recommender": pr.evaluate(SYSTEMS, None, ["ARP@2"], by="sys", interactions=HISTORY),
+            "classification": pr.evaluate_classification(
+                PREDICTIONS, ["AUC", "F1", "GAUC"], group="g"
+            ),
+            "classification weighted": pr.evaluate_classification(
+                PREDICTIONS, ["AUC", "LogLoss"], weight="g"
+            ),
+        }
+
+
+def test_threads_share_one_connection() -> None:
+    """Threads evaluating table names on one connection at once: every statement of a call
+    runs on a cursor of its own (``con`` answers only the two one-row statements that read
+    its session's place, one call at a time), so DuckDB refuses none ("connection is busy
+    with another call") and every call gives the frames' numbers. ``slow`` is a view that
+    takes a while to read (a statement on ``con`` reading it would keep ``con`` busy)."""
+    import polars_rank as pr
+
+    con = duckdb.connect()
+    _tables(con)
+    con.execute(
+        "CREATE VIEW slow AS SELECT s.* FROM systems AS s, (SELECT count(*) AS n "
+        "FROM range(2000000) t(i) WHERE i % 7 = 1) AS w WHERE w.n > 0"
+    )
+    before = _catalog(con)
+    expected = _every_frame_entry()
+    entries = {k: v for k, v in _every_table_entry(con).items() if k not in ("by", "recommender")}
+    entries["slow"] = lambda: pr.evaluate(
+        "slow", None, ["ARP@2"], by="sys", interactions="history", engine="duckdb", con=con
+    )
+    expected["slow"] = expected["by recommender"]
+    threads, rounds = 3, 1
+    barrier = threading.Barrier(threads)
+    failed: list[BaseException] = []
+    got: list[tuple[str, pl.DataFrame]] = []
+
+    def work(offset: int) -> None:
+        others = [name for name in entries if name != "slow"]
+        for round_ in range(rounds):
+            barrier.wait()  # every thread reads the slow view at once, then the other entries
+            for i in range(len(entries)):
+                name = "slow" if i == 0 else others[(i + offset + round_) % len(others)]
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        got.append((name, entries[name]()))
+                except BaseException as error:  # kept, asserted in the test's thread
+                    failed.append(error)
+
+    workers = [threading.Thread(target=work, args=(i,)) for i in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert not failed, failed
+    assert len(got) == threads * rounds * len(entries)
+    for name, frame in got:
+        assert_frame_equal(frame, expected[name], check_exact=False, rel_tol=1e-12)
+    assert _catalog(con) == before
+
+
+def test_open_transaction_is_refused() -> None:
+    """With a transaction open on ``con``, every entry reading table names refuses (its
+    cursor would not see the transaction's rows), leaving the transaction open and its
+    rows as they were; frames still work; after COMMIT the committed rows are read. An
+    aborted transaction is refused too."""
+    import polars_rank as pr
+
+    con = duckdb.connect()
+    _tables(con)
+    txid = "SELECT current_transaction_id()"
+    con.begin()
+    con.execute("INSERT INTO qrels VALUES ('q1', 'b', 1)")  # P@1 of q1 stays 0, R@2 becomes 1/2
+    con.execute("INSERT INTO preds VALUES (2, 1, 0.05)")
+    opened = con.sql(txid).fetchall()
+    for name, call in _every_table_entry(con).items():
+        with pytest.raises(pr.PolarsRankError, match="con has an open transaction"):
+            call()
+        assert con.sql(txid).fetchall() == opened, name  # the same transaction, still open
+        assert con.sql("SELECT count(*) FROM qrels").fetchall() == [(3,)], name
+    got = pr.evaluate(RUN, QRELS, METRICS, engine="duckdb", con=con)  # nothing read of con
+    assert_frame_equal(got, _expected(METRICS))
+    con.commit()
+    qrels = pl.concat([QRELS, pl.DataFrame({"query": ["q1"], "doc": ["b"], "relevance": [1]})])
+    got = pr.evaluate("run", "qrels", METRICS, engine="duckdb", con=con)
+    assert_frame_equal(got, pr.evaluate(RUN, qrels, METRICS))
+    assert got["R@2"].item() == (1.0 + 0.0) / 2  # q1: a, b in the top 2; q2: b not retrieved
+    con.begin()
+    with pytest.raises(duckdb.ConstraintException):
+        con.execute("CREATE TABLE once (x INT PRIMARY KEY); INSERT INTO once VALUES (1), (1)")
+    with pytest.raises(pr.PolarsRankError, match="con has an open transaction"):
+        pr.evaluate("run", "qrels", METRICS, engine="duckdb", con=con)
+    con.rollback()
+    con.execute("SELECT 42 AS mine").fetchall()
+    assert_frame_equal(pr.evaluate("run", "qrels", METRICS, engine="duckdb", con=con), got)
+    assert [column[0] for column in con.description] == ["mine"]  # the user's result's
+
+
+def test_busy_connection_is_named() -> None:
+    """A ``con`` holding an unfinished result of ``con.execute()`` cannot tell its session's
+    place: table names get a ``PolarsRankError`` saying so (not DuckDB's raw refusal), frames
+    (nothing read on ``con``) still work, and the user's result is still there to fetch."""
+    import polars_rank as pr
+
+    con = duckdb.connect()
+    _tables(con)
+    con.execute("SELECT * FROM range(5000)")
+    assert con.fetchone() == (0,)
+    with pytest.raises(pr.PolarsRankError, match="con is busy"):
+        pr.evaluate("run", "qrels", METRICS, engine="duckdb", con=con)
+    assert_frame_equal(
+        pr.evaluate(RUN, QRELS, METRICS, engine="duckdb", con=con), _expected(METRICS)
+    )
+    assert con.fetchone() == (1,)
 
 
 # ------------------------------------------------------------------------------------------

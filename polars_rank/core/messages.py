@@ -20,6 +20,7 @@ from polars_rank.core.errors import (
 __all__ = [
     "INPUT_PROBLEMS",
     "bad_choice",
+    "connection_busy",
     "empty_input",
     "input_problem",
     "left_out_message",
@@ -27,6 +28,7 @@ __all__ = [
     "no_row_order",
     "not_positive_integer",
     "not_utf8",
+    "open_transaction",
     "option",
     "swapped_hint",
     "warn_left_out",
@@ -161,4 +163,24 @@ def not_utf8(path: object, err: UnicodeDecodeError) -> PolarsRankError:
     byte = err.object[err.start]
     return PolarsRankError(
         f"{path}: not UTF-8 text: line {line} has the byte 0x{byte:02x} (save the file as UTF-8)"
+    )
+
+
+def open_transaction(names: str) -> PolarsRankError:
+    """``con`` has an open transaction while table names are to be read on a cursor of it."""
+    return PolarsRankError(
+        f"con has an open transaction: the DuckDB engine reads {names} on a cursor of its own, "
+        "which does not see the transaction's uncommitted rows (nor its snapshot), so it "
+        "would not read what con reads; COMMIT or ROLLBACK first, or pass the data as a "
+        "frame or a relation of con"
+    )
+
+
+def connection_busy(error: object) -> PolarsRankError:
+    """``con`` refused the one-row statements that read its session's place."""
+    return PolarsRankError(
+        "con is busy (a call of another thread on it, or an unfinished result of "
+        "con.execute()): table names are read as con's session reads them (its USE, "
+        "search_path and transaction state, one moment of con), which needs con free; "
+        f"finish that work first, or pass con.cursor() ({error})"
     )

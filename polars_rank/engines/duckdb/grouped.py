@@ -60,7 +60,8 @@ def in_duckdb(run: TableInput, options: Options, con: duckdb.DuckDBPyConnection 
         return False
     if con is None:
         return not _is_table_name(run)
-    rows = con.execute("SELECT current_setting('default_collation')").fetchall()
+    with session(con, []) as cursor:  # the engine's cursor's setting, never a statement on con
+        rows = cursor.execute("SELECT current_setting('default_collation')").fetchall()
     return not (rows and rows[0][0])
 
 

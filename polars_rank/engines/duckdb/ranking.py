@@ -328,7 +328,8 @@ def evaluate_duckdb(
     as the Polars engine does. The work happens on a cursor of ``con`` with the macros as its
     own temporary macros (:func:`polars_rank.duckdb.session`: ``con`` is left as it was);
     table names read what they read on ``con`` (its schema and search path are followed; its
-    own registered frames and temporary tables are read on ``con`` itself). Without ``con``
+    own registered frames and temporary tables are read on ``con`` itself; refused while
+    ``con`` has an open transaction: :func:`polars_rank.duckdb.follow`). Without ``con``
     a cursor of the package's in-memory database is used (table names then cannot be
     resolved: pass ``con`` with them). ``recommender`` holds the interactions, item features
     and catalog (read into memory when given as tables or Parquet paths).
