@@ -694,7 +694,7 @@ def evaluate_classification(
             (normalized entropy), ``calibration``, ``accuracy``,
             ``precision``, ``recall``, ``F1``, ``Fbeta(beta=2)``, ``specificity``, ``TP``,
             ``FP``, ``TN``, ``FN``; a thresholded metric may set its own threshold,
-            ``F1(threshold=0.3)``, and ``zero_division`` (0 or 1).
+            ``F1(threshold=0.3)``, and ``zero_division`` (0, 1 or nan).
         label: the 0/1 (or boolean) label column. score: the score column (probabilities
             for ``LogLoss``).
         by: column(s) whose values split the table: one row per segment, sorted (nulls first).

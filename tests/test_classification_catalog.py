@@ -337,7 +337,8 @@ def test_input_errors(predictions) -> None:
     assert "LogLoss needs probabilities" in message and "'score'" in message
     assert pr.evaluate_classification(logits, ["AUC"]).item() is not None  # AUC takes any score
     assert "finite" in error(predictions, ["F1(threshold=inf)"])
-    assert "zero_division" in error(predictions, ["F1(zero_division=nan)"])
+    assert "zero_division must be 0, 1 or nan" in error(predictions, ["F1(zero_division=0.5)"])
+    assert "finite" in error(predictions, ["F1(zero_division=inf)"])  # nan is scikit-learn's
     assert "finite" in error(predictions, ["F1"], threshold=float("nan"))
     assert "listed twice" in error(predictions, ["AUC", "AUC"])
     assert "takes no cutoff" in error(predictions, ["AUC@10"])
