@@ -327,6 +327,7 @@ def _evaluate_grouped(
     it and the run queries left out are warned about per run instead of through ``warn``.
     ``engine="duckdb"`` with the run as a Parquet path, table name or relation keys it in
     DuckDB (:mod:`polars_rank.engines.duckdb.grouped`) unless that module hands it back."""
+    from polars_rank.compiler.columns import metric_outputs
     from polars_rank.core import grouping
     from polars_rank.core.frames import to_lazy
 
@@ -359,7 +360,7 @@ def _evaluate_grouped(
     run_lf, qrels_lf = to_lazy(run, "run"), to_lazy(qrels, "qrels")
     run_schema, qrels_schema = run_lf.collect_schema(), qrels_lf.collect_schema()
     options.resolve(run_schema, qrels_schema)  # the inputs' own names in the messages
-    grouping.check_by(by, run_schema, qrels_schema, options, [s.label for s in specs])
+    grouping.check_by(by, run_schema, qrels_schema, options, metric_outputs(specs))
     groups = grouping.run_groups(run_lf, by)
     keyed_run, keyed_qrels = grouping.keyed_inputs(run_lf, qrels_lf, by, options, groups)
     query = options.columns.query
@@ -445,6 +446,7 @@ def _evaluate_recommender_by(
     table having a ``by`` column joins the group on it; one without it is shared by every
     group). With :func:`evaluate_runs` (``run_names``: the first ``by`` column is the run's
     position), an empty run is an error naming it."""
+    from polars_rank.compiler.columns import metric_outputs
     from polars_rank.core import grouping
     from polars_rank.core.frames import to_lazy
 
@@ -461,7 +463,7 @@ def _evaluate_recommender_by(
     qrels_schema = None if qrels_lf is None else qrels_lf.collect_schema()
     if qrels_schema is not None:
         options.resolve(run_schema, qrels_schema)  # the inputs' own names in messages
-    grouping.check_by(by, run_schema, qrels_schema, options, [s.label for s in specs])
+    grouping.check_by(by, run_schema, qrels_schema, options, metric_outputs(specs))
     groups = grouping.run_groups(run_lf, by)
     if run_names is not None:  # evaluate_runs: the first by column is the run's position
         present = set(groups[by[0]].to_physical().to_list())
@@ -729,6 +731,8 @@ def evaluate_classification(
     from polars_rank.catalog.classification import PROBABILITY
     from polars_rank.catalog.model import TARGETS
     from polars_rank.classification import frames
+    from polars_rank.compiler.columns import metric_outputs
+    from polars_rank.core import grouping
     from polars_rank.core.frames import to_lazy
     from polars_rank.engines.duckdb import classification as duckdb_engine
     from polars_rank.engines.polars import classification as polars_engine
@@ -763,9 +767,7 @@ def evaluate_classification(
     for column in dict.fromkeys([label, score, *segments, *groups, *weights]):
         if column not in schema:
             raise PolarsRankError(f"column {column!r} not found; columns are {schema.names()}")
-    clash = [s.label for s in specs if s.label in segments]
-    if clash:
-        raise PolarsRankError(f"metric {clash[0]!r} has the name of a by column")
+    grouping.check_by_names(segments, {}, metric_outputs(specs))
     try:
         cut = float(threshold)
     except (TypeError, ValueError):

@@ -259,7 +259,7 @@ def test_plan_does_not_grow_with_the_number_of_groups():
     assert plans[0] == plans[1]
     results = [pr.evaluate(_systems(n), qrels, ["AP"], by="system").collect() for n in (2, 200)]
     assert [r.height for r in results] == [2, 200]
-    sql = [pr.to_sql(["AP"], "trino", "run", "qrels", by="system")] * 2
+    sql = [pr.to_sql(["AP"], "trino", "run", "qrels", by="system", qrels_by=[])] * 2
     assert "s0" not in sql[0]  # the SQL names columns, never groups
 
 

@@ -343,7 +343,7 @@ def test_input_errors(predictions) -> None:
     assert "listed twice" in error(predictions, ["AUC", "AUC"])
     assert "takes no cutoff" in error(predictions, ["AUC@10"])
     clash = predictions.with_columns(pl.col("segment").alias("F1"))
-    assert "the name of a by column" in error(clash, ["AUC", "F1"], by="F1")
+    assert "by column 'F1' has the name of a metric ('F1'" in error(clash, ["AUC", "F1"], by="F1")
 
 
 def test_aliases_parse_to_their_entries() -> None:

@@ -29,10 +29,11 @@ from collections.abc import Iterable, Sequence
 from typing import Literal
 
 from polars_rank.catalog.names import MetricSpec, parse_metrics
-from polars_rank.compiler.columns import column_names
+from polars_rank.compiler.columns import column_names, metric_outputs
 from polars_rank.compiler.dialects import DIALECTS, Dialect, render
 from polars_rank.core import messages
 from polars_rank.core.errors import PolarsRankError
+from polars_rank.core.grouping import check_by_names
 from polars_rank.core.identifiers import table_reference
 
 #: The placeholder of the predictions table, and of its columns.
@@ -95,8 +96,8 @@ def _columns(value: str | Iterable[str] | None, what: str) -> list[str]:
         return []
     names = [value] if isinstance(value, str) else list(value)
     for name in names:
-        if not isinstance(name, str) or not name:
-            raise PolarsRankError(f"{what} must name columns (non-empty strings), got {name!r}")
+        if not isinstance(name, str) or not name.strip():
+            raise messages.bad_column_name(what, name)
     return names
 
 
@@ -396,7 +397,9 @@ def classification_sql(
         label: the 0/1 label column: numbers 0 and 1, booleans, or text holding one of them
             (read through its text, :data:`POSITIVE_LABELS`). score: the score
             column (probabilities for log loss, Brier, NE and calibration).
-        by: column(s) whose values split the table. group: GAUC's group column(s).
+        by: column(s) whose values split the table (none named like a metric's label or SQL
+            column, case-insensitively: :func:`~polars_rank.core.grouping.check_by_names`).
+            group: GAUC's group column(s) (may be a ``by`` column: each segment's groups).
         threshold: the thresholded metrics' default threshold (``score >= threshold``).
         weight: a sample-weight column (scikit-learn's ``sample_weight``): every sum, count
             and pair weighs by it (counts become sums of weights; GAUC's group weight is the
@@ -412,9 +415,7 @@ def classification_sql(
         raise PolarsRankError(
             "GAUC averages AUC over groups: give the group column(s), e.g. group='user'"
         )
-    clash = [c for c in segments if c.lower() in {g.lower() for g in groups}]
-    if clash and any(s.entry.name == "group_auc" for s in specs):
-        raise PolarsRankError(f"column {clash[0]!r} is both a by and a group column")
+    check_by_names(segments, {}, metric_outputs(specs))
     out = column_names(specs, reserved=segments)
     names = _names(dialect, label, score, weight, segments, groups)
     names.update({f"pr_m{n}": out[s.label] for n, s in enumerate(specs, 1)})
