@@ -571,3 +571,37 @@ def test_labels_and_zero_division_nan_on_spark(spark):
     got = pr.evaluate_classification(data, NAN_ZD_NAMES, engine="spark").row(0)
     want = _nan_zero_division_reference()
     _same_with_nan(dict(zip(want, got, strict=True)), want)
+
+
+def test_one_rule_for_by_names_with_predictions():
+    """A by column named like a metric (its label or its SQL column, case-insensitively) is
+    refused by evaluate_classification and to_sql alike (to_sql renamed the metric auc_2);
+    a group column may be the by column in both, with the same numbers: each segment's
+    groups are the segment itself. By hand, segment 1: labels 1 0 1 at 0.9 0.2 0.5, both
+    positives above the negative: AUC 1 (GAUC: one group, weight 3: 1); segment 2: labels
+    0 1 0 at 0.4 0.3 0.8, the positive below both negatives: 0."""
+    frame = pl.DataFrame(
+        {"u": [1, 1, 1, 2, 2, 2], "label": [1, 0, 1, 0, 1, 0],
+         "score": [0.9, 0.2, 0.5, 0.4, 0.3, 0.8]}
+    )  # fmt: skip
+    for by in ("AUC", "auc"):
+        named = frame.with_columns(pl.col("u").alias(by))
+        with pytest.raises(PolarsRankError, match=rf"by column '{by}' has the name of a metric"):
+            pr.to_sql(["AUC"], "duckdb", predictions="p", by=by)
+        for engine in ("polars", "duckdb"):
+            with pytest.raises(PolarsRankError, match="has the name of a metric"):
+                pr.evaluate_classification(named, ["AUC"], by=by, engine=engine)
+    sql = pr.to_sql(["GAUC", "AUC"], "duckdb", predictions="preds_t", by="u", group="u")
+    assert _duckdb_run(sql, "duckdb", frame).rows() == [(1, 1.0, 1.0), (2, 0.0, 0.0)]
+    for engine in ("polars", "duckdb"):
+        got = pr.evaluate_classification(frame, ["GAUC", "AUC"], by="u", group="u", engine=engine)
+        assert got.rows() == [(1, 1.0, 1.0), (2, 0.0, 0.0)]
+
+
+def test_check_sql_predictions_refuses_by():
+    """The predictions checks are checks of rows, the same in every segment: by (and every
+    ranking option) is refused, never silently ignored."""
+    with pytest.raises(PolarsRankError, match=r"does not take by=: every check of a predictions"):
+        pr.check_sql("duckdb", predictions="p", by="seg")
+    with pytest.raises(PolarsRankError, match=r"does not take order_by="):
+        pr.check_sql("duckdb", predictions="p", order_by="rank")
