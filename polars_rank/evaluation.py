@@ -332,6 +332,7 @@ def _evaluate_grouped(
     it and the run queries left out are warned about per run instead of through ``warn``.
     ``engine="duckdb"`` with the run as a Parquet path, table name or relation keys it in
     DuckDB (:mod:`polars_rank.engines.duckdb.grouped`) unless that module hands it back."""
+    from polars_rank.compiler.columns import metric_outputs
     from polars_rank.core import grouping
     from polars_rank.core.frames import to_lazy
 
@@ -364,7 +365,7 @@ def _evaluate_grouped(
     run_lf, qrels_lf = to_lazy(run, "run"), to_lazy(qrels, "qrels")
     run_schema, qrels_schema = run_lf.collect_schema(), qrels_lf.collect_schema()
     options.resolve(run_schema, qrels_schema)  # the inputs' own names in the messages
-    grouping.check_by(by, run_schema, qrels_schema, options, [s.label for s in specs])
+    grouping.check_by(by, run_schema, qrels_schema, options, metric_outputs(specs))
     groups = grouping.run_groups(run_lf, by)
     keyed_run, keyed_qrels = grouping.keyed_inputs(run_lf, qrels_lf, by, options, groups)
     query = options.columns.query
@@ -450,6 +451,7 @@ def _evaluate_recommender_by(
     table having a ``by`` column joins the group on it; one without it is shared by every
     group). With :func:`evaluate_runs` (``run_names``: the first ``by`` column is the run's
     position), an empty run is an error naming it."""
+    from polars_rank.compiler.columns import metric_outputs
     from polars_rank.core import grouping
     from polars_rank.core.frames import to_lazy
 
@@ -466,7 +468,7 @@ def _evaluate_recommender_by(
     qrels_schema = None if qrels_lf is None else qrels_lf.collect_schema()
     if qrels_schema is not None:
         options.resolve(run_schema, qrels_schema)  # the inputs' own names in messages
-    grouping.check_by(by, run_schema, qrels_schema, options, [s.label for s in specs])
+    grouping.check_by(by, run_schema, qrels_schema, options, metric_outputs(specs))
     groups = grouping.run_groups(run_lf, by)
     if run_names is not None:  # evaluate_runs: the first by column is the run's position
         present = set(groups[by[0]].to_physical().to_list())
@@ -701,7 +703,7 @@ def evaluate_classification(
             (normalized entropy), ``calibration``, ``accuracy``,
             ``precision``, ``recall``, ``F1``, ``Fbeta(beta=2)``, ``specificity``, ``TP``,
             ``FP``, ``TN``, ``FN``; a thresholded metric may set its own threshold,
-            ``F1(threshold=0.3)``, and ``zero_division`` (0 or 1).
+            ``F1(threshold=0.3)``, and ``zero_division`` (0, 1 or nan).
         label: the 0/1 (or boolean) label column. score: the score column (probabilities
             for ``LogLoss``).
         by: column(s) whose values split the table: one row per segment, sorted (nulls first).
@@ -736,6 +738,8 @@ def evaluate_classification(
     from polars_rank.catalog.classification import PROBABILITY
     from polars_rank.catalog.model import TARGETS
     from polars_rank.classification import frames
+    from polars_rank.compiler.columns import metric_outputs
+    from polars_rank.core import grouping
     from polars_rank.core.frames import to_lazy
     from polars_rank.engines.duckdb import classification as duckdb_engine
     from polars_rank.engines.polars import classification as polars_engine
@@ -772,9 +776,7 @@ def evaluate_classification(
     for column in dict.fromkeys([label, score, *segments, *groups, *weights]):
         if column not in schema:
             raise PolarsRankError(f"column {column!r} not found; columns are {schema.names()}")
-    clash = [s.label for s in specs if s.label in segments]
-    if clash:
-        raise PolarsRankError(f"metric {clash[0]!r} has the name of a by column")
+    grouping.check_by_names(segments, {}, metric_outputs(specs))
     try:
         cut = float(threshold)
     except (TypeError, ValueError):

@@ -259,7 +259,7 @@ def test_plan_does_not_grow_with_the_number_of_groups():
     assert plans[0] == plans[1]
     results = [pr.evaluate(_systems(n), qrels, ["AP"], by="system").collect() for n in (2, 200)]
     assert [r.height for r in results] == [2, 200]
-    sql = [pr.to_sql(["AP"], "trino", "run", "qrels", by="system")] * 2
+    sql = [pr.to_sql(["AP"], "trino", "run", "qrels", by="system", qrels_by=[])] * 2
     assert "s0" not in sql[0]  # the SQL names columns, never groups
 
 
@@ -387,6 +387,85 @@ def test_to_sql_by_errors():
         pr.to_sql(["AP"], "duckdb", "run", "qrels", by="query")
     with pytest.raises(pr.PolarsRankError, match="ranking metrics per group need qrels"):
         pr.to_sql(["AP"], "duckdb", "run", None, by="system")
+
+
+#: Two systems over one query; the judgments carry the system (each system its own).
+OWN_RUN = pl.DataFrame(
+    {"system": ["a", "a", "b", "b"], "query": ["q1"] * 4, "doc": ["x", "y", "x", "y"],
+     "score": [2.0, 1.0, 1.0, 2.0]}
+)  # fmt: skip
+OWN_QRELS = pl.DataFrame(
+    {"system": ["a", "b"], "query": ["q1", "q1"], "doc": ["y", "x"], "relevance": [1, 1]}
+)
+
+
+def test_to_sql_by_requires_the_judgments_by_columns():
+    """The SQL cannot see whether the judgments carry a by column, so with by and qrels,
+    qrels_by is required ([] = shared). By hand, RR: joined on system, a's relevant doc y is
+    at rank 2 (x 2.0 > y 1.0) and b's x at rank 2: 1/2 each (evaluate reads the column from
+    the frame); shared, both x and y are relevant for both systems: the first doc, 1/1."""
+    con = duckdb.connect()
+    con.register("run_t", OWN_RUN)
+    con.register("qrels_t", OWN_QRELS)
+    with pytest.raises(pr.PolarsRankError, match=r"give qrels_by= .*qrels_by=\[\] shares"):
+        pr.to_sql(["RR"], "duckdb", "run_t", "qrels_t", by="system")
+    with pytest.raises(pr.PolarsRankError, match=r"give qrels_by= "):
+        pr.check_sql("duckdb", "run_t", "qrels_t", by="system")
+    own = pr.to_sql(["RR"], "duckdb", "run_t", "qrels_t", by="system", qrels_by="system")
+    assert con.sql(own).fetchall() == [("a", 0.5), ("b", 0.5)]
+    assert pr.evaluate(OWN_RUN, OWN_QRELS, ["RR"], by="system").rows() == [("a", 0.5), ("b", 0.5)]
+    shared = pr.to_sql(["RR"], "duckdb", "run_t", "qrels_t", by="system", qrels_by=[])
+    assert con.sql(shared).fetchall() == [("a", 1.0), ("b", 1.0)]
+    for table in ("interactions", "catalog", "item_features"):
+        with pytest.raises(pr.PolarsRankError, match=rf"give {table}_by= with the {table} table"):
+            pr.to_sql(["coverage@2", "ILD@2"], "duckdb", "run_t", None, by="system",
+                      **{table: "t"})  # fmt: skip
+    # without by, or with the argument given, no error
+    assert pr.to_sql(["RR"], "duckdb", "run_t", "qrels_t")
+    assert pr.check_sql("duckdb", "run_t", "qrels_t", by="system", qrels_by=[])
+
+
+@pytest.mark.parametrize("argument", ["by", "qrels_by", "interactions_by", "group"])
+@pytest.mark.parametrize("name", ["", "  ", "\t"])
+def test_empty_by_names_are_refused_naming_the_argument(argument, name):
+    """An empty or whitespace-only column name would be written as a quoted empty
+    identifier (pr_src.""): refused in to_sql and check_sql, naming the argument."""
+    call = {"by": ["system"], "qrels_by": [], "interactions_by": []}
+    if argument == "group":
+        with pytest.raises(pr.PolarsRankError, match=r"^group: column names are non-empty"):
+            pr.to_sql(["GAUC"], "duckdb", predictions="p", group=name)
+        with pytest.raises(pr.PolarsRankError, match=r"^by: column names are non-empty"):
+            pr.to_sql(["AUC"], "duckdb", predictions="p", by=["seg", name])
+        return
+    call[argument] = [name] if argument != "by" else name
+    message = rf"^{argument}: column names are non-empty strings \(not only spaces\)"
+    with pytest.raises(pr.PolarsRankError, match=message):
+        pr.to_sql(["AP", "ARP@2"], "duckdb", "run", "qrels", interactions="h", **call)
+    with pytest.raises(pr.PolarsRankError, match=message):
+        pr.check_sql("duckdb", "run", "qrels", interactions="h", **call)
+
+
+def test_one_rule_for_by_names_in_every_entry_point():
+    """A by column named like a metric's output column (its label AP or its SQL column ap,
+    case-insensitively) is refused by evaluate, to_sql and check_sql alike (to_sql renamed
+    the metric ap_2); an id column as by is refused by check_sql as by to_sql."""
+    run = OWN_RUN.with_columns(pl.col("system").alias("ap"), pl.col("system").alias("AP"))
+    for by in ("AP", "ap", "Ap"):
+        with pytest.raises(pr.PolarsRankError, match=rf"by column '{by}' has the name of a metric"):
+            pr.to_sql(["AP"], "duckdb", "run", "qrels", by=by, qrels_by=[])
+        with pytest.raises(pr.PolarsRankError, match=rf"by column '{by}' has the name of a metric"):
+            pr.check_sql("duckdb", "run", "qrels", by=by, qrels_by=[], metrics=["AP"])
+        if by in run.columns:
+            for engine in ENGINES:
+                with pytest.raises(pr.PolarsRankError, match="has the name of a metric"):
+                    pr.evaluate(run, OWN_QRELS.drop("system"), ["AP"], by=by, engine=engine)
+    with pytest.raises(pr.PolarsRankError, match="by column 'ndcg_at_10' has the name of a"):
+        pr.evaluate(run.rename({"ap": "ndcg_at_10"}), OWN_QRELS, ["nDCG@10"], by="ndcg_at_10")
+    for by in ("query", "Doc", "score"):
+        with pytest.raises(pr.PolarsRankError, match=rf"by column '{by}' is the \w+ column"):
+            pr.check_sql("duckdb", "run", "qrels", by=by, qrels_by=[])
+        with pytest.raises(pr.PolarsRankError, match=rf"by column '{by}' is the \w+ column"):
+            pr.to_sql(["AP"], "duckdb", "run", "qrels", by=by, qrels_by=[])
 
 
 def test_to_sql_by_on_postgres(postgres):

@@ -411,8 +411,9 @@ def test_to_sql_by_on_postgres(postgres):
                         ("qrels_rb", qrels)]:  # fmt: skip
         postgres.load(name, table)
     metrics = ["novelty@2", "ARP@2", "APLT@2", "nDCG@2", *SQL_CORPUS]
-    sql = pr.to_sql(metrics, "postgres", "run_rb", "qrels_rb", by="sys", interactions="own_rb",
-                    interactions_by="sys", catalog="catalog_rb")  # fmt: skip
+    sql = pr.to_sql(metrics, "postgres", "run_rb", "qrels_rb", by="sys", qrels_by=[],
+                    interactions="own_rb", interactions_by="sys", catalog="catalog_rb",
+                    catalog_by=[])  # fmt: skip
     tables = {"interactions": own, "catalog": catalog}
     expected = one_by_one(run, qrels, tables, ["sys"], metrics, per_query=False, engine="polars")
     assert_same(expected, _sql_result(postgres.query(sql), metrics, ["sys"], expected))
@@ -451,7 +452,8 @@ def test_to_sql_by_renders_in_every_dialect(dialect):
     assert sql.count("day") >= 4
     for kind in ("vectors", "categories", "similarities"):  # item features per day
         sql = pr.to_sql(["ILD@10", "serendipity@10"], dialect, "p.d.recs", "p.d.qrels",
-                        by=["model", "day"], interactions="p.d.history",
+                        by=["model", "day"], qrels_by=[], interactions="p.d.history",
+                        interactions_by=[],
                         item_features="p.d.feats", item_features_by="day",
                         features=kind)  # fmt: skip
         assert "pr_col_" not in sql and "pr_input" not in sql and "feats" in sql

@@ -378,12 +378,13 @@ def test_input_errors(predictions) -> None:
     assert "LogLoss needs probabilities" in message and "'score'" in message
     assert pr.evaluate_classification(logits, ["AUC"]).item() is not None  # AUC takes any score
     assert "finite" in error(predictions, ["F1(threshold=inf)"])
-    assert "zero_division" in error(predictions, ["F1(zero_division=nan)"])
+    assert "zero_division must be 0, 1 or nan" in error(predictions, ["F1(zero_division=0.5)"])
+    assert "finite" in error(predictions, ["F1(zero_division=inf)"])  # nan is scikit-learn's
     assert "finite" in error(predictions, ["F1"], threshold=float("nan"))
     assert "listed twice" in error(predictions, ["AUC", "AUC"])
     assert "takes no cutoff" in error(predictions, ["AUC@10"])
     clash = predictions.with_columns(pl.col("segment").alias("F1"))
-    assert "the name of a by column" in error(clash, ["AUC", "F1"], by="F1")
+    assert "by column 'F1' has the name of a metric ('F1'" in error(clash, ["AUC", "F1"], by="F1")
 
 
 def test_aliases_parse_to_their_entries() -> None:

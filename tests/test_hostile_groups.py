@@ -58,7 +58,7 @@ def test_by_columns_with_hostile_names(dialect: str) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         want = pr.evaluate(run, qrels, metrics, by=by)
-    sql = pr.to_sql(metrics, dialect, "run_t", "qrels_t", by=by)
+    sql = pr.to_sql(metrics, dialect, "run_t", "qrels_t", by=by, qrels_by=[])
     text = sqlglot.transpile(sql, read=dialect, write="duckdb")[0] if dialect != "duckdb" else sql
     con = duckdb.connect()
     con.register("run_t", run)

@@ -88,6 +88,29 @@ def test_left_out_warning_names_the_run_and_the_count():
     }
 
 
+def test_left_out_warning_from_code_executed_from_a_string_never_raises():
+    """Code executed from a string in a module whose loader gives another (shorter) source:
+    Python's warn_explicit indexes that source at the string's line number and raises
+    IndexError; the warning is given without its source line instead."""
+    import importlib.machinery
+    import types
+
+    host = types.ModuleType("host")
+    host.__loader__ = importlib.machinery.SourceFileLoader("host", HERE)
+    host.__dict__.update(pr=pr, RUN=RUN, QRELS=QRELS)
+    code = "\n" * 5000 + "pr.evaluate(RUN, QRELS, ['AP'])\n"  # line 5001, past this file
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        exec(compile(code, "<string>", "exec"), host.__dict__)
+    assert [(w.filename, w.lineno, str(w.message)) for w in caught] == [
+        ("<string>", 5001, "1 query in the run has no judgments and was not evaluated")
+    ]
+    with warnings.catch_warnings():  # a filter that makes it an error still raises it
+        warnings.simplefilter("error")
+        with pytest.raises(UserWarning, match="has no judgments"):
+            exec(compile(code, "<string>", "exec"), host.__dict__)
+
+
 def _line_of(text: str) -> int:
     lines = Path(HERE).read_text().splitlines()
     return 1 + next(i for i, line in enumerate(lines) if text in line and "_line_of" not in line)

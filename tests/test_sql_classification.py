@@ -432,3 +432,176 @@ def test_any_column_names(dialect):
         got = got.rename({"order": "Order"})
     assert got.columns == ["Order", "auc", "gauc", "f1"]
     _same_points(got.rows(), want.rows())
+
+
+#: Labels of one table in several types (the same 0/1 values): booleans, text spellings,
+#: DOUBLE and DECIMAL; scores with a tie across the classes.
+LABELS_Y = [1, 0, 1, 0, 1, 0]
+LABELS_P = [0.9, 0.2, 0.3, 0.8, 0.6, 0.6]
+
+
+def _typed_labels(con: duckdb.DuckDBPyConnection) -> None:
+    con.register("typed_src", pl.DataFrame({"y": LABELS_Y, "score": LABELS_P}))
+    con.execute(
+        "CREATE TABLE typed AS SELECT score, y = 1 AS b, "
+        "CASE WHEN y = 1 THEN 'TRUE' ELSE 'false' END AS t, CAST(y AS VARCHAR) AS t01, "
+        "CAST(y AS DOUBLE) AS d, CAST(y AS DECIMAL(6, 3)) AS dec FROM typed_src"
+    )
+
+
+def _label_reference() -> dict[str, float]:
+    y, p = np.array(LABELS_Y), np.array(LABELS_P)
+    return {
+        "auc": roc_auc_score(y, p),
+        "tp": float(((p >= 0.5) & (y == 1)).sum()),
+        "f1": f1_score(y, (p >= 0.5).astype(int)),
+    }
+
+
+@pytest.mark.parametrize("dialect", fast_first(list(DIALECTS)))
+def test_boolean_and_text_labels_in_every_dialect(dialect):
+    """A label is read through its text: booleans, text '0'/'1'/'true'/'false' (any case),
+    DOUBLE and DECIMAL labels give scikit-learn's values on the 0/1 labels, and the checks
+    pass; text that is no label is bad_label, never a cast error."""
+    con = duckdb.connect()
+    _typed_labels(con)
+    want = _label_reference()
+    for label in ("b", "t", "t01", "d", "dec"):
+        sql = pr.to_sql(["AUC", "TP", "F1"], dialect, predictions="typed", label=label)
+        if dialect != "duckdb":
+            sql = sqlglot.parse_one(sql, read=dialect).sql("duckdb")
+        got = con.sql(sql).pl().rename(str.lower).row(0, named=True)
+        assert got == pytest.approx(want, rel=1e-12), label
+        check = pr.check_sql(dialect, predictions="typed", label=label)
+        if dialect != "duckdb":
+            check = sqlglot.parse_one(check, read=dialect).sql("duckdb")
+        assert con.sql(check).fetchall() == [], label
+    con.execute(
+        "CREATE TABLE junk AS SELECT * FROM (VALUES ('yes', 0.5), ('2', 0.5), ('1.5', 0.5), "
+        "('10', 0.5), ('1', 0.5), ('0.0', 0.5)) t(label, score)"
+    )
+    check = pr.check_sql(dialect, predictions="junk")
+    if dialect != "duckdb":
+        check = sqlglot.parse_one(check, read=dialect).sql("duckdb")
+    # 'yes', '2', '1.5', '10' are no label; '1' and '0.0' are; the smallest text shown
+    assert con.sql(check).fetchall() == [("predictions", "bad_label", 4, "1.5", None)]
+
+
+def _nan_zero_division_reference() -> dict[str, float]:
+    """All negatives, nothing predicted positive: precision, recall and F1 are 0/0 ->
+    zero_division (scikit-learn's np.nan), specificity TN / (TN + FP) = 3 / 3 = 1."""
+    y, predicted = np.zeros(3, dtype=int), np.zeros(3, dtype=int)
+    return {
+        "precision": precision_score(y, predicted, zero_division=np.nan),
+        "recall": recall_score(y, predicted, zero_division=np.nan),
+        "f1": f1_score(y, predicted, zero_division=np.nan),
+        "specificity": recall_score(y, predicted, pos_label=0, zero_division=np.nan),
+    }
+
+
+NAN_ZD = pl.DataFrame({"label": [0, 0, 0], "score": [0.1, 0.2, 0.3]})
+NAN_ZD_NAMES = [
+    "precision(zero_division=nan)",
+    "recall(zero_division=NaN)",
+    "F1(zero_division=nan)",
+    "specificity(zero_division=nan)",
+]
+
+
+def _same_with_nan(got: dict, want: dict) -> None:
+    assert list(got) == list(want)
+    for key in want:
+        assert (np.isnan(want[key]) and np.isnan(got[key])) or got[key] == want[key], key
+
+
+def test_zero_division_nan_in_every_engine_and_dialect():
+    """zero_division=nan, scikit-learn's choice since 1.3, is accepted by name as by the
+    expressions, and gives NaN in every engine and dialect."""
+    want = _nan_zero_division_reference()
+    assert np.isnan(want["precision"]) and want["specificity"] == 1.0  # the reference
+    for engine in ("polars", "duckdb"):
+        got = pr.evaluate_classification(NAN_ZD, NAN_ZD_NAMES, engine=engine).row(0)
+        _same_with_nan(dict(zip(want, got, strict=True)), want)
+    for dialect in DIALECTS:
+        sql = pr.to_sql(NAN_ZD_NAMES, dialect, predictions="preds_t")
+        got = _duckdb_run(sql, dialect, NAN_ZD).row(0)
+        _same_with_nan(dict(zip(want, got, strict=True)), want)
+    expr = pr.classification.precision("label", "score", zero_division=float("nan"))
+    assert np.isnan(NAN_ZD.select(expr).item())  # the expressions, as before
+
+
+def test_labels_and_zero_division_nan_on_postgres(postgres):
+    """PostgreSQL cannot cast a boolean to a number: boolean labels work through their text;
+    text that is no label is bad_label (no cast error); zero_division=nan is NaN."""
+    postgres.load("typed_src", pl.DataFrame({"y": LABELS_Y, "score": LABELS_P}))
+    with postgres.connect() as con, con.cursor() as cur:
+        cur.execute(
+            "DROP TABLE IF EXISTS typed; CREATE TABLE typed AS SELECT score, y = 1 AS b, "
+            "CASE WHEN y = 1 THEN 'TRUE' ELSE 'false' END AS t, CAST(y AS NUMERIC(6, 3)) AS "
+            "dec FROM typed_src; DROP TABLE IF EXISTS junk; CREATE TABLE junk AS SELECT * "
+            "FROM (VALUES ('yes', 0.5), ('2', 0.5), (NULL, 0.5), ('1', 0.5)) t(label, score)"
+        )
+    want = _label_reference()
+    for label in ("b", "t", "dec"):
+        got = postgres.query(pr.to_sql(["AUC", "TP", "F1"], "postgres", predictions="typed",
+                                       label=label)).row(0, named=True)  # fmt: skip
+        assert got == pytest.approx(want, rel=1e-12), label
+        assert postgres.query(pr.check_sql("postgres", predictions="typed", label=label)).is_empty()
+    problems = postgres.query(pr.check_sql("postgres", predictions="junk"))
+    assert problems.select("problem", "rows_affected", "example_query").rows() == [
+        ("null_label", 1, None),
+        ("bad_label", 2, "2"),
+    ]
+    postgres.load("nan_zd", NAN_ZD)
+    got = postgres.query(pr.to_sql(NAN_ZD_NAMES, "postgres", predictions="nan_zd")).row(0)
+    want_nan = _nan_zero_division_reference()
+    _same_with_nan(dict(zip(want_nan, got, strict=True)), want_nan)
+
+
+def test_labels_and_zero_division_nan_on_spark(spark):
+    """Spark (ANSI mode as the session has it): boolean labels and zero_division=nan."""
+    frame = pl.DataFrame({"b": [y == 1 for y in LABELS_Y], "score": LABELS_P})
+    got = pr.evaluate_classification(
+        spark.createDataFrame(frame.to_arrow()), ["AUC", "TP", "F1"], label="b", engine="spark"
+    ).row(0)
+    assert dict(zip(["auc", "tp", "f1"], got, strict=True)) == pytest.approx(
+        _label_reference(), rel=1e-12
+    )
+    data = spark.createDataFrame(NAN_ZD.to_arrow())
+    got = pr.evaluate_classification(data, NAN_ZD_NAMES, engine="spark").row(0)
+    want = _nan_zero_division_reference()
+    _same_with_nan(dict(zip(want, got, strict=True)), want)
+
+
+def test_one_rule_for_by_names_with_predictions():
+    """A by column named like a metric (its label or its SQL column, case-insensitively) is
+    refused by evaluate_classification and to_sql alike (to_sql renamed the metric auc_2);
+    a group column may be the by column in both, with the same numbers: each segment's
+    groups are the segment itself. By hand, segment 1: labels 1 0 1 at 0.9 0.2 0.5, both
+    positives above the negative: AUC 1 (GAUC: one group, weight 3: 1); segment 2: labels
+    0 1 0 at 0.4 0.3 0.8, the positive below both negatives: 0."""
+    frame = pl.DataFrame(
+        {"u": [1, 1, 1, 2, 2, 2], "label": [1, 0, 1, 0, 1, 0],
+         "score": [0.9, 0.2, 0.5, 0.4, 0.3, 0.8]}
+    )  # fmt: skip
+    for by in ("AUC", "auc"):
+        named = frame.with_columns(pl.col("u").alias(by))
+        with pytest.raises(PolarsRankError, match=rf"by column '{by}' has the name of a metric"):
+            pr.to_sql(["AUC"], "duckdb", predictions="p", by=by)
+        for engine in ("polars", "duckdb"):
+            with pytest.raises(PolarsRankError, match="has the name of a metric"):
+                pr.evaluate_classification(named, ["AUC"], by=by, engine=engine)
+    sql = pr.to_sql(["GAUC", "AUC"], "duckdb", predictions="preds_t", by="u", group="u")
+    assert _duckdb_run(sql, "duckdb", frame).rows() == [(1, 1.0, 1.0), (2, 0.0, 0.0)]
+    for engine in ("polars", "duckdb"):
+        got = pr.evaluate_classification(frame, ["GAUC", "AUC"], by="u", group="u", engine=engine)
+        assert got.rows() == [(1, 1.0, 1.0), (2, 0.0, 0.0)]
+
+
+def test_check_sql_predictions_refuses_by():
+    """The predictions checks are checks of rows, the same in every segment: by (and every
+    ranking option) is refused, never silently ignored."""
+    with pytest.raises(PolarsRankError, match=r"does not take by=: every check of a predictions"):
+        pr.check_sql("duckdb", predictions="p", by="seg")
+    with pytest.raises(PolarsRankError, match=r"does not take order_by="):
+        pr.check_sql("duckdb", predictions="p", order_by="rank")

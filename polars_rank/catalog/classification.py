@@ -44,9 +44,10 @@ ZERO_DIVISION = Param(
     "zero_division",
     0.0,
     doc="the value of 0/0 (scikit-learn's `zero_division`)",
-    valid=lambda v: v in (0.0, 1.0),
-    valid_doc="0 or 1 (undefined values are null, never NaN)",
-    examples=("0", "1"),
+    valid=lambda v: math.isnan(v) or v in (0.0, 1.0),
+    valid_doc="0, 1 or nan (scikit-learn's choices)",
+    examples=("0", "1", "nan"),
+    nan=True,
 )
 BETA = Param(
     "beta",

@@ -75,8 +75,8 @@ class Param:
     ``{1:3,2:9}`` (pairs in Python, a ``MAP(INTEGER, DOUBLE)`` in SQL); or ``"choice"``, one of
     ``spellings`` (lower case), each mapped to the value it stands for. ``examples`` are
     written values the tests evaluate (numbers default to 0.5 and 2).
-    Numbers must be finite; a number (each one of a list) may be checked by ``valid``
-    (``valid_doc`` says what it accepts).
+    Numbers must be finite (``nan=True``: NaN too, written ``nan``); a number (each one of a
+    list) may be checked by ``valid`` (``valid_doc`` says what it accepts).
     ``scope="table"`` marks a parameter that shapes the table the metric reads (e.g. how item
     popularity is counted) rather than the metric's own function or macro, which therefore do
     not take it. ``variants`` limits a parameter to some of the metric's input variants (e.g.
@@ -93,6 +93,7 @@ class Param:
     scope: Scope = "metric"
     variants: tuple[str, ...] = ()
     examples: tuple[str, ...] = ()
+    nan: bool = False
 
     def parse(self, text: str) -> Any:
         """The value of a written parameter: a spelling (``"exp"`` → ``"exponential"``), a
@@ -128,9 +129,9 @@ class Param:
         return self._number(raw)
 
     def _number(self, text: str) -> float:
-        """A written number: finite (NaN and infinities are refused) and, with ``valid``,
-        one it accepts."""
-        value = _finite(text)
+        """A written number: finite (NaN and infinities are refused; NaN accepted with
+        ``nan``) and, with ``valid``, one it accepts."""
+        value = math.nan if self.nan and text.strip().lower() == "nan" else _finite(text)
         if self.valid is not None and not self.valid(value):
             raise ValueError(f"{self.name} must be {self.valid_doc}")
         return value

@@ -19,12 +19,13 @@ from typing import NamedTuple
 
 from polars_rank.catalog.names import MetricSpec
 from polars_rank.compiler import placeholders as ph
-from polars_rank.compiler.compile import _parsed
+from polars_rank.compiler.columns import metric_outputs
+from polars_rank.compiler.compile import _parsed, require_input_by, roles_of
 from polars_rank.compiler.dialects import DIALECTS, Dialect, render
 from polars_rank.compiler.recsys import CATALOG, FEATURES, INTERACTIONS
 from polars_rank.core.conventions import OrderBy
 from polars_rank.core.errors import PolarsRankError, bad_choice
-from polars_rank.core.grouping import by_list
+from polars_rank.core.grouping import by_list, check_by_names
 from polars_rank.core.identifiers import TableRef, table_reference
 from polars_rank.core.options import Duplicates, Options
 
@@ -357,9 +358,10 @@ def check_sql(
       ``interactions_by``, ``catalog_by``, ``item_features_by`` in those tables), with ``by``
       (the evaluation leaves those rows out; the engines refuse them).
 
-    Arguments as :func:`~polars_rank.compiler.compile.to_sql`'s; table arguments are table
-    references, quoted per dialect as there. ``run`` may be None to check the judgments
-    alone (``qrels`` given).
+    Arguments as :func:`~polars_rank.compiler.compile.to_sql`'s, by its rules (``by``
+    columns named as there; with ``by``, each table given needs its ``*_by`` argument,
+    ``[]`` for shared); table arguments are table references, quoted per dialect as there.
+    ``run`` may be None to check the judgments alone (``qrels`` given).
 
     >>> import duckdb
     >>> con = duckdb.connect()
@@ -372,7 +374,8 @@ def check_sql(
     columns, ``metrics`` classification names) the checks of
     :func:`~polars_rank.compiler.classification.predictions_check_sql` instead: NULL labels,
     scores or weights, labels outside {0, 1}, NaN scores, scores outside [0, 1] (for the
-    metrics of probabilities), bad weights.
+    metrics of probabilities), bad weights. These are checks of rows, the same in every
+    segment, so ``by`` (and every ranking option) is refused with ``predictions``.
     """
     if predictions is not None:
         from polars_rank.compiler.classification import predictions_check_sql
@@ -381,6 +384,37 @@ def check_sql(
             raise PolarsRankError(
                 "check_sql checks either a run (and qrels ...) or predictions=, one family per call"
             )
+        ranking_only = {
+            "by": by,
+            "qrels_by": qrels_by,
+            "interactions_by": interactions_by,
+            "catalog_by": catalog_by,
+            "item_features_by": item_features_by,
+            "interactions": interactions,
+            "catalog": catalog,
+            "item_features": item_features,
+        }
+        given = [name for name, value in ranking_only.items() if value is not None]
+        changed = given + [
+            name
+            for name, value, default in (
+                ("query", query, "query"),
+                ("doc", doc, "doc"),
+                ("rank", rank, "rank"),
+                ("relevance", relevance, "relevance"),
+                ("order_by", order_by, "score"),
+                ("duplicates", duplicates, "error"),
+            )
+            if value != default
+        ]
+        if changed:
+            why = (
+                ": every check of a predictions table is a check of its rows, the same in "
+                "every segment (a NULL by value is a segment of its own, not a problem)"
+                if changed[0] == "by"
+                else " (an option of the ranking and recommender checks)"
+            )
+            raise PolarsRankError(f"check_sql with predictions= does not take {changed[0]}={why}")
         return predictions_check_sql(
             dialect,
             predictions,
@@ -410,12 +444,22 @@ def check_sql(
             "check_sql needs a run table, a qrels table or both (or predictions=)"
         )
     specs = _parsed(metrics) if metrics is not None else []
-    by_columns, shared = by_list(by), by_list(qrels_by)
+    by_columns, shared = by_list(by), by_list(qrels_by, "qrels_by")
+    check_by_names(by_columns, roles_of(query, doc, score, rank, relevance), metric_outputs(specs))
+    require_input_by(
+        by_columns,
+        {
+            "qrels_by": (qrels, qrels_by),
+            "interactions_by": (interactions, interactions_by),
+            "catalog_by": (catalog, catalog_by),
+            "item_features_by": (item_features, item_features_by),
+        },
+    )
     input_by = {
         "qrels": shared,
-        "interactions": by_list(interactions_by),
-        "catalog": by_list(catalog_by),
-        "item_features": by_list(item_features_by),
+        "interactions": by_list(interactions_by, "interactions_by"),
+        "catalog": by_list(catalog_by, "catalog_by"),
+        "item_features": by_list(item_features_by, "item_features_by"),
     }
     for name, listed in input_by.items():
         outside = [c for c in listed if c not in by_columns]

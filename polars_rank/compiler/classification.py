@@ -29,10 +29,11 @@ from collections.abc import Iterable, Sequence
 from typing import Literal
 
 from polars_rank.catalog.names import MetricSpec, parse_metrics
-from polars_rank.compiler.columns import column_names
+from polars_rank.compiler.columns import column_names, metric_outputs
 from polars_rank.compiler.dialects import DIALECTS, Dialect, render
 from polars_rank.core import messages
 from polars_rank.core.errors import PolarsRankError
+from polars_rank.core.grouping import check_by_names
 from polars_rank.core.identifiers import table_reference
 
 #: The placeholder of the predictions table, and of its columns.
@@ -58,8 +59,35 @@ _SCORE_METRICS = ("roc_auc", "average_precision")
 _PROBABILITY_METRICS = ("log_loss", "brier_score", "normalized_entropy", "calibration")
 
 
+#: The spellings of a label's text (:func:`_label_text`) read as positive and as negative:
+#: booleans (every dialect writes ``true`` / ``false``), numbers (an integer ``1``; a
+#: DOUBLE or DECIMAL ``1.0``, ``1.00`` once its trailing zeros are dropped; Trino's
+#: ``1.0E0``) and text holding one of them. Any other label is ``bad_label``.
+POSITIVE_LABELS = ("1", "true", "1e0", "1.0e0")
+NEGATIVE_LABELS = ("0", "-0", "false", "0e0", "0.0e0", "-0e0", "-0.0e0")
+
+
+def _label_text(column: str) -> str:
+    """The label as lower-case text, a decimal's trailing zeros (and point) dropped: one
+    expression for every type a label has (a number, a boolean, text), so that a boolean
+    label works where it cannot be cast to a number (PostgreSQL) and a text label is never
+    cast to one (a cast error); compared with :data:`POSITIVE_LABELS`."""
+    text = f"LOWER(CAST({column} AS VARCHAR))"
+    return (
+        f"CASE WHEN {text} LIKE '%.%' AND {text} NOT LIKE '%e%' "
+        f"THEN RTRIM(RTRIM({text}, '0'), '.') ELSE {text} END"
+    )
+
+
+def _spelled(values: tuple[str, ...]) -> str:
+    return "(" + ", ".join(f"'{v}'" for v in values) + ")"
+
+
 def _num(value: float) -> str:
-    """A number as a DOUBLE literal (its shortest repr, never a DECIMAL's arithmetic)."""
+    """A number as a DOUBLE literal (its shortest repr, never a DECIMAL's arithmetic); NaN
+    (``zero_division=nan``) as the text ``'NaN'`` cast, which every dialect reads."""
+    if math.isnan(value):
+        return "CAST('NaN' AS DOUBLE PRECISION)"
     return f"CAST({float(value)!r} AS DOUBLE PRECISION)"
 
 
@@ -68,8 +96,8 @@ def _columns(value: str | Iterable[str] | None, what: str) -> list[str]:
         return []
     names = [value] if isinstance(value, str) else list(value)
     for name in names:
-        if not isinstance(name, str) or not name:
-            raise PolarsRankError(f"{what} must name columns (non-empty strings), got {name!r}")
+        if not isinstance(name, str) or not name.strip():
+            raise messages.bad_column_name(what, name)
     return names
 
 
@@ -133,7 +161,7 @@ def _rows_cte(segments: int, groups: int, weighted: bool) -> str:
     return (
         "pr_rows AS (SELECT "
         + "".join(f"{k}, " for k in keys)
-        + f"CASE WHEN {ok} AND CAST({_SRC}.{LABEL} AS DOUBLE PRECISION) = 1 "
+        + f"CASE WHEN {ok} AND {_label_text(f'{_SRC}.{LABEL}')} IN {_spelled(POSITIVE_LABELS)} "
         "THEN CAST(1.0 AS DOUBLE PRECISION) ELSE CAST(0.0 AS DOUBLE PRECISION) END AS pr_y, "
         f"CASE WHEN {ok} THEN CAST({_SRC}.{SCORE} AS DOUBLE PRECISION) "
         "ELSE CAST(0.0 AS DOUBLE PRECISION) END AS pr_s, "
@@ -366,9 +394,12 @@ def classification_sql(
             ``NE``, ``calibration``, ``F1(threshold=0.3)``, ``TP``, ...).
         dialect: as :func:`~polars_rank.to_sql`.
         predictions: a table reference (``[catalog.][schema.]table``).
-        label: the 0/1 label column (numeric; cast a boolean in a view). score: the score
+        label: the 0/1 label column: numbers 0 and 1, booleans, or text holding one of them
+            (read through its text, :data:`POSITIVE_LABELS`). score: the score
             column (probabilities for log loss, Brier, NE and calibration).
-        by: column(s) whose values split the table. group: GAUC's group column(s).
+        by: column(s) whose values split the table (none named like a metric's label or SQL
+            column, case-insensitively: :func:`~polars_rank.core.grouping.check_by_names`).
+            group: GAUC's group column(s) (may be a ``by`` column: each segment's groups).
         threshold: the thresholded metrics' default threshold (``score >= threshold``).
         weight: a sample-weight column (scikit-learn's ``sample_weight``): every sum, count
             and pair weighs by it (counts become sums of weights; GAUC's group weight is the
@@ -384,9 +415,7 @@ def classification_sql(
         raise PolarsRankError(
             "GAUC averages AUC over groups: give the group column(s), e.g. group='user'"
         )
-    clash = [c for c in segments if c.lower() in {g.lower() for g in groups}]
-    if clash and any(s.entry.name == "group_auc" for s in specs):
-        raise PolarsRankError(f"column {clash[0]!r} is both a by and a group column")
+    check_by_names(segments, {}, metric_outputs(specs))
     out = column_names(specs, reserved=segments)
     names = _names(dialect, label, score, weight, segments, groups)
     names.update({f"pr_m{n}": out[s.label] for n, s in enumerate(specs, 1)})
@@ -528,7 +557,8 @@ def predictions_check_sql(
 
     * ``empty``: no row;
     * ``null_label`` / ``null_score`` / ``null_weight``: rows every metric skips;
-    * ``bad_label``: a label other than 0 and 1;
+    * ``bad_label``: a label other than 0 and 1 (``true`` and ``false`` for booleans, the
+      text of one of them for text);
     * ``bad_score``: a NaN score;
     * ``score_outside_0_1``: a score outside [0, 1], when a metric needs probabilities (log
       loss, Brier, NE, calibration) or ``metrics`` is not given;
@@ -558,7 +588,8 @@ def predictions_check_sql(
         rows_where("null_score", f"{SCORE} IS NULL", SCORE),
         rows_where(
             "bad_label",
-            f"{LABEL} IS NOT NULL AND {number(LABEL)} <> 0 AND {number(LABEL)} <> 1",
+            f"{LABEL} IS NOT NULL AND {_label_text(LABEL)} NOT IN "
+            f"{_spelled(POSITIVE_LABELS + NEGATIVE_LABELS)}",
             LABEL,
         ),
         rows_where("bad_score", f"{SCORE} IS NOT NULL AND {_is_nan(SCORE, dialect)}", SCORE),

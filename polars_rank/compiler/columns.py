@@ -48,3 +48,15 @@ def column_names(
         taken.add(name)
         names[label] = name
     return names
+
+
+def metric_outputs(metrics: Iterable[str | MetricSpec]) -> list[str]:
+    """The names a metric's output column has in some entry point: its label (the engines)
+    and its column in the compiled SQL (:func:`column_names`); a ``by`` column may have
+    neither (:func:`~polars_rank.core.grouping.check_by_names`).
+
+    >>> metric_outputs(["nDCG@10", "AP"])
+    ['nDCG@10', 'AP', 'ndcg_at_10', 'ap']
+    """
+    labels = [m.label if isinstance(m, MetricSpec) else m for m in metrics]
+    return [*labels, *column_names(labels, reserved=()).values()]

@@ -15,7 +15,7 @@ from polars_rank.catalog.model import Metric
 from polars_rank.catalog.names import MetricSpec, parse_metric, parse_metrics
 from polars_rank.compiler import placeholders as ph
 from polars_rank.compiler import plan
-from polars_rank.compiler.columns import column_names
+from polars_rank.compiler.columns import column_names, metric_outputs
 from polars_rank.compiler.dialects import DIALECTS, Dialect, render
 from polars_rank.compiler.recsys import (
     CATALOG,
@@ -31,7 +31,7 @@ from polars_rank.compiler.recsys import (
 from polars_rank.core import messages
 from polars_rank.core.conventions import OrderBy
 from polars_rank.core.errors import PolarsRankError, check_boolean, option
-from polars_rank.core.grouping import by_list
+from polars_rank.core.grouping import by_list, check_by_names
 from polars_rank.core.identifiers import table_reference
 from polars_rank.core.options import Duplicates, Options, Queries
 from polars_rank.core.recommender_inputs import GivenTable, check_request
@@ -92,24 +92,38 @@ def _check_by(
     by: list[str],
     shared: list[str],
     qrels: str | None,
-    roles: list[str],
+    roles: dict[str, str],
 ) -> None:
-    """``by`` and ``qrels_by`` of :func:`to_sql`: group columns that are none of the id,
-    score, rank and relevance columns, ranking metrics with qrels, ``qrels_by`` within
+    """``by`` and ``qrels_by`` of :func:`to_sql`: group columns named by the rule of
+    :func:`~polars_rank.core.grouping.check_by_names` (none of the id, score, rank and
+    relevance columns, no metric's name), ranking metrics with qrels, ``qrels_by`` within
     ``by``."""
     outside = [c for c in shared if c not in by]
     if outside:
         raise PolarsRankError(f"qrels_by column {outside[0]!r} is not one of the by columns {by}")
     if not by:
         return
-    clash = [c for c in by if c.lower() in {r.lower() for r in roles}]
-    if clash:
-        raise PolarsRankError(
-            f"by column {clash[0]!r} is an id, score, rank or relevance column: a group "
-            "column must be another column of the run"
-        )
+    check_by_names(by, roles, metric_outputs(specs))
     if qrels is None and any(s.entry.table == "judged" for s in specs):
         raise PolarsRankError("by: ranking metrics per group need qrels")
+
+
+def require_input_by(by: list[str], given: dict[str, tuple[str | None, object]]) -> None:
+    """With ``by``, every table given needs its ``*_by`` argument (``given``: argument name
+    → (the table, the argument as passed)): which ``by`` columns a table has too changes
+    the numbers, and the SQL cannot see the table, so None is refused and ``[]`` means
+    shared by every group."""
+    if not by:
+        return
+    for argument, (table, value) in given.items():
+        if table is not None and value is None:
+            raise messages.by_columns_needed(argument, argument.removesuffix("_by"))
+
+
+def roles_of(query: str, doc: str, score: str, rank: str, relevance: str) -> dict[str, str]:
+    """The input's role columns, as :func:`~polars_rank.core.grouping.check_by_names` takes
+    them."""
+    return {query: "query", doc: "doc", score: "score", rank: "rank", relevance: "relevance"}
 
 
 def to_sql(
@@ -189,7 +203,9 @@ def to_sql(
             doc_b, similarity`` (either orientation; a missing pair 0, an item with itself 1).
         per_query: ``True``: one row per query (ordered by query) instead of one summary row;
             ``True`` or ``False`` only.
-        by: column(s) of the run whose every combination is evaluated independently, as
+        by: column(s) of the run whose every combination is evaluated independently (named
+            by :func:`~polars_rank.core.grouping.check_by_names`' rule: no id, score, rank or
+            relevance column, no metric's label or SQL column, case-insensitively), as
             :func:`polars_rank.evaluate`'s ``by``: ranking within (group, query), one row per
             group (the group columns first, ordered by them; with ``per_query`` before the
             query). Rows with a null group are left out (:func:`~polars_rank.check_sql`
@@ -197,12 +213,14 @@ def to_sql(
             metrics (coverage, Gini, entropy, user coverage): the popularity, item table,
             catalog and counts are the group's; ILD and serendipity per (group, user).
         qrels_by: the ``by`` columns the qrels table has too: the judgments join each group
-            on them; those it lacks share the judgments across groups (default: all shared,
-            several systems against one qrels).
+            on them; those it lacks share the judgments across groups (``[]``: all shared,
+            several systems against one qrels). Required with ``by`` and ``qrels``: the SQL
+            cannot see the table, so it does not guess (a ``PolarsRankError`` naming the
+            argument); the engines and the dbt package read it from the table.
         interactions_by, catalog_by, item_features_by: the ``by`` columns the
             interactions, the catalog and the item features tables have too (as
             ``qrels_by``): a group sees their rows of its values; the others are shared by
-            every group (default: all shared).
+            every group (``[]``: all shared). Required with ``by`` and that table.
         queries, relevance_level, max_rank, order_by: as in :func:`polars_rank.evaluate`
             (``order_by="rank"`` ranks by the run's ``rank`` column).
         query, doc, score, rank, relevance, vector: the tables' column names, any name: a
@@ -307,12 +325,21 @@ def to_sql(
             "label=, group=, threshold= and weight= go with predictions= (classification)"
         )
     specs = _specs(metrics)
-    by_columns, shared = by_list(by), by_list(qrels_by)
-    _check_by(specs, by_columns, shared, qrels, [query, doc, score, rank, relevance])
+    by_columns, shared = by_list(by), by_list(qrels_by, "qrels_by")
+    _check_by(specs, by_columns, shared, qrels, roles_of(query, doc, score, rank, relevance))
+    require_input_by(
+        by_columns,
+        {
+            "qrels_by": (qrels, qrels_by),
+            "interactions_by": (interactions, interactions_by),
+            "catalog_by": (catalog, catalog_by),
+            "item_features_by": (item_features, item_features_by),
+        },
+    )
     input_by = {
-        "interactions_by": by_list(interactions_by),
-        "catalog_by": by_list(catalog_by),
-        "item_features_by": by_list(item_features_by),
+        "interactions_by": by_list(interactions_by, "interactions_by"),
+        "catalog_by": by_list(catalog_by, "catalog_by"),
+        "item_features_by": by_list(item_features_by, "item_features_by"),
     }
     for name, listed in input_by.items():
         outside = [c for c in listed if c not in by_columns]

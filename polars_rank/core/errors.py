@@ -135,11 +135,16 @@ class CallSite:
     def warn(self, message: str, category: type[Warning] = UserWarning) -> None:
         """Warn at this call site, every time: a fresh registry each call, so Python's
         once-per-location rule (the ``"default"`` action) does not hide a repeat. Code whose
-        source its loader cannot give (``python -c``: the built-in loader of ``__main__``
-        raises ``ImportError``) warns without the source line."""
+        source its loader cannot give warns without the source line: ``python -c`` (the
+        built-in loader of ``__main__`` raises ``ImportError``), or code executed from a
+        string in a module whose loader gives another source, shorter than the line number
+        (Python's ``warn_explicit`` raises ``IndexError``). Whatever the loader does, the
+        warning never raises (unless a warnings filter turns it into an error)."""
         try:
             self._warn(message, category, self.module_globals)
-        except ImportError:
+        except Exception as err:  # the loader's failure, never the warning made an error
+            if isinstance(err, Warning):
+                raise
             self._warn(message, category, None)
 
     def _warn(

@@ -25,10 +25,11 @@ gives on that group's rows alone with ``queries="both"``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import polars as pl
 
+from polars_rank.core import messages
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.options import Options
 from polars_rank.core.summary import Summary, summary_expr
@@ -37,9 +38,10 @@ from polars_rank.core.summary import Summary, summary_expr
 _PRESENT = "__pr_group_present"
 
 
-def by_list(by: str | Iterable[str] | None) -> list[str]:
-    """``by`` as a list of column names (a string is one column); an error for a repeated or
-    non-string name.
+def by_list(by: str | Iterable[str] | None, argument: str = "by") -> list[str]:
+    """``by`` (or ``argument``: ``qrels_by``, ``group``, ...) as a list of column names (a
+    string is one column); an error naming ``argument`` for a repeated name, or one that is
+    not a string, is empty or only spaces.
 
     >>> by_list("date"), by_list(["system", "date"]), by_list(None)
     (['date'], ['system', 'date'], [])
@@ -48,12 +50,38 @@ def by_list(by: str | Iterable[str] | None) -> list[str]:
         return []
     columns = [by] if isinstance(by, str) else list(by)
     for column in columns:
-        if not isinstance(column, str):
-            raise PolarsRankError(f"by: column names are strings, got {column!r}")
+        if not isinstance(column, str) or not column.strip():
+            raise messages.bad_column_name(argument, column)
     repeated = [c for c in columns if columns.count(c) > 1]
     if repeated:
-        raise PolarsRankError(f"by: column {repeated[0]!r} is listed twice")
+        raise PolarsRankError(f"{argument}: column {repeated[0]!r} is listed twice")
     return columns
+
+
+def check_by_names(by: Sequence[str], roles: Mapping[str, str], outputs: Iterable[str]) -> None:
+    """The rule for ``by`` column names, the same in every entry point (``evaluate``,
+    ``evaluate_classification``, ``to_sql``, ``check_sql``, every engine): no ``by`` column
+    is one of the input's ``roles`` (column name → its role: the id, score, rank and
+    relevance columns), nor has the name of a metric's output column (``outputs``: the
+    metrics' labels and their SQL column names), both compared case-insensitively, as SQL
+    compares unquoted names: the output columns stay unambiguous."""
+    lowered_roles = {name.lower(): role for name, role in roles.items()}
+    lowered_outputs: dict[str, str] = {}
+    for name in outputs:
+        lowered_outputs.setdefault(name.lower(), name)
+    for column in by:
+        role = lowered_roles.get(column.lower())
+        if role is not None:
+            raise PolarsRankError(
+                f"by column {column!r} is the {role} column: a group column must be "
+                "another column of the run"
+            )
+        if column.lower() in lowered_outputs:
+            raise PolarsRankError(
+                f"by column {column!r} has the name of a metric "
+                f"({lowered_outputs[column.lower()]!r}, case-insensitively): the output "
+                "columns would clash; rename the column"
+            )
 
 
 def check_by(
@@ -64,8 +92,9 @@ def check_by(
     labels: Iterable[str],
 ) -> None:
     """The ``by`` columns are the run's, none is an id, score, rank or relevance column or a
-    metric's name, none holds nested or mixed (``Object``) values, and one the judgments
-    share has the run's dtype there."""
+    metric's name (:func:`check_by_names`; ``labels``: the metrics' output names), none
+    holds nested or mixed (``Object``) values, and one the judgments share has the run's
+    dtype there."""
     cols = options.columns
     roles = {
         cols.query: "query",
@@ -74,20 +103,13 @@ def check_by(
         cols.rank: "rank",
         cols.relevance: "relevance",
     }
-    names = set(labels)
     for column in by:
         if column not in run_schema:
             raise PolarsRankError(
                 f"by column {column!r} is not a column of the run; its columns are "
                 f"{list(run_schema.names())}"
             )
-        if column in roles:
-            raise PolarsRankError(
-                f"by column {column!r} is the {roles[column]} column: a group column must be "
-                "another column of the run"
-            )
-        if column in names:
-            raise PolarsRankError(f"by column {column!r} has the name of a metric")
+        check_by_names([column], roles, labels)
         dtype = run_schema[column]
         if dtype == pl.Object or dtype.is_nested():
             raise PolarsRankError(

@@ -184,3 +184,22 @@ def connection_busy(error: object) -> PolarsRankError:
         "search_path and transaction state, one moment of con), which needs con free; "
         f"finish that work first, or pass con.cursor() ({error})"
     )
+
+
+def by_columns_needed(argument: str, table: str) -> PolarsRankError:
+    """``to_sql`` / ``check_sql`` with ``by`` and a ``table`` but without its ``argument``
+    (``qrels_by``, ...): the SQL cannot see which ``by`` columns the table has."""
+    return PolarsRankError(
+        f"by: give {argument}= with the {table} table: the by columns the {table} table has "
+        f"too (each group then reads its own rows); {argument}=[] shares all of its rows "
+        "across the groups. The SQL cannot see the table's columns, so it does not guess "
+        "(the engines and the dbt package read them from the table)"
+    )
+
+
+def bad_column_name(argument: str, name: object) -> PolarsRankError:
+    """A column name in ``argument`` (``by``, ``qrels_by``, ``group``, ...) that is not a
+    non-empty string with a character besides spaces."""
+    return PolarsRankError(
+        f"{argument}: column names are non-empty strings (not only spaces), got {name!r}"
+    )

@@ -14,7 +14,7 @@
 {%- endif %}
 with report as (
 {{ polars_rank.evaluate(ref('run'), ref('qrels'), metrics=['nDCG@10', 'AP'], by=['system'],
-                        left_out_column='left_out', relevance_level=1.0, per_query=false) }}
+                        qrels_by=[], left_out_column='left_out', relevance_level=1.0, per_query=false) }}
 )
 select
   cast('{{ var("run_date", "2026-01-01") }}' as date) as run_date,

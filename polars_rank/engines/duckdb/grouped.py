@@ -31,6 +31,7 @@ import duckdb
 import polars as pl
 
 from polars_rank.catalog.names import MetricSpec
+from polars_rank.compiler.columns import metric_outputs
 from polars_rank.core import grouping, messages
 from polars_rank.core.arrow import register_frame, to_polars
 from polars_rank.core.options import Options
@@ -94,7 +95,7 @@ def _groups(
         sources.append(qrels_src)
         run_schema, qrels_schema = _schema(run, run_src), _schema(qrels, qrels_src)
         options.resolve(run_schema, qrels_schema)
-        grouping.check_by(by, run_schema, qrels_schema, options, [s.label for s in specs])
+        grouping.check_by(by, run_schema, qrels_schema, options, metric_outputs(specs))
         columns = ", ".join(ident(c) for c in by)
         distinct = to_polars(con.sql(f"SELECT DISTINCT {columns} FROM {run_src.sql}"))
         groups = grouping.run_groups(distinct.lazy(), by)

@@ -29,9 +29,10 @@ from polars_rank.compiler.classification import (
     classification_sql,
     predictions_check_sql,
 )
-from polars_rank.compiler.columns import column_names
+from polars_rank.compiler.columns import column_names, metric_outputs
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.frames import from_arrow
+from polars_rank.core.grouping import check_by_names
 from polars_rank.engines.spark.checks import quoted
 from polars_rank.engines.spark.ranking import _session, _spark_frame, _temp_views
 
@@ -96,9 +97,7 @@ def evaluate_classification_spark(
     for column in dict.fromkeys([label, score, *by, *group, *weights]):
         if column not in schema:
             raise PolarsRankError(f"column {column!r} not found; columns are {schema.names()}")
-    clash = [s.label for s in specs if s.label in by]
-    if clash:
-        raise PolarsRankError(f"metric {clash[0]!r} has the name of a by column")
+    check_by_names(by, {}, metric_outputs(specs))
     for name, dtype in ((label, schema[label]), (score, schema[score])):
         if not (dtype.is_numeric() or dtype == pl.Boolean):
             raise PolarsRankError(f"column {name!r} must hold numbers, got {dtype} values")

@@ -27,6 +27,7 @@ import polars as pl
 
 from polars_rank.catalog.names import MetricSpec
 from polars_rank.compiler import column_names, to_sql
+from polars_rank.compiler.columns import metric_outputs
 from polars_rank.core import grouping, messages
 from polars_rank.core.columns import fresh
 from polars_rank.core.errors import PolarsRankError
@@ -174,7 +175,7 @@ def evaluate_spark(
     by = list(by)
     shared = [c for c in by if c in qrels_schema]
     if by:
-        grouping.check_by(by, run_schema, qrels_schema, options, [s.label for s in specs])
+        grouping.check_by(by, run_schema, qrels_schema, options, metric_outputs(specs))
     # the result's count of left-out queries, under a name the query column does not have
     left_out_column = LEFT_OUT if cols.query.lower() != LEFT_OUT else f"{LEFT_OUT}_n"
     polars_inputs = run_frame is not None and qrels_frame is not None

@@ -21,6 +21,7 @@ import polars as pl
 
 from polars_rank.catalog.names import MetricSpec
 from polars_rank.compiler import column_names, to_sql
+from polars_rank.compiler.columns import metric_outputs
 from polars_rank.core import grouping, messages
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.frames import from_arrow
@@ -207,7 +208,7 @@ def evaluate_spark_recommender(
     input_by: dict[str, list[str]] = {}
     if by:
         judged = qrels_schema if qrels is not None else None
-        grouping.check_by(by, run_schema, judged, options, [s.label for s in specs])
+        grouping.check_by(by, run_schema, judged, options, metric_outputs(specs))
         input_by["qrels"] = [c for c in by if qrels is not None and c in qrels_schema]
     vector, kind = None, None
     for name, obj in given.items():
@@ -267,10 +268,10 @@ def evaluate_spark_recommender(
             category=vector if kind == "categories" and vector else "category",
             per_query=per_query,
             by=by or None,
-            qrels_by=input_by.get("qrels") or None,
-            interactions_by=input_by.get("interactions") or None,
-            catalog_by=input_by.get("catalog") or None,
-            item_features_by=input_by.get("item_features") or None,
+            qrels_by=input_by.get("qrels", []),  # read from the tables' schemas
+            interactions_by=input_by.get("interactions", []),
+            catalog_by=input_by.get("catalog", []),
+            item_features_by=input_by.get("item_features", []),
             queries=options.queries,
             relevance_level=options.relevance_level,
             max_rank=options.max_rank,
