@@ -49,15 +49,15 @@ CREATE OR REPLACE MACRO _te_rows(rank, relevance, gains, relevance_level) AS
         list({'r': CAST(rank AS DOUBLE), 'g': _pr_table_gain(relevance, gains),
               'k': CASE WHEN relevance < 0 THEN -1
                         WHEN _pr_rel(relevance, relevance_level) THEN 1 ELSE 0 END}
-             ORDER BY rank)
+             ORDER BY rank ASC NULLS LAST)
             FILTER (WHERE rank IS NOT NULL AND relevance IS NOT NULL),
         []);
 
 -- the positive ideal gains, largest first (judged rows with grade >= 0)
 CREATE OR REPLACE MACRO _te_ideal(relevance, gains) AS
-    coalesce(list_reverse_sort(list(_pr_table_gain(relevance, gains))
-                               FILTER (WHERE relevance >= 0
-                                       AND _pr_table_gain(relevance, gains) > 0)),
+    coalesce(list_sort(list(_pr_table_gain(relevance, gains))
+                       FILTER (WHERE relevance >= 0
+                               AND _pr_table_gain(relevance, gains) > 0), 'DESC', 'NULLS LAST'),
              []::DOUBLE[]);
 
 -- running ideal DCG [0, I_1, ..., I_P] of the ideal gains
@@ -67,7 +67,7 @@ CREATE OR REPLACE MACRO _te_idcg(ideal) AS
 -- the sorted ranks of the retrieved relevant documents
 CREATE OR REPLACE MACRO _te_rel_ranks(rank, relevance, relevance_level) AS
     coalesce(list_sort(list(rank) FILTER (WHERE _pr_rel(relevance, relevance_level)
-                                          AND rank IS NOT NULL)), []);
+                                          AND rank IS NOT NULL), 'ASC', 'NULLS LAST'), []);
 
 -- ------------------------------------------------------------------------------------------
 -- relstring (m_relstring.c): one character per rank 1 .. min(trunc(length), num_ret): the
