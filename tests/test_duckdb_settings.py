@@ -72,12 +72,17 @@ SETTINGS = {
     "preserve_insertion_order=false": ["SET preserve_insertion_order = false"],
     "threads=1": ["SET threads = 1"],
     "default_collation=nocase": ["SET default_collation = 'nocase'"],
+    "error_on_division_by_zero=false": ["SET error_on_division_by_zero = false"],
+    "dialect_compatibility_mode=spark": ["SET dialect_compatibility_mode = 'spark'"],
+    "preserve_identifier_case=uppercase": ["SET preserve_identifier_case = 'uppercase'"],
+    "legacy_disable_null_type=true": ["SET legacy_disable_null_type = true"],
+    "enable_optimizer=false": ["SET enable_optimizer = false"],
 }
 
-#: The settings that hold per connection (a cursor does not see them): the compiled SQL and
-#: the macros run on the user's connection must hold under them; the engine's cursor does not
-#: read them.
-ALL = list(SETTINGS)
+#: Every setting; the first in the fast loop, the others marked ``slow``. (Some hold per
+#: connection, e.g. integer_division, and the engine's cursor does not see them; others, e.g.
+#: default_order, hold for the whole database and the cursor does.)
+ALL = fast_first(list(SETTINGS))
 
 
 def connection(setting: str) -> duckdb.DuckDBPyConnection:
@@ -238,14 +243,15 @@ def test_engine_queries_state_every_sort():
     con.execute("CALL enable_logging('QueryLog')")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        pr.evaluate(run, qrels, METRICS, engine="duckdb", con=con, duplicates="first")
+        ranking = summary_metric_names(table="judged")
+        pr.evaluate(run, qrels, ranking, engine="duckdb", con=con, duplicates="first")
         pr.evaluate(run, qrels, METRICS, engine="duckdb", con=con, per_query=True)
         sys_run = pl.concat([run.with_columns(sys=pl.lit(s)) for s in ("a", "b")])
         pr.evaluate(sys_run, qrels, ["AP", "P@5"], engine="duckdb", con=con, by="sys")
         pr.evaluate(
             frames["run"],
             frames["qrels"],
-            registry_metric_names(kind="vectors"),
+            summary_metric_names(kind="vectors"),
             engine="duckdb",
             con=con,
             interactions=frames["interactions"],
@@ -424,10 +430,7 @@ def test_classification_macros_on_the_users_connection(setting: str):
     got = con.sql(f"SELECT {', '.join(selects)} FROM clicks").pl()
     expected = pr.evaluate_classification(frame, metrics, group="user")
     assert_same(expected, got.select(expected.columns).cast(expected.schema))
-    for curve, function in (
-        ("roc", pr.classification.roc_curve),
-        ("pr", pr.classification.precision_recall_curve),
-    ):
+    for function in (pr.classification.roc_curve, pr.classification.precision_recall_curve):
         got = con.sql(
             f"SELECT * FROM cls_{function.__name__}('clicks', 'label', 'score', ['seg'])"
         ).pl()
