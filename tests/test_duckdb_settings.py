@@ -73,8 +73,6 @@ SETTINGS = {
     "threads=1": ["SET threads = 1"],
     "default_collation=nocase": ["SET default_collation = 'nocase'"],
     "error_on_division_by_zero=false": ["SET error_on_division_by_zero = false"],
-    "dialect_compatibility_mode=spark": ["SET dialect_compatibility_mode = 'spark'"],
-    "preserve_identifier_case=uppercase": ["SET preserve_identifier_case = 'uppercase'"],
     "legacy_disable_null_type=true": ["SET legacy_disable_null_type = true"],
     "enable_optimizer=false": ["SET enable_optimizer = false"],
 }
