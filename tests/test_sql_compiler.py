@@ -327,7 +327,10 @@ def test_recommender_sql_uses_only_portable_constructs(dialect):
     assert upper.count("ROW_NUMBER() OVER (PARTITION BY QID ORDER BY SORT_KEY DESC") == 1
     collations = re.findall(r"COLLATE\s+\"\w+\"", upper)
     # one item table per configuration: (discovery, users), (choice, interactions), tail_share
-    window = r"ROW_NUMBER\(\) OVER \(ORDER BY POPULARITY ASC(?: NULLS LAST)?, (.*?)\) AS (?:DOUBLE|FLOAT64)"
+    window = (
+        r"ROW_NUMBER\(\) OVER \(ORDER BY POPULARITY ASC(?: NULLS LAST)?, (.*?)\) "
+        r"AS (?:DOUBLE|FLOAT64)"
+    )
     orders = re.findall(window, upper)
     assert len(orders) == 3
     if dialect in ("postgres", "duckdb"):
