@@ -44,7 +44,7 @@ CREATE OR REPLACE MACRO _cls_desc(label, score) AS
         list_sort(
             list({'s': CAST(score AS DOUBLE), 'y': CAST(_cls_pos(label) AS BIGINT)})
                 FILTER (WHERE _cls_ok(label, score)),
-            'DESC'),
+            'DESC', 'NULLS LAST'),
         [{'s': CAST(NULL AS DOUBLE), 'y': CAST(0 AS BIGINT)}]);
 
 -- ------------------------------------------------------------------------------------------
@@ -295,7 +295,7 @@ CREATE OR REPLACE MACRO _cls_points(tbl, label, score, by_cols) AS TABLE
            row_number() OVER w AS __cls_i,
            count(*) OVER (PARTITION BY __cls_key) AS __cls_k
     FROM _grouped
-    WINDOW w AS (PARTITION BY __cls_key ORDER BY __cls_s DESC ROWS UNBOUNDED PRECEDING);
+    WINDOW w AS (PARTITION BY __cls_key ORDER BY __cls_s DESC NULLS LAST ROWS UNBOUNDED PRECEDING);
 
 -- ROC curve as scikit-learn's roc_curve: a first point (threshold = +inf, fpr = tpr = 0),
 -- then one point per distinct score (score >= threshold is positive); with
@@ -310,7 +310,7 @@ AS TABLE
                max(__cls_fps) OVER (PARTITION BY __cls_key) AS __cls_nn,
                max(__cls_tps) OVER (PARTITION BY __cls_key) AS __cls_np
         FROM _cls_points(tbl, label, score, by_cols)
-        WINDOW w AS (PARTITION BY __cls_key ORDER BY __cls_i)
+        WINDOW w AS (PARTITION BY __cls_key ORDER BY __cls_i ASC NULLS LAST)
     ), _kept AS (
         SELECT __cls_key, __cls_i AS __cls_order, __cls_s AS threshold,
                __cls_fps, __cls_tps, __cls_nn, __cls_np
@@ -327,7 +327,7 @@ AS TABLE
         FROM _kept
     )
     SELECT * EXCLUDE (__cls_all, __cls_key, __cls_order) FROM _out
-    ORDER BY __cls_key, __cls_order;
+    ORDER BY __cls_key ASC NULLS LAST, __cls_order ASC NULLS LAST;
 
 -- precision-recall curve as scikit-learn's precision_recall_curve: one point per distinct
 -- score in increasing threshold order (precision = tps / (tps + fps), recall = tps / P),
@@ -343,7 +343,7 @@ AS TABLE
                    AS __cls_turn,
                max(__cls_tps) OVER (PARTITION BY __cls_key) AS __cls_np
         FROM _cls_points(tbl, label, score, by_cols)
-        WINDOW w AS (PARTITION BY __cls_key ORDER BY __cls_i)
+        WINDOW w AS (PARTITION BY __cls_key ORDER BY __cls_i ASC NULLS LAST)
     ), _kept AS (
         SELECT __cls_key, -__cls_i AS __cls_order, __cls_s AS threshold,
                CAST(__cls_tps AS DOUBLE) / CAST(__cls_tps + __cls_fps AS DOUBLE) AS precision,
@@ -360,7 +360,7 @@ AS TABLE
         FROM _kept
     )
     SELECT * EXCLUDE (__cls_all, __cls_key, __cls_order) FROM _out
-    ORDER BY __cls_key, __cls_order;
+    ORDER BY __cls_key ASC NULLS LAST, __cls_order ASC NULLS LAST;
 
 -- GAUC: the mean of per-group ROC AUC weighted by the group's rows (impressions), over the
 -- groups that have both classes; groups_left_out counts the others. grp is one column name
@@ -424,7 +424,7 @@ CREATE OR REPLACE MACRO cls_confusion_matrix(tbl, actual, predicted, by_cols := 
            AND k.__cls_a = x.c AND k.__cls_p = y.c
     )
     SELECT * EXCLUDE (__cls_all, __cls_key, __cls_ac, __cls_pc) FROM _out
-    ORDER BY __cls_key, __cls_ac, __cls_pc;
+    ORDER BY __cls_key ASC NULLS LAST, __cls_ac ASC NULLS LAST, __cls_pc ASC NULLS LAST;
 
 -- per-class report (by..., class, precision, recall, f1, support) like scikit-learn's
 -- precision_recall_fscore_support(average=None); classes = labels seen in either column
@@ -438,4 +438,5 @@ CREATE OR REPLACE MACRO cls_classification_report(tbl, actual, predicted, by_col
                a AS support
         FROM _cls_class_counts(tbl, actual, predicted, by_cols)
     )
-    SELECT * EXCLUDE (__cls_all, __cls_key) FROM _out ORDER BY __cls_key, class;
+    SELECT * EXCLUDE (__cls_all, __cls_key) FROM _out
+    ORDER BY __cls_key ASC NULLS LAST, class ASC NULLS LAST;

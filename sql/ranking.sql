@@ -217,7 +217,7 @@ CREATE OR REPLACE MACRO average_precision(rank, relevance, k := NULL, denominato
     _pr_div(
         coalesce(list_sum(list_transform(
             list_sort(list(rank) FILTER (WHERE _pr_rel(relevance, relevance_level)
-                                         AND _pr_within(rank, k))),
+                                         AND _pr_within(rank, k)), 'ASC', 'NULLS LAST'),
             lambda x, i: CAST(i AS DOUBLE) / CAST(x AS DOUBLE))), 0),
         CASE WHEN NOT _pr_choice_ok(denominator, ['R', 'min(k,R)', 'min'],
                                     'denominator must be ''R'' or ''min(k,R)''') THEN NULL
@@ -259,7 +259,8 @@ CREATE OR REPLACE MACRO unjudged(rank, relevance, k) AS
 -- order (repeatable to the last bit, whatever order the rows arrive in); gains := MAP {1: 3.0,
 -- 2: 9.0} is a gain table (trec_eval -m dcg.1=3,2=9; negative gains count)
 CREATE OR REPLACE MACRO dcg(rank, relevance, k := NULL, gain := 'linear', gains := NULL) AS
-    coalesce(sum(_pr_gain(relevance, gain, gains) / log2(CAST(rank AS DOUBLE) + 1) ORDER BY rank)
+    coalesce(sum(_pr_gain(relevance, gain, gains) / log2(CAST(rank AS DOUBLE) + 1)
+                     ORDER BY rank ASC NULLS LAST)
                  FILTER (WHERE _pr_within(rank, k)),
              CAST(0 AS DOUBLE));
 
@@ -268,9 +269,9 @@ CREATE OR REPLACE MACRO dcg(rank, relevance, k := NULL, gain := 'linear', gains 
 CREATE OR REPLACE MACRO ideal_dcg(relevance, k := NULL, gain := 'linear', gains := NULL) AS
     coalesce(list_sum(list_transform(
         list_slice(
-            list_reverse_sort(list(_pr_gain(relevance, gain, gains))
-                              FILTER (WHERE relevance >= 0
-                                      AND _pr_gain(relevance, gain, gains) > 0)),
+            list_sort(list(_pr_gain(relevance, gain, gains))
+                      FILTER (WHERE relevance >= 0
+                              AND _pr_gain(relevance, gain, gains) > 0), 'DESC', 'NULLS LAST'),
             1, CASE WHEN _pr_cutoff_ok(k, 'k') THEN coalesce(k, 9223372036854775807) END),
         lambda g, i: g / log2(CAST(i AS DOUBLE) + 1))), CAST(0 AS DOUBLE));
 
@@ -297,7 +298,8 @@ CREATE OR REPLACE MACRO bpref(rank, relevance, relevance_level := 1) AS
                     list_sort(list(2 * rank + CAST(_pr_rel(relevance, relevance_level) AS INTEGER))
                         FILTER (WHERE rank IS NOT NULL
                                 AND (_pr_rel(relevance, relevance_level)
-                                     OR _pr_nonrel(relevance, relevance_level)))),
+                                     OR _pr_nonrel(relevance, relevance_level))),
+                        'ASC', 'NULLS LAST'),
                     lambda x, p: p * (x % 2)),
                 lambda p: p > 0),
             lambda p, j: CASE WHEN p - j > 0 THEN
@@ -334,7 +336,7 @@ CREATE OR REPLACE MACRO set_f(rank, relevance, beta := 1.0, relevance_level := 1
 CREATE OR REPLACE MACRO iprec_at_recall(rank, relevance, recall_level, relevance_level := 1) AS
     _pr_iprec(
         list_sort(list(rank) FILTER (WHERE _pr_rel(relevance, relevance_level)
-                                     AND rank IS NOT NULL)),
+                                     AND rank IS NOT NULL), 'ASC', 'NULLS LAST'),
         num_rel(relevance, relevance_level := relevance_level),
         recall_level);
 
@@ -373,7 +375,7 @@ CREATE OR REPLACE MACRO eleven_pt_avg(rank, relevance,
     ELSE list_transform([{
         'precs': list_transform(
             coalesce(list_sort(list(rank) FILTER (WHERE _pr_rel(relevance, relevance_level)
-                                                  AND rank IS NOT NULL)), []),
+                                                  AND rank IS NOT NULL), 'ASC', 'NULLS LAST'), []),
             lambda x, i: CAST(i AS DOUBLE) / CAST(x AS DOUBLE)),
         'nrr': num_rel_ret(rank, relevance, relevance_level := relevance_level),
         'r': num_rel(relevance, relevance_level := relevance_level)}],
@@ -393,7 +395,8 @@ CREATE OR REPLACE MACRO judge(run_table, qrels_table, max_rank := NULL) AS TABLE
         SELECT query, doc,
                row_number() OVER (
                    PARTITION BY _pr_id_bytes(query)
-                   ORDER BY _pr_score_key(score) DESC, _pr_id_bytes(doc) DESC) AS rank
+                   ORDER BY _pr_score_key(score) DESC NULLS LAST,
+                            _pr_id_bytes(doc) DESC NULLS LAST) AS rank
         FROM query_table(_pr_checked(run_table, _pr_cutoff_ok(max_rank, 'max_rank')))
         QUALIFY max_rank IS NULL OR rank <= max_rank
     )
@@ -441,7 +444,8 @@ CREATE OR REPLACE MACRO judge_by(run_table, qrels_table, group_by, max_rank := N
         SELECT group_key, query, doc,
                row_number() OVER (
                    PARTITION BY _pr_id_bytes(group_key), _pr_id_bytes(query)
-                   ORDER BY _pr_score_key(score) DESC, _pr_id_bytes(doc) DESC) AS rank
+                   ORDER BY _pr_score_key(score) DESC NULLS LAST,
+                            _pr_id_bytes(doc) DESC NULLS LAST) AS rank
         FROM _run
         QUALIFY max_rank IS NULL OR rank <= max_rank
     )
@@ -477,7 +481,7 @@ CREATE OR REPLACE MACRO standard_metrics(run_table, qrels_table, relevance_level
     FROM judge(run_table, qrels_table)
     GROUP BY _pr_id_bytes(query)
     HAVING count(relevance) > 0
-    ORDER BY query;
+    ORDER BY query ASC NULLS LAST;
 
 -- ------------------------------------------------------------------------------------------
 -- cascade and user-model metrics: ERR, RBP
@@ -501,7 +505,7 @@ CREATE OR REPLACE MACRO err(rank, relevance, k := NULL, max_grade := 4) AS
     coalesce(list_reduce(
         list_sort(list({'r': CAST(rank AS DOUBLE), 'p': _pr_err_stop(relevance, max_grade),
                         'err': CAST(0 AS DOUBLE), 'reach': CAST(1 AS DOUBLE)})
-                  FILTER (WHERE _pr_within(rank, k))),
+                  FILTER (WHERE _pr_within(rank, k)), 'ASC', 'NULLS LAST'),
         lambda acc, x: {'r': x.r, 'p': x.p, 'err': acc.err + x.p * acc.reach / x.r,
                         'reach': acc.reach * (1.0 - x.p)},
         {'r': CAST(NULL AS DOUBLE), 'p': CAST(NULL AS DOUBLE), 'err': CAST(0 AS DOUBLE),
@@ -522,14 +526,14 @@ CREATE OR REPLACE MACRO rbp(rank, relevance, k := NULL, p := 0.8, relevance_leve
              THEN CASE WHEN relevance > 0 THEN CAST(relevance AS DOUBLE)
                        ELSE CAST(0 AS DOUBLE) END
              ELSE CAST(_pr_rel(relevance, relevance_level) AS DOUBLE) END
-        * _pr_rbp_weight(rank, p) ORDER BY rank) FILTER (WHERE _pr_within(rank, k)),
+        * _pr_rbp_weight(rank, p) ORDER BY rank ASC NULLS LAST) FILTER (WHERE _pr_within(rank, k)),
         CAST(0 AS DOUBLE));
 
 -- RBP residual (Moffat & Zobel 2008): the weight of unjudged ranks <= d plus p^d, d = k or the
 -- number retrieved; from the judged rows: (1 - p^min(n, d)) - judged weight + p^d
 CREATE OR REPLACE MACRO rbp_residual(rank, relevance, k := NULL, p := 0.8) AS
     (1.0 - pow(CAST(p AS DOUBLE), least(num_ret(rank), coalesce(CAST(k AS DOUBLE), num_ret(rank)))))
-    - coalesce(sum(_pr_rbp_weight(rank, p) ORDER BY rank)
+    - coalesce(sum(_pr_rbp_weight(rank, p) ORDER BY rank ASC NULLS LAST)
                    FILTER (WHERE relevance IS NOT NULL AND _pr_within(rank, k)),
                CAST(0 AS DOUBLE))
     + pow(CAST(p AS DOUBLE), coalesce(CAST(k AS DOUBLE), num_ret(rank)));

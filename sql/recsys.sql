@@ -32,7 +32,8 @@ CREATE OR REPLACE MACRO top_k(run, k := NULL) AS TABLE
     SELECT query, doc, rank FROM (
         SELECT query, doc,
                row_number() OVER (PARTITION BY _pr_id_bytes(query)
-                                  ORDER BY _pr_score_key(score) DESC, _pr_id_bytes(doc) DESC)
+                                  ORDER BY _pr_score_key(score) DESC NULLS LAST,
+                                           _pr_id_bytes(doc) DESC NULLS LAST)
                    AS rank
         FROM query_table(_pr_checked(run, _pr_cutoff_ok(k, 'k'))))
     WHERE _pr_within(rank, k);
@@ -64,7 +65,8 @@ CREATE OR REPLACE MACRO item_table(popularity_table, n_users := NULL, model := '
     WITH ordered AS (
         SELECT doc, popularity,
                CAST(popularity AS DOUBLE) / sum(CAST(popularity AS DOUBLE)) OVER () AS choice,
-               CAST(row_number() OVER (ORDER BY popularity, doc) AS DOUBLE) AS pos,
+               CAST(row_number() OVER (ORDER BY popularity ASC NULLS LAST,
+                                                 doc ASC NULLS LAST) AS DOUBLE) AS pos,
                CAST(count(*) OVER () AS DOUBLE) AS n
         FROM query_table(_pr_checked(popularity_table,
                                      _pr_choice_ok(model, ['choice', 'discovery'],
@@ -142,7 +144,7 @@ CREATE OR REPLACE MACRO shannon_entropy(top, k := NULL, base := 2.0, per_item :=
         FROM recommendation_counts(top, k := k))
     SELECT CASE WHEN count(*) > 0 THEN
                -list_sum(list(p * (ln(p) / ln(CAST(base AS DOUBLE))) ORDER BY
-                              p * (ln(p) / ln(CAST(base AS DOUBLE)))))
+                              p * (ln(p) / ln(CAST(base AS DOUBLE))) ASC NULLS LAST))
                / CASE WHEN per_item THEN CAST(count(*) AS DOUBLE) ELSE 1.0 END
            END AS shannon_entropy
     FROM probs;
@@ -157,7 +159,7 @@ CREATE OR REPLACE MACRO gini_index(top, catalog, k := NULL) AS TABLE
     positioned AS (
         SELECT c, size.n AS n,
                size.n - CAST(count(*) OVER () AS DOUBLE)
-                   + CAST(row_number() OVER (ORDER BY c) AS DOUBLE) AS j
+                   + CAST(row_number() OVER (ORDER BY c ASC NULLS LAST) AS DOUBLE) AS j
         FROM counts, size)
     SELECT CASE WHEN sum(c) > 0 THEN sum((2.0 * j - n - 1.0) * c) / (first(n) * sum(c)) END
                AS gini
@@ -218,7 +220,7 @@ CREATE OR REPLACE MACRO cooccurrence_similarity(interactions) AS TABLE
               GROUP BY a.doc, b.doc)
     SELECT p.doc_a, p.doc_b, p.shared / (ra.root * rb.root) AS similarity
     FROM pairs AS p JOIN roots AS ra ON ra.doc = p.doc_a JOIN roots AS rb ON rb.doc = p.doc_b
-    ORDER BY p.doc_a, p.doc_b;
+    ORDER BY p.doc_a ASC NULLS LAST, p.doc_b ASC NULLS LAST;
 
 -- ------------------------------------------------------------------------------------------
 -- intra-list diversity: query, intra_list_diversity = 1 - sum_{i<j} sim(i, j) / C(n, 2) over
@@ -232,7 +234,8 @@ CREATE OR REPLACE MACRO _pr_ild(pair_sum, n) AS
 CREATE OR REPLACE MACRO intra_list_diversity_vectors(top, item_features, k := NULL) AS TABLE
     WITH sums AS (
         SELECT t.query, count(*) AS n, sum(u.sq) AS sq,
-               _pr_vector_sum(list(u.u ORDER BY t.rank) FILTER (WHERE u.u IS NOT NULL)) AS s
+               _pr_vector_sum(list(u.u ORDER BY t.rank ASC NULLS LAST)
+                              FILTER (WHERE u.u IS NOT NULL)) AS s
         FROM query_table(_pr_checked(top, _pr_cutoff_ok(k, 'k'))) AS t
         LEFT JOIN unit_vectors(item_features) AS u ON t.doc = u.doc
         WHERE _pr_within(t.rank, k)

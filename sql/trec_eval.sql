@@ -23,6 +23,21 @@
 -- ------------------------------------------------------------------------------------------
 -- helpers
 
+-- IEEE 754's log2 and division (x / 0.0 = +-Infinity or NaN, log2(0) = -Infinity, log2 of a
+-- negative number NaN), whatever the session's ieee_floating_point_ops, integer_division and
+-- error_on_division_by_zero (which make them errors): trec_eval's G and ndcg_rel reach them
+-- with gain tables that give negative grades a gain
+CREATE OR REPLACE MACRO _te_log2(x) AS
+    CASE WHEN x > 0 THEN log2(x)
+         WHEN x = 0 THEN CAST('-Infinity' AS DOUBLE)
+         ELSE CAST('NaN' AS DOUBLE) END;
+
+CREATE OR REPLACE MACRO _te_div(numerator, denominator) AS
+    CASE WHEN denominator <> 0 THEN numerator / denominator
+         WHEN numerator > 0 THEN CAST('Infinity' AS DOUBLE)
+         WHEN numerator < 0 THEN CAST('-Infinity' AS DOUBLE)
+         ELSE CAST('NaN' AS DOUBLE) END;
+
 -- relstring character of a judged row: the grade 0-9, '>' above 9, '.' negative grade
 CREATE OR REPLACE MACRO _te_relchar(relevance) AS
     CASE WHEN relevance > 9 THEN '>'
@@ -49,15 +64,15 @@ CREATE OR REPLACE MACRO _te_rows(rank, relevance, gains, relevance_level) AS
         list({'r': CAST(rank AS DOUBLE), 'g': _pr_table_gain(relevance, gains),
               'k': CASE WHEN relevance < 0 THEN -1
                         WHEN _pr_rel(relevance, relevance_level) THEN 1 ELSE 0 END}
-             ORDER BY rank)
+             ORDER BY rank ASC NULLS LAST)
             FILTER (WHERE rank IS NOT NULL AND relevance IS NOT NULL),
         []);
 
 -- the positive ideal gains, largest first (judged rows with grade >= 0)
 CREATE OR REPLACE MACRO _te_ideal(relevance, gains) AS
-    coalesce(list_reverse_sort(list(_pr_table_gain(relevance, gains))
-                               FILTER (WHERE relevance >= 0
-                                       AND _pr_table_gain(relevance, gains) > 0)),
+    coalesce(list_sort(list(_pr_table_gain(relevance, gains))
+                       FILTER (WHERE relevance >= 0
+                               AND _pr_table_gain(relevance, gains) > 0), 'DESC', 'NULLS LAST'),
              []::DOUBLE[]);
 
 -- running ideal DCG [0, I_1, ..., I_P] of the ideal gains
@@ -67,7 +82,7 @@ CREATE OR REPLACE MACRO _te_idcg(ideal) AS
 -- the sorted ranks of the retrieved relevant documents
 CREATE OR REPLACE MACRO _te_rel_ranks(rank, relevance, relevance_level) AS
     coalesce(list_sort(list(rank) FILTER (WHERE _pr_rel(relevance, relevance_level)
-                                          AND rank IS NOT NULL)), []);
+                                          AND rank IS NOT NULL), 'ASC', 'NULLS LAST'), []);
 
 -- ------------------------------------------------------------------------------------------
 -- relstring (m_relstring.c): one character per rank 1 .. min(trunc(length), num_ret): the
@@ -155,9 +170,10 @@ CREATE OR REPLACE MACRO _te_g(rows, costs, total) AS
         lambda acc, e: {'a': {
             's': acc.a.s + e.x.g,
             't': acc.a.t + CASE WHEN e.x.g <> 0
-                THEN e.x.g / log2((2 + (costs[CAST(least(e.x.r, len(costs) - 1) AS BIGINT) + 1]
-                                        + greatest(e.x.r - (len(costs) - 1), 0)))
-                                  - (acc.a.s + e.x.g))
+                THEN _te_div(e.x.g,
+                             _te_log2((2 + (costs[CAST(least(e.x.r, len(costs) - 1) AS BIGINT) + 1]
+                                            + greatest(e.x.r - (len(costs) - 1), 0)))
+                                      - (acc.a.s + e.x.g)))
                 ELSE CAST(0 AS DOUBLE) END}, 'x': e.x},
         {'a': {'s': CAST(0 AS DOUBLE), 't': CAST(0 AS DOUBLE)}, 'x': rows[1]}).a.t,
         total);
@@ -181,8 +197,8 @@ CREATE OR REPLACE MACRO _te_ndcg_rel(rows, idcg) AS
             'd': acc.a.d + e.x.g / log2(e.x.r + 1),
             'n': acc.a.n + CASE WHEN e.x.g > 0 THEN 1 ELSE 0 END,
             's': acc.a.s + CASE WHEN e.x.g > 0
-                THEN (acc.a.d + e.x.g / log2(e.x.r + 1))
-                     / idcg[CAST(least(e.x.r, len(idcg) - 1) AS BIGINT) + 1]
+                THEN _te_div(acc.a.d + e.x.g / log2(e.x.r + 1),
+                             idcg[CAST(least(e.x.r, len(idcg) - 1) AS BIGINT) + 1])
                 ELSE CAST(0 AS DOUBLE) END}, 'x': e.x},
         {'a': {'d': CAST(0 AS DOUBLE), 'n': 0, 's': CAST(0 AS DOUBLE)}, 'x': rows[1]}).a],
         lambda w: CASE WHEN len(idcg) > 1

@@ -11,8 +11,11 @@ every division in the text is between DOUBLEs). :func:`render` parses it and rew
 2. the doc id's text gets the byte-order collation where the default may not compare bytes:
    ``COLLATE "C"`` on PostgreSQL, ``COLLATE "binary"`` on DuckDB (Spark, BigQuery, Snowflake
    and Trino compare strings as bytes by default, and sqlglot would print a clause they reject);
-3. sort directions keep each dialect's default NULL placement, so no ``NULLS FIRST/LAST`` is
-   printed (BigQuery windows cannot take it) — no sort key is ever NULL;
+3. every sort key states its direction and where NULLs go, ``ASC NULLS LAST`` or
+   ``DESC NULLS LAST`` (the base text writes neither NULLS clause), so that no setting of the
+   session (DuckDB's ``default_order`` and ``default_null_order``, ...) changes an order;
+   BigQuery takes ``NULLS FIRST/LAST`` only in a query's ORDER BY, not in a window or an
+   aggregate: there the clause is left out, and no such sort key is ever NULL;
 4. ``LEAST`` / ``GREATEST`` print plain (no argument is ever NULL);
 5. the sort keys of an id's own order (``pr_id_number(x)``, ``pr_id_text(x)``: integers as
    numbers, text as bytes, :mod:`.recsys`) become the id itself where the dialect compares
@@ -28,6 +31,7 @@ sqlglot is imported only when a query is rendered.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
@@ -117,11 +121,35 @@ def _check_cte_names(tree, tables: dict[str, tuple[str, TableRef]]) -> None:
             )
 
 
-def _nulls_first_by_default(dialect: str, desc: bool) -> bool:
+#: Dialects that take ``NULLS FIRST/LAST`` only in a query's ORDER BY (not in a window or an
+#: aggregate's ORDER BY).
+_NULLS_ONLY_IN_QUERY_ORDER = ("bigquery",)
+
+
+def _ordered_sql(generator, expression: exp.Ordered) -> str:
+    """A sort key with its direction and NULL placement always printed (rewrite 3)."""
+    from sqlglot import exp
+
+    text = f"{generator.sql(expression, 'this')} {'DESC' if expression.args.get('desc') else 'ASC'}"
+    if generator.dialect.__class__.__name__.lower() in _NULLS_ONLY_IN_QUERY_ORDER:
+        scope = expression.find_ancestor(exp.Window, exp.AggFunc, exp.Select)
+        if not isinstance(scope, exp.Select):
+            return text
+    return f"{text} NULLS {'FIRST' if expression.args.get('nulls_first') else 'LAST'}"
+
+
+@functools.cache
+def _generator_class(dialect: str) -> type:
+    """The dialect's sqlglot generator, printing every sort key as :func:`_ordered_sql`."""
+    from sqlglot import exp
     from sqlglot.dialects.dialect import Dialect as SqlglotDialect
 
-    ordering = SqlglotDialect.get_or_raise(dialect).NULL_ORDERING
-    return (ordering == "nulls_are_small" and not desc) or (ordering == "nulls_are_large" and desc)
+    base = SqlglotDialect.get_or_raise(dialect).generator_class
+    return type(
+        f"Explicit{base.__name__}",
+        (base,),
+        {"TRANSFORMS": {**base.TRANSFORMS, exp.Ordered: _ordered_sql}},
+    )
 
 
 def render(
@@ -155,7 +183,8 @@ def render(
         if isinstance(node, exp.Identifier) and node.this in names:
             return _identifier(names[node.this], dialect)
         if isinstance(node, exp.Ordered):
-            node.set("nulls_first", _nulls_first_by_default(dialect, bool(node.args.get("desc"))))
+            node.set("desc", bool(node.args.get("desc")))
+            node.set("nulls_first", False)
         if isinstance(node, exp.Least | exp.Greatest):
             node.set("ignore_nulls", dialect in _LEAST_IGNORES_NULLS or None)
         if (
@@ -169,4 +198,5 @@ def render(
             )
         return node
 
-    return tree.transform(rewrite, copy=False).sql(dialect=dialect, pretty=pretty)
+    tree = tree.transform(rewrite, copy=False)
+    return _generator_class(dialect)(dialect=dialect, pretty=pretty).generate(tree, copy=False)

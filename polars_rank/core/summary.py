@@ -51,7 +51,7 @@ def summary_sql(rule: Summary, column: str, where: str = "true", query: str = "q
     """The SQL aggregate of :func:`summary_expr` over the rows where ``where`` holds, in query
     order (a sum over no row is 0, as Polars' sum)."""
 
-    quoted, order = ident(column), f"ORDER BY {ident(query)}"
+    quoted, order = ident(column), f"ORDER BY {ident(query)} ASC NULLS LAST"
     if rule == "none":
         raise ValueError(f"{column}: a metric without a summary has no summary aggregate")
     if rule == "sum":

@@ -70,8 +70,8 @@ def _first_bad(
     count, row, first_query, first_doc = _row(
         con,
         f"""SELECT count(*), min({n}),
-                   first(CAST({q} AS VARCHAR) ORDER BY {n}),
-                   first(CAST({d} AS VARCHAR) ORDER BY {n})
+                   first(CAST({q} AS VARCHAR) ORDER BY {n} ASC NULLS LAST),
+                   first(CAST({d} AS VARCHAR) ORDER BY {n} ASC NULLS LAST)
             FROM (SELECT *, row_number() OVER () - 1 AS {n} FROM {source})
             WHERE {bad}""",
     )

@@ -75,8 +75,8 @@ def _outside_catalog(
     on = "".join(f" AND s.{ident(c)} = c.{ident(c)}" for c in shared)
     sql = (
         f"SELECT COUNT(*) FROM (SELECT DISTINCT {gs}, {d} FROM (SELECT {gs}, {d}, "
-        f"ROW_NUMBER() OVER (PARTITION BY {gs}, {q} ORDER BY {order} {direction}, "
-        f"CAST({d} AS VARCHAR) DESC) AS pr_pos FROM {_VIEWS['run']}){within}) AS s "
+        f"ROW_NUMBER() OVER (PARTITION BY {gs}, {q} ORDER BY {order} {direction} NULLS LAST, "
+        f"CAST({d} AS VARCHAR) DESC NULLS LAST) AS pr_pos FROM {_VIEWS['run']}){within}) AS s "
         f"ANTI JOIN {_VIEWS['catalog']} AS c ON s.{d} = c.{d}{on}"
     )
     rows = con.sql(sql).fetchall()

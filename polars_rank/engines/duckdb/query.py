@@ -198,7 +198,8 @@ _sorted AS (
     SELECT h.query, h.doc, h.relevance, w.rank
     FROM (
         SELECT query, doc,
-               row_number() OVER (PARTITION BY query ORDER BY sort_key DESC, doc_key DESC)
+               row_number() OVER (PARTITION BY query
+                                  ORDER BY sort_key DESC NULLS LAST, doc_key DESC NULLS LAST)
                    AS rank
         FROM {scan} AS r WHERE query IN (SELECT query FROM _long)
     ) AS w
@@ -291,7 +292,7 @@ _left AS ({left_out}),
                 left,
             ]
         )
-        return sql + f"SELECT {columns} FROM _values ORDER BY query"
+        return sql + f"SELECT {columns} FROM _values ORDER BY query ASC NULLS LAST"
     aggregates = []
     for s in specs:
         if s.entry.level == "query":

@@ -145,7 +145,7 @@ def recommender_ctes(
     relevance = "q.relevance" if with_relevance else "CAST(NULL AS DOUBLE)"
     ctes = [
         "_ranked AS (SELECT query, doc, row_number() OVER (PARTITION BY query "
-        f"ORDER BY sort_key DESC, doc_key DESC) AS rank FROM _run{max_rank})",
+        f"ORDER BY sort_key DESC NULLS LAST, doc_key DESC NULLS LAST) AS rank FROM _run{max_rank})",
         "_top AS (SELECT t.query, t.doc, t.rank, "
         f"{relevance} AS relevance FROM (SELECT * FROM _ranked WHERE {cut} "
         "AND query IN (SELECT query FROM _users)) AS t "

@@ -50,7 +50,8 @@ def _first_bad(spark: SparkSession, view: str, bad: str, query: str, doc: str) -
         f"""SELECT COUNT(*) AS count, MIN({n}) AS row,
                    MIN_BY(CAST({q} AS STRING), {n}) AS query,
                    MIN_BY(CAST({d} AS STRING), {n}) AS doc
-            FROM (SELECT *, ROW_NUMBER() OVER (ORDER BY monotonically_increasing_id()) - 1
+            FROM (SELECT *, ROW_NUMBER() OVER (ORDER BY monotonically_increasing_id() ASC
+                                                   NULLS LAST) - 1
                             AS {n}
                   FROM {quoted(view)})
             WHERE {bad}"""

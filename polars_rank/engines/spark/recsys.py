@@ -157,7 +157,8 @@ def _outside_catalog(
         spark,
         f"SELECT COUNT(*) FROM (SELECT DISTINCT {gs}t.{d} FROM (SELECT {gs}{d}, "
         f"ROW_NUMBER() OVER (PARTITION BY {gs}{q} ORDER BY CAST({order} AS DOUBLE) "
-        f"{direction}, CAST({d} AS STRING) DESC) AS pr_pos FROM {quoted(run_view)}) AS t"
+        f"{direction} NULLS LAST, CAST({d} AS STRING) DESC NULLS LAST) AS pr_pos "
+        f"FROM {quoted(run_view)}) AS t"
         f"{within}) AS t LEFT ANTI JOIN {quoted(catalog_view)} AS c ON t.{d} = c.{d}{on}",
     )
 

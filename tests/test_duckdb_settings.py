@@ -1,0 +1,492 @@
+"""No setting of the user's DuckDB session changes a number, and no call changes a setting.
+
+Every sort the package writes states its direction and where NULLs go (``ASC NULLS LAST``,
+``list_sort(l, 'DESC', 'NULLS LAST')``): a static scan of the macro files, of ``to_sql`` /
+``check_sql`` / ``curve_sql`` in every dialect and of every query the DuckDB engine runs. Then
+the compiled SQL (run on the user's connection), the macros (registered on the user's
+connection, called with the queries the engine writes) and ``engine="duckdb"`` with ``con=``
+give the Polars engine's numbers (within 1e-12) under each setting that can change a sort, a
+comparison, a division or a NULL's place; the connection's settings are the same after the
+call. The reference is the Polars engine, which shares no code with the SQL.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+from sql_cases import (
+    METRICS,
+    RECOMMENDER_METRICS,
+    RECOMMENDER_TABLES,
+    as_labels,
+    assert_recommender_sql,
+    compiled,
+    recommender_random,
+    reference,
+    stacked_random,
+)
+from sqlglot.dialects.dialect import Dialect as SqlglotDialect
+from sqlglot.tokens import TokenType
+from strategies import (
+    TOLERANCE,
+    assert_same,
+    fast_first,
+    registry_metric_names,
+    summary_metric_names,
+)
+
+import polars_rank as pr
+import polars_rank.duckdb as prd
+import polars_rank.engines.duckdb.ranking as duckdb_ranking
+from polars_rank.catalog.names import parse_metric
+from polars_rank.catalog.registry import metrics as catalog_metrics
+from polars_rank.compiler.dialects import DIALECTS
+from polars_rank.core.sqltext import ident, literal
+from polars_rank.engines.duckdb.query import metric_sql
+
+ROOT = Path(__file__).resolve().parents[1]
+SQL_FILES = sorted((ROOT / "sql").glob("*.sql"))
+
+#: Session settings that could change an order, a comparison, a division or a NULL's place,
+#: each as the statements a user runs on their connection.
+SETTINGS = {
+    "default_order=DESC": ["SET default_order = 'DESC'"],
+    "default_null_order=NULLS_FIRST": ["SET default_null_order = 'NULLS_FIRST'"],
+    "default_null_order=NULLS_LAST,default_order=DESC": [
+        "SET default_null_order = 'NULLS_LAST'",
+        "SET default_order = 'DESC'",
+    ],
+    "default_null_order=NULLS_FIRST_ON_ASC_LAST_ON_DESC": [
+        "SET default_null_order = 'NULLS_FIRST_ON_ASC_LAST_ON_DESC'"
+    ],
+    "default_null_order=NULLS_LAST_ON_ASC_FIRST_ON_DESC": [
+        "SET default_null_order = 'NULLS_LAST_ON_ASC_FIRST_ON_DESC'",
+        "SET default_order = 'DESC'",
+    ],
+    "integer_division=true": ["SET integer_division = true"],
+    "ieee_floating_point_ops=false": ["SET ieee_floating_point_ops = false"],
+    "preserve_insertion_order=false": ["SET preserve_insertion_order = false"],
+    "threads=1": ["SET threads = 1"],
+    "default_collation=nocase": ["SET default_collation = 'nocase'"],
+    "error_on_division_by_zero=false": ["SET error_on_division_by_zero = false"],
+    "legacy_disable_null_type=true": ["SET legacy_disable_null_type = true"],
+    "enable_optimizer=false": ["SET enable_optimizer = false"],
+}
+
+#: Every setting; the first in the fast loop, the others marked ``slow``. (Some hold per
+#: connection, e.g. integer_division, and the engine's cursor does not see them; others, e.g.
+#: default_order, hold for the whole database and the cursor does.)
+ALL = fast_first(list(SETTINGS))
+
+
+def connection(setting: str) -> duckdb.DuckDBPyConnection:
+    """A user's fresh in-memory connection with ``setting`` made."""
+    con = duckdb.connect()
+    for statement in SETTINGS[setting]:
+        con.execute(statement)
+    return con
+
+
+def session_settings(con: duckdb.DuckDBPyConnection) -> list[tuple]:
+    return con.sql("SELECT name, value FROM duckdb_settings() ORDER BY name ASC").fetchall()
+
+
+# ------------------------------------------------------------------------------------------
+# the static scan
+
+#: Tokens that end an ORDER BY list (at its own parenthesis depth).
+_ORDER_ENDS = {
+    "ROWS", "RANGE", "GROUPS", "LIMIT", "OFFSET", "FETCH", "QUALIFY", "WINDOW", "UNION",
+    "EXCEPT", "INTERSECT", "FROM", "WHERE", "HAVING", "SELECT",
+}  # fmt: skip
+_OPEN = (TokenType.L_PAREN, TokenType.L_BRACKET, TokenType.L_BRACE)
+_CLOSE = (TokenType.R_PAREN, TokenType.R_BRACKET, TokenType.R_BRACE)
+
+
+def _stated(term: list[str], nulls: bool) -> bool:
+    """A sort term ends with ASC/DESC, then NULLS FIRST/LAST (unless ``nulls`` is False)."""
+    if len(term) >= 4 and term[-2] == "NULLS" and term[-1] in ("FIRST", "LAST"):
+        return term[-3] in ("ASC", "DESC")
+    return not nulls and len(term) >= 2 and term[-1] in ("ASC", "DESC")
+
+
+def unstated_sorts(sql: str, dialect: str = "duckdb", *, nulls: bool = True) -> list[str]:
+    """The ORDER BY terms of ``sql`` without an explicit direction and NULL placement, and
+    the list sorts (``list_sort``, ``list_reverse_sort``, ``array_sort``) without both stated
+    as arguments."""
+    tokens = SqlglotDialect.get_or_raise(dialect).tokenize(sql)
+    words = [t.text.upper() for t in tokens]
+    found, i = [], 0
+    while i < len(tokens):
+        if tokens[i].token_type == TokenType.ORDER_BY:
+            i, depth, term = i + 1, 0, []
+            while i < len(tokens):
+                kind = tokens[i].token_type
+                if kind in _OPEN:
+                    depth += 1
+                elif kind in _CLOSE:
+                    if depth == 0:
+                        break
+                    depth -= 1
+                elif depth == 0 and (
+                    kind == TokenType.SEMICOLON
+                    or (words[i] in _ORDER_ENDS and kind not in (TokenType.STRING, TokenType.VAR))
+                ):
+                    break
+                if depth == 0 and kind == TokenType.COMMA:
+                    found += [] if _stated(term, nulls) else [" ".join(term)]
+                    term = []
+                else:
+                    term.append(words[i])
+                i += 1
+            found += [] if not term or _stated(term, nulls) else [" ".join(term)]
+            continue
+        if words[i] in ("LIST_SORT", "ARRAY_SORT", "LIST_REVERSE_SORT", "ARRAY_REVERSE_SORT"):
+            depth, arguments, j = 0, 1, i + 2
+            while j < len(tokens) and not (tokens[j].token_type in _CLOSE and depth == 0):
+                kind = tokens[j].token_type
+                depth += (kind in _OPEN) - (kind in _CLOSE)
+                arguments += depth == 0 and kind == TokenType.COMMA
+                j += 1
+            if "REVERSE" in words[i] or arguments < 3:
+                found.append(f"{words[i]}(...) with {arguments} argument(s)")
+        i += 1
+    return found
+
+
+def test_the_scan_finds_unstated_sorts():
+    """The scanner itself: each unstated form is found, each stated one passes."""
+    bad = (
+        "SELECT a FROM t ORDER BY a; SELECT row_number() OVER (PARTITION BY q ORDER BY s DESC) "
+        "FROM t; SELECT sum(x ORDER BY r), list_sort(l), list_sort(l, 'ASC'), "
+        "list_reverse_sort(l, 'NULLS LAST') FROM t ORDER BY a ASC NULLS LAST, b"
+    )
+    assert len(unstated_sorts(bad)) == 7
+    good = (
+        "SELECT sum(x ORDER BY r ASC NULLS LAST) OVER (ORDER BY s DESC NULLS FIRST ROWS "
+        "UNBOUNDED PRECEDING), list_sort(list(x ORDER BY y DESC NULLS LAST), 'DESC', "
+        "'NULLS LAST') FROM t ORDER BY a ASC NULLS LAST, f(b, c) DESC NULLS LAST LIMIT 3"
+    )
+    assert unstated_sorts(good) == []
+
+
+@pytest.mark.parametrize("path", SQL_FILES, ids=lambda p: p.name)
+def test_macro_files_state_every_sort(path: Path):
+    assert unstated_sorts(path.read_text(encoding="utf-8")) == []
+
+
+CLASSIFICATION = ["AUC", "AP", "LogLoss", "F1", "precision", "Brier", "GAUC"]
+
+
+def compiled_texts(dialect: str) -> dict[str, str]:
+    """``to_sql``, ``check_sql`` and ``curve_sql`` for a wide set of metrics and options."""
+    recommender = RECOMMENDER_METRICS
+    tables = {"interactions": "inter_t", "catalog": "cat_t", "item_features": "feat_t"}
+    texts = {
+        "ranking": pr.to_sql(METRICS, dialect, "run_t", "qrels_t"),
+        "ranking per query long": pr.to_sql(
+            METRICS[:20], dialect, "run_t", "qrels_t", per_query=True, layout="long"
+        ),
+        "ranking by": pr.to_sql(["AP", "nDCG@10"], dialect, "run_t", "qrels_t", by="sys"),
+        "recommender": pr.to_sql(recommender, dialect, "run_t", "qrels_t", **tables),
+        "recommender by": pr.to_sql(
+            recommender,
+            dialect,
+            "run_t",
+            "qrels_t",
+            by="sys",
+            **tables,
+            **{f"{k}_by": [] for k in ("qrels", "interactions", "catalog", "item_features")},
+        ),
+        "classification": pr.to_sql(
+            CLASSIFICATION, dialect, predictions="preds_t", by="seg", group="user"
+        ),
+        "check": pr.check_sql(dialect, "run_t", "qrels_t", interactions="inter_t"),
+        "check predictions": pr.check_sql(dialect, predictions="preds_t"),
+    }
+    for curve in ("roc", "pr"):
+        texts[f"{curve} curve"] = pr.curve_sql(curve, dialect, "preds_t", by="seg")
+    return texts
+
+
+@pytest.mark.parametrize("dialect", fast_first(["duckdb", *(d for d in DIALECTS if d != "duckdb")]))
+def test_compiled_sql_states_every_sort(dialect: str):
+    """BigQuery takes no NULLS FIRST/LAST in a window or an aggregate: there, the direction."""
+    for name, text in compiled_texts(dialect).items():
+        found = unstated_sorts(text, dialect, nulls=dialect != "bigquery")
+        assert found == [], (name, found)
+    assert "ORDER BY" in compiled_texts(dialect)["ranking"]
+
+
+def _engine_queries(con: duckdb.DuckDBPyConnection) -> list[str]:
+    return [
+        m
+        for (m,) in con.sql(
+            "SELECT message FROM duckdb_logs() WHERE type = 'QueryLog' ORDER BY timestamp ASC"
+        ).fetchall()
+        if "CREATE OR REPLACE TEMPORARY MACRO" not in m  # the macro files, scanned above
+    ]
+
+
+def test_engine_queries_state_every_sort():
+    """Every query ``engine="duckdb"`` runs (DuckDB's query log): ranking with checks and
+    ``duplicates="first"``, by groups, recommender inputs, classification."""
+    run, qrels = stacked_random(2, int_ids=False)
+    frames = recommender_random(10, int_ids=False)
+    con = duckdb.connect()
+    con.execute("CALL enable_logging('QueryLog')")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ranking = summary_metric_names(table="judged")
+        pr.evaluate(run, qrels, ranking, engine="duckdb", con=con, duplicates="first")
+        pr.evaluate(run, qrels, METRICS, engine="duckdb", con=con, per_query=True)
+        sys_run = pl.concat([run.with_columns(sys=pl.lit(s)) for s in ("a", "b")])
+        pr.evaluate(sys_run, qrels, ["AP", "P@5"], engine="duckdb", con=con, by="sys")
+        pr.evaluate(
+            frames["run"],
+            frames["qrels"],
+            summary_metric_names(kind="vectors"),
+            engine="duckdb",
+            con=con,
+            interactions=frames["interactions"],
+            catalog=frames["catalog"],
+            item_features=frames["item_features"],
+        )
+        pr.evaluate_classification(
+            classification_frame(), CLASSIFICATION, engine="duckdb", con=con, group="user"
+        )
+    queries = _engine_queries(con)
+    assert len(queries) > 5
+    for sql in queries:
+        assert unstated_sorts(sql) == [], sql
+
+
+# ------------------------------------------------------------------------------------------
+# the numbers under each setting
+
+
+def classification_frame() -> pl.DataFrame:
+    """Labels 0/1 with scores in tenths (many ties, both classes at one score), probabilities
+    strictly inside (0, 1) for LogLoss, users of 1-4 rows for GAUC, and a NULL score."""
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    n = 120
+    return pl.DataFrame(
+        {
+            "user": rng.integers(0, 40, n),
+            "seg": rng.integers(0, 3, n),
+            "label": rng.integers(0, 2, n),
+            "score": (rng.integers(1, 10, n) / 10).tolist()[:-1] + [None],
+        }
+    )
+
+
+def _user_tables(con: duckdb.DuckDBPyConnection, **frames: pl.DataFrame | None) -> None:
+    """The frames as tables of the user's database (not views of Python objects)."""
+    for name, frame in frames.items():
+        if frame is not None:
+            con.register("__frame", frame)
+            con.execute(f"CREATE TABLE {ident(name)} AS SELECT * FROM __frame")
+            con.unregister("__frame")
+
+
+@pytest.mark.parametrize("setting", ALL)
+def test_compiled_ranking_sql(setting: str):
+    """``to_sql(..., "duckdb")`` run on the user's connection: every portable ranking metric,
+    per query and summarised, with score ties and grades -1..3 (integer and text ids)."""
+    for int_ids in (False, True):
+        run, qrels = stacked_random(6, int_ids=int_ids, seed=5)
+        con = connection(setting)
+        _user_tables(con, run_t=run, qrels_t=qrels)
+        for per_query in (True, False):
+            got = con.sql(compiled(METRICS, "duckdb", "run_t", "qrels_t", per_query=per_query))
+            expected = reference(run, qrels, METRICS, per_query=per_query)
+            assert_same(expected, as_labels(got.pl(), METRICS, expected))
+
+
+@pytest.mark.parametrize("setting", ALL)
+def test_compiled_classification_sql(setting: str):
+    """AUC, AP, LogLoss and the others with tied scores, per segment and overall, and the
+    curves, on the user's connection."""
+    frame = classification_frame()
+    con = connection(setting)
+    _user_tables(con, preds_t=frame)
+    for by in (None, "seg"):
+        sql = pr.to_sql(CLASSIFICATION, "duckdb", predictions="preds_t", by=by, group="user")
+        got = con.sql(sql).pl()
+        expected = pr.evaluate_classification(frame, CLASSIFICATION, by=by, group="user")
+        names = dict(zip(got.columns[-len(CLASSIFICATION) :], CLASSIFICATION, strict=True))
+        assert_same(expected, got.rename(names).cast(expected.schema))
+    for curve, function in (
+        ("roc", pr.classification.roc_curve),
+        ("pr", pr.classification.precision_recall_curve),
+    ):
+        got = con.sql(pr.curve_sql(curve, "duckdb", "preds_t", by="seg")).pl()
+        expected = function(frame, "label", "score", by="seg")
+        assert_same(expected, got.cast(expected.schema))
+
+
+@pytest.mark.parametrize("setting", ALL)
+def test_compiled_recommender_sql(setting: str):
+    frames = recommender_random(30, int_ids=False, seed=2)
+    con = connection(setting)
+    _user_tables(con, **{name: frames[key] for key, name in RECOMMENDER_TABLES.items()})
+    assert_recommender_sql(lambda sql: con.sql(sql).pl(), "duckdb", frames)
+
+
+def _captured(monkeypatch, con, metrics: list[str], **options) -> tuple[str, dict]:
+    """The one query ``engine="duckdb"`` writes for ``metrics`` over the tables ``run`` and
+    ``qrels`` of ``con``, and the frames it registers (name -> frame)."""
+    seen: list[str] = []
+    frames: dict[str, pl.DataFrame] = {}
+    original_sql, original_register = duckdb_ranking.query_sql, duckdb_ranking.register_frame
+
+    def record(*args, **kwargs):
+        seen.append(original_sql(*args, **kwargs))
+        return seen[-1]
+
+    def register(connection, name: str, frame: pl.DataFrame) -> None:
+        frames[name] = frame
+        original_register(connection, name, frame)
+
+    monkeypatch.setattr(duckdb_ranking, "query_sql", record)
+    monkeypatch.setattr(duckdb_ranking, "register_frame", register)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pr.evaluate("run", "qrels", metrics, engine="duckdb", con=con, **options)
+    monkeypatch.undo()
+    assert len(seen) == 1
+    return seen[0], frames
+
+
+@pytest.mark.parametrize("setting", ALL)
+def test_macros_on_the_users_connection(setting: str, monkeypatch):
+    """The macros registered on the user's connection (``polars_rank.duckdb.register``) and
+    called there with the engine's query: every ranking and trec_eval metric, per query and
+    summarised, and every recommender metric."""
+    run, qrels = stacked_random(4, int_ids=False, seed=7)
+    frames = recommender_random(20, int_ids=False, seed=3)
+    inputs = {k: frames[k] for k in ("interactions", "catalog", "item_features")}
+    plain = duckdb.connect()  # the engine's query is captured without the setting
+    _user_tables(plain, run=run, qrels=qrels)
+    con = connection(setting)
+    prd.register(con)
+    _user_tables(con, run=run, qrels=qrels)
+    for per_query in (True, False):
+        metrics = (registry_metric_names if per_query else summary_metric_names)(table="judged")
+        sql, registered = _captured(monkeypatch, plain, metrics, per_query=per_query)
+        assert not registered
+        expected = reference(run, qrels, metrics, per_query=per_query)
+        got = con.sql(sql).pl()
+        got = got.drop([c for c in got.columns if c.startswith("__pr_") and c != "__pr_query"])
+        got = got.rename({"__pr_query": "query"}, strict=False)
+        assert_same(expected, got.select(expected.columns).cast(expected.schema))
+    plain, con = duckdb.connect(), connection(setting)
+    prd.register(con)
+    for target in (plain, con):
+        _user_tables(target, run=frames["run"], qrels=frames["qrels"], **inputs)
+    metrics = [
+        m for m in summary_metric_names(kind="vectors") if parse_metric(m).entry.table != "judged"
+    ]
+    tables = {name: name for name in inputs}
+    sql, registered = _captured(monkeypatch, plain, metrics, **tables)
+    for name, frame in registered.items():
+        con.register(name, frame)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = pr.evaluate(frames["run"], frames["qrels"], metrics, **inputs)
+    got = con.sql(sql).pl()
+    assert_same(expected, got.select(expected.columns).cast(expected.schema))
+
+
+@pytest.mark.parametrize("setting", ALL)
+def test_classification_macros_on_the_users_connection(setting: str):
+    """Every classification macro, called on the user's connection as the engine calls it."""
+    frame = classification_frame().drop_nulls()
+    metrics = [e.aliases[0].name for e in catalog_metrics("classification") if e.name != "fbeta"]
+    con = connection(setting)
+    prd.register(con)
+    _user_tables(con, clicks=frame)
+    leading = {"label": ident("label"), "score": ident("score"), "probability": ident("score")}
+    selects = []
+    for name in metrics:
+        spec = parse_metric(name, "classification")
+        if spec.entry.tables:  # a table macro (GAUC): table and columns by name
+            args = {t: literal("clicks") for t in spec.entry.tables}
+            args |= {"grp": literal("user"), "label": literal("label"), "score": literal("score")}
+            columns = (*spec.entry.tables, *spec.entry.columns)
+            call = metric_sql(spec, 1, leading=tuple(args[c] for c in columns))
+            selects.append(f"(SELECT {ident(spec.entry.name)} FROM {call}) AS {ident(spec.label)}")
+        else:
+            call = metric_sql(spec, 1, leading=tuple(leading[c] for c in spec.entry.columns))
+            selects.append(f"{call} AS {ident(spec.label)}")
+    got = con.sql(f"SELECT {', '.join(selects)} FROM clicks").pl()
+    expected = pr.evaluate_classification(frame, metrics, group="user")
+    assert_same(expected, got.select(expected.columns).cast(expected.schema))
+    for function in (pr.classification.roc_curve, pr.classification.precision_recall_curve):
+        got = con.sql(
+            f"SELECT * FROM cls_{function.__name__}('clicks', 'label', 'score', ['seg'])"
+        ).pl()
+        expected = function(frame, "label", "score", by="seg")
+        assert_same(expected, got.select(expected.columns).cast(expected.schema))
+
+
+@pytest.mark.parametrize("setting", ALL)
+def test_engine_on_the_users_connection(setting: str):
+    """``engine="duckdb", con=con``: ranking (frames and the user's table names, with
+    ``duplicates="first"``), by groups, recommender and classification metrics equal the
+    Polars engine's, and the connection's settings are the same after each call."""
+    con = connection(setting)
+    before = session_settings(con)
+    run, qrels = stacked_random(6, int_ids=True, seed=11)
+    doubled = pl.concat([run, run.with_columns(pl.col("score") + 1.0)])
+    _user_tables(con, run=doubled, qrels=qrels)
+
+    def both(run_in, qrels_in, metrics, frames=None, **options):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = pr.evaluate(run_in, qrels_in, metrics, engine="duckdb", con=con, **options)
+            frames = frames or (run_in, qrels_in)
+            expected = pr.evaluate(*frames, metrics, **options)
+        assert_same(expected, got)
+        assert session_settings(con) == before
+
+    for per_query in (True, False):
+        both(run, qrels, METRICS, per_query=per_query)
+        both("run", "qrels", METRICS, (doubled, qrels), per_query=per_query, duplicates="first")
+    by_run = pl.concat([run.with_columns(sys=pl.lit(s)) for s in ("A", "b")])
+    both(by_run, qrels, ["AP", "nDCG@10", "P@5", "RR"], by="sys")
+    frames = recommender_random(20, int_ids=False, seed=4)
+    inputs = {k: frames[k] for k in ("interactions", "catalog", "item_features")}
+    both(frames["run"], frames["qrels"], summary_metric_names(kind="vectors"), **inputs)
+    preds = classification_frame()
+    for by in (None, "seg"):
+        got = pr.evaluate_classification(
+            preds, CLASSIFICATION, engine="duckdb", con=con, by=by, group="user"
+        )
+        expected = pr.evaluate_classification(preds, CLASSIFICATION, by=by, group="user")
+        assert_same(expected, got)
+        assert session_settings(con) == before
+
+
+def test_the_reported_numbers():
+    """The issue's cases by hand. AUC of labels (1, 0, 1, 1, 0, 0) at scores (0.1, 0.2, 0.3,
+    0.9, 0.05, 0.4): of the 9 (positive, negative) pairs the positive ranks higher in 6
+    (0.1 > 0.05; 0.3 > 0.05, 0.2; 0.9 > all three), AUC = 6/9. AP of a run a..e (scores 5..1)
+    with b, d relevant and x judged relevant but not retrieved: (1/2 + 2/4) / 3 = 1/3."""
+    con = connection("default_order=DESC")
+    con.execute(
+        "CREATE TABLE preds AS SELECT * FROM (VALUES (1, 0.1), (0, 0.2), (1, 0.3), (1, 0.9), "
+        "(0, 0.05), (0, 0.4)) t(label, score)"
+    )
+    auc = con.sql(pr.to_sql(["AUC"], "duckdb", predictions="preds")).fetchall()[0][0]
+    assert abs(auc - 6 / 9) < TOLERANCE
+    run = pl.DataFrame({"query": ["q"] * 5, "doc": list("abcde"), "score": [5.0, 4, 3, 2, 1]})
+    qrels = pl.DataFrame({"query": ["q"] * 3, "doc": ["b", "d", "x"], "relevance": [1, 1, 1]})
+    ap = pr.evaluate(run, qrels, ["AP"], engine="duckdb", con=con)["AP"].item()
+    assert abs(ap - (1 / 2 + 2 / 4) / 3) < TOLERANCE
