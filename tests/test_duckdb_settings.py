@@ -191,7 +191,9 @@ def compiled_texts(dialect: str) -> dict[str, str]:
         "ranking per query long": pr.to_sql(
             METRICS[:20], dialect, "run_t", "qrels_t", per_query=True, layout="long"
         ),
-        "ranking by": pr.to_sql(["AP", "nDCG@10"], dialect, "run_t", "qrels_t", by="sys"),
+        "ranking by": pr.to_sql(
+            ["AP", "nDCG@10"], dialect, "run_t", "qrels_t", by="sys", qrels_by=[]
+        ),
         "recommender": pr.to_sql(recommender, dialect, "run_t", "qrels_t", **tables),
         "recommender by": pr.to_sql(
             recommender,
