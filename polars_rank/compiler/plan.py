@@ -45,6 +45,7 @@ from collections.abc import Sequence
 
 from polars_rank.catalog.names import MetricSpec
 from polars_rank.compiler.builders import BUILDERS
+from polars_rank.compiler.dialects import RAW
 from polars_rank.compiler.parts import ZERO, Parts, dbl, num
 from polars_rank.compiler.placeholders import (
     DOC,
@@ -70,6 +71,14 @@ from polars_rank.core.summary import GM_FLOOR, Summary
 def _group_columns(n: int) -> list[str]:
     """The plan's names of the ``by`` columns (``pr_g0``, ...)."""
     return [f"pr_g{i}" for i in range(n)]
+
+
+def _values(groups: Sequence[str], alias: str = "") -> str:
+    """The columns carrying the caller's own values of the query id and of the ``by``
+    columns (``pr_qv``, ``<g>v``), where the plan's ``qid`` and group columns are their byte
+    keys (:func:`~polars_rank.compiler.dialects.render`, rewrite 6): what the output shows."""
+    at = f"{alias}." if alias else ""
+    return "".join(f", {at}{c}" for c in ["pr_qv", *(f"{g}v" for g in groups)])
 
 
 def _keyed(sql: str, groups: Sequence[str]) -> str:
@@ -100,8 +109,12 @@ def _inputs(
     ``pr_ranked`` has ``pr_pair_n``: the rows of the run with the row's ``(query, doc)``
     (a window over the rows the ranking window has already brought together: a sort, no
     second shuffle in Spark)."""
-    g_run = "".join(f"{SOURCE}.{by_placeholder(i)} AS {g}, " for i, g in enumerate(groups))
+    g_run = "".join(
+        f"{SOURCE}.{by_placeholder(i)} AS {g}, {RAW}({SOURCE}.{by_placeholder(i)}) AS {g}v, "
+        for i, g in enumerate(groups)
+    )
     g_qrels = "".join(f"{SOURCE}.{by_placeholder(i)} AS {groups[i]}, " for i in shared)
+    raw_q = f"{RAW}({SOURCE}.{QUERY})"
     g_by = "".join(f", {SOURCE}.{by_placeholder(i)}" for i in range(len(groups)))
     g_qrels_by = "".join(f", {SOURCE}.{by_placeholder(i)}" for i in shared)
     q, d = f"{SOURCE}.{QUERY}", f"{SOURCE}.{DOC}"
@@ -122,30 +135,34 @@ def _inputs(
     )
     if options.duplicates == "max":
         run = (
-            f"SELECT {g_run}{q} AS qid, {d} AS {DOC_KEY}, MAX({key}) AS sort_key "
-            f"FROM {RUN} AS {SOURCE} {run_ok} GROUP BY {q}, {d}{g_by}"
+            f"SELECT {g_run}{q} AS qid, {raw_q} AS pr_qv, {d} AS {DOC_KEY}, MAX({key}) AS "
+            f"sort_key FROM {RUN} AS {SOURCE} {run_ok} GROUP BY {q}, {d}{g_by}, {raw_q}"
+            + "".join(f", {RAW}({SOURCE}.{by_placeholder(i)})" for i in range(len(groups)))
         )
         qrels = (
-            f"SELECT {g_qrels}{q} AS qid, {d} AS {DOC_KEY}, MAX({grade}) AS grade "
-            f"FROM {QRELS} AS {SOURCE} {qrels_ok} GROUP BY {q}, {d}{g_qrels_by}"
+            f"SELECT {g_qrels}{q} AS qid, {raw_q} AS pr_qv, {d} AS {DOC_KEY}, MAX({grade}) AS "
+            f"grade FROM {QRELS} AS {SOURCE} {qrels_ok} GROUP BY {q}, {d}{g_qrels_by}, {raw_q}"
         )
     else:
         run = (
-            f"SELECT {g_run}{q} AS qid, {d} AS {DOC_KEY}, {key} AS sort_key "
+            f"SELECT {g_run}{q} AS qid, {raw_q} AS pr_qv, {d} AS {DOC_KEY}, {key} AS sort_key "
             f"FROM {RUN} AS {SOURCE} {run_ok}"
         )
         qrels = (
-            f"SELECT {g_qrels}{q} AS qid, {d} AS {DOC_KEY}, {grade} AS grade "
+            f"SELECT {g_qrels}{q} AS qid, {raw_q} AS pr_qv, {d} AS {DOC_KEY}, {grade} AS grade "
             f"FROM {QRELS} AS {SOURCE} {qrels_ok}"
         )
     ctes = [("pr_run", run)]
     if groups:  # the judgments of each group of the run
-        ctes.append(("pr_groups", f"SELECT DISTINCT {', '.join(groups)} FROM pr_run"))
+        g_all = ", ".join(f"{g}, {g}v" for g in groups)
+        ctes.append(("pr_groups", f"SELECT DISTINCT {g_all} FROM pr_run"))
         ctes.append(("pr_qrels_in", qrels))
         on = " AND ".join(f"j.{groups[i]} = g.{groups[i]}" for i in shared)
         join = f"INNER JOIN pr_groups AS g ON {on}" if shared else "CROSS JOIN pr_groups AS g"
-        picked = ", ".join(f"g.{c}" for c in groups)
-        qrels = f"SELECT {picked}, j.qid, j.{DOC_KEY}, j.grade FROM pr_qrels_in AS j {join}"
+        picked = ", ".join(f"g.{c}, g.{c}v" for c in groups)
+        qrels = (
+            f"SELECT {picked}, j.qid, j.pr_qv, j.{DOC_KEY}, j.grade FROM pr_qrels_in AS j {join}"
+        )
     length = ""
     if n_ret:
         length = _keyed("COUNT(*) OVER (PARTITION BY qid)", groups)
@@ -155,7 +172,8 @@ def _inputs(
     if pair_count:
         length += f", COUNT(*) OVER (PARTITION BY qid, {DOC_KEY}) AS pr_pair_n"
     ranked = _keyed(
-        "SELECT qid, docno, ROW_NUMBER() OVER (PARTITION BY qid ORDER BY sort_key DESC, "
+        f"SELECT qid, docno{_values(groups)}, ROW_NUMBER() OVER (PARTITION BY qid "
+        "ORDER BY sort_key DESC, "
         f"CAST({DOC_KEY} AS TEXT) DESC) AS pos{length} FROM pr_run",
         groups,
     )
@@ -174,6 +192,7 @@ def _joined(
     columns = [
         *(f"COALESCE(j.{g}, r.{g}) AS {g}" for g in groups),
         "COALESCE(j.qid, r.qid) AS qid",
+        *(f"COALESCE(j.{v}, r.{v}) AS {v}" for v in _values(groups).split(", ")[1:]),
         "j.grade",
         f"CASE WHEN {within} THEN r.pos END AS pos",
         "CASE WHEN r.qid IS NULL THEN 0 ELSE 1 END AS in_run",
@@ -264,8 +283,9 @@ def query_text(
         ctes.append(
             (
                 "pr_parts",
-                f"SELECT {g_sel}qid AS pr_qid, MAX(in_run) AS pr_in_run, MAX(judged) AS pr_judged"
-                f"{dup_part}{aggregates} FROM pr_rows GROUP BY {g_sel}qid",
+                f"SELECT {g_sel}qid AS pr_qid{_values(groups)}, MAX(in_run) AS pr_in_run, "
+                f"MAX(judged) AS pr_judged{dup_part}{aggregates} FROM pr_rows "
+                f"GROUP BY {g_sel}qid{_values(groups)}",
             )
         )
         if q.event_sets:  # rankings merged with ideal rankings (Parts.event_set)
@@ -291,7 +311,8 @@ def query_text(
         ctes.append(
             (
                 "pr_parts",
-                f"SELECT DISTINCT {g_sel}qid AS pr_qid, 1 AS pr_in_run, 1 AS pr_judged FROM pr_run",
+                f"SELECT DISTINCT {g_sel}qid AS pr_qid{_values(groups)}, 1 AS pr_in_run, "
+                "1 AS pr_judged FROM pr_run",
             )
         )
     if groups:
@@ -329,8 +350,11 @@ def query_text(
     metrics = "".join(
         f", {f} AS {named[s.label]}" for f, s in zip(formulas, judged, strict=True)
     ) + "".join(f", {named[s.label]}" for s in recommender if s.entry.level == "query")
-    values = f"SELECT {g_sel}pr_qid, pr_in_run, pr_judged" + (", pr_dup" if duplicates_out else "")
-    g_lead = "".join(f"{g} AS {by_placeholder(i)}, " for i, g in enumerate(groups))
+    values = f"SELECT {g_sel}pr_qid{_values(groups)}, pr_in_run, pr_judged" + (
+        ", pr_dup" if duplicates_out else ""
+    )
+    g_lead = "".join(f"{g}v AS {by_placeholder(i)}, " for i, g in enumerate(groups))
+    g_order = "".join(f"{g}v, {g}, " for g in groups)
     if per_query:
         count = ", SUM(1 - pr_judged) OVER () AS pr_left_out" if left_out else ""
         if duplicates_out:
@@ -338,8 +362,8 @@ def query_text(
         ctes.append(("pr_values", f"{values}{count}{metrics} FROM {source_parts}"))
         source, lead, order = (
             f"pr_values WHERE {keep}",
-            f"{g_lead}pr_qid AS {QUERY_OUT}, ",
-            f" ORDER BY {g_sel}pr_qid",
+            f"{g_lead}pr_qv AS {QUERY_OUT}, ",
+            f" ORDER BY {g_order}pr_qv, pr_qid",
         )
     else:
         ctes.append(("pr_values", f"{values}{metrics} FROM {source_parts}"))
@@ -352,15 +376,16 @@ def query_text(
             summary.append("COALESCE(SUM(pr_dup), 0) AS pr_duplicates")
         if not summary:  # only corpus metrics: a row to join them to
             summary.append("COUNT(*) AS pr_n")
-        grouping = f" GROUP BY {', '.join(groups)}" if groups else ""
-        ctes.append(("pr_summary", f"SELECT {g_sel}{', '.join(summary)} FROM pr_values{grouping}"))
+        g_all = "".join(f"{g}, {g}v, " for g in groups)
+        grouping = f" GROUP BY {g_all[:-2]}" if groups else ""
+        ctes.append(("pr_summary", f"SELECT {g_all}{', '.join(summary)} FROM pr_values{grouping}"))
         source = " CROSS JOIN ".join(["pr_summary", *rec.corpus])
         if groups:
             source = "pr_summary" + "".join(
                 f" LEFT JOIN {name} ON " + " AND ".join(f"{g} = {name}.pr_c_{g}" for g in groups)
                 for name in rec.corpus
             )
-        lead, order = g_lead, f" ORDER BY {', '.join(groups)}" if groups else ""
+        lead, order = g_lead, f" ORDER BY {g_order[:-2]}" if groups else ""
     # a BIGINT on every dialect (a SUM of integers is INT128 on DuckDB, NUMBER on Snowflake)
     extra = f", CAST(pr_left_out AS BIGINT) AS {LEFT_OUT_OUT}" if left_out else ""
     if duplicates_out:
@@ -372,7 +397,7 @@ def query_text(
         f"SELECT {n} AS i, {_quoted(s.label)} AS measure" for n, s in enumerate(specs, 1)
     )
     value = " ".join(f"WHEN {n} THEN {c}" for n, c in enumerate(columns, 1))
-    order = f" ORDER BY {g_sel}pr_qid, m.i" if per_query else f" ORDER BY {g_sel}m.i"
+    order = f" ORDER BY {g_order}pr_qv, pr_qid, m.i" if per_query else f" ORDER BY {g_order}m.i"
     return (
         f"{with_clause}, pr_measures AS ({measures}) "
         f"SELECT {lead}m.measure AS {MEASURE_OUT}, CASE m.i {value} END AS {VALUE_OUT}{extra} "
