@@ -15,10 +15,11 @@ every division in the text is between DOUBLEs). :func:`render` parses it and rew
    printed (BigQuery windows cannot take it) — no sort key is ever NULL;
 4. ``LEAST`` / ``GREATEST`` print plain (no argument is ever NULL);
 5. the sort keys of an id's own order (``pr_id_number(x)``, ``pr_id_text(x)``: integers as
-   numbers, text as bytes, :mod:`.recsys`) become the id itself where the dialect compares
-   text as bytes; on PostgreSQL and DuckDB, whose text order may follow a locale, the number
-   of an integer id (``pg_typeof`` / ``typeof``; NULL for text) then its text with the
-   byte-order collation;
+   numbers, text as bytes, :mod:`.recsys`) become the id itself then its byte key (rewrite
+   6) where the dialect compares text as bytes by default; on PostgreSQL, DuckDB and Spark,
+   whose text order may follow a locale or a column's collation, the number of an integer id
+   (``pg_typeof`` / ``typeof``; NULL for text) then its text with the byte-order collation
+   (its byte key on Spark);
 6. every read of a caller's key column (query and doc ids, ``by`` and ``group`` columns, item
    ids and categories: :data:`KEY_COLUMN`) becomes its byte key, :data:`BYTE_KEY`: its text
    (integers as decimal text) with the dialect's byte-comparing collation, so that every
@@ -29,7 +30,7 @@ every division in the text is between DOUBLEs). :func:`render` parses it and rew
    a number (integer item ids), wrapped in the placeholder :data:`RAW`, which is left as read.
 
 Then sqlglot prints the dialect. Apart from the integer-id keys of rewrite 5 (for
-PostgreSQL and DuckDB), no SQL string is written per dialect.
+PostgreSQL, DuckDB and Spark), no SQL string is written per dialect.
 
 sqlglot is imported only when a query is rendered.
 """
@@ -93,13 +94,19 @@ _LEAST_IGNORES_NULLS = ("postgres", "duckdb")
 #: The sort-key placeholders of an id's own order (see :mod:`.recsys`).
 ID_NUMBER, ID_TEXT = "pr_id_number", "pr_id_text"
 
-#: An integer id as a number, NULL for a text id, where text order may follow a locale.
+#: An integer id as a number, NULL for a text id, where text order may follow a locale or a
+#: column's collation.
 _ID_NUMBER = {
     "postgres": "CASE WHEN CAST(PG_TYPEOF(x) AS TEXT) IN ('smallint', 'integer', 'bigint') "
     "THEN CAST(CAST(x AS TEXT) AS BIGINT) END",
     "duckdb": "CASE WHEN TYPEOF(x) IN ('TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', "
     "'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT') "
     "THEN TRY_CAST(CAST(x AS TEXT) AS HUGEINT) END",
+    # a STRING column's collation (Spark 4's UTF8_LCASE) would order text ids by it
+    "spark": "CASE WHEN TYPEOF(x) IN ('tinyint', 'smallint', 'int', 'bigint') "
+    "THEN TRY_CAST(CAST(x AS STRING) AS BIGINT) END",
+    "databricks": "CASE WHEN TYPEOF(x) IN ('tinyint', 'smallint', 'int', 'bigint') "
+    "THEN TRY_CAST(CAST(x AS STRING) AS BIGINT) END",
 }
 
 
@@ -149,8 +156,10 @@ def _id_key(function: str, argument: exp.Expression, dialect: str) -> exp.Expres
     from sqlglot import exp
 
     collation = BYTE_COLLATION.get(dialect)
-    if collation is None:
-        return argument.copy() if function == ID_NUMBER else byte_key(argument.copy(), dialect)
+    if function == ID_NUMBER and dialect not in _ID_NUMBER:
+        return argument.copy()
+    if collation is None and function == ID_TEXT:
+        return byte_key(argument.copy(), dialect)
     if function == ID_NUMBER:
         key = sqlglot.parse_one(_ID_NUMBER[dialect], read=dialect)
         return key.transform(
