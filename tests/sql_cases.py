@@ -429,3 +429,16 @@ def assert_case_sensitive_ids(query, dialect: str, frames: dict[str, pl.DataFram
     assert auc.rows() == polars_auc.rows()
     recommender = {key: frames[name] for key, name in RECOMMENDER_TABLES.items()}
     assert_recommender_sql(query, dialect, recommender)
+
+
+def to_duckdb(sql: str, dialect: str) -> str:
+    """``sql`` read as ``dialect``, written as DuckDB by sqlglot; Snowflake's byte collation
+    ``'utf8'`` (which sqlglot has no DuckDB word for) as DuckDB's ``"binary"``."""
+    import sqlglot
+    from sqlglot import exp
+
+    tree = sqlglot.parse_one(sql, read=dialect, error_level=sqlglot.ErrorLevel.RAISE)
+    for node in list(tree.find_all(exp.Collate)):
+        if node.expression.is_string and node.expression.name.lower() == "utf8":
+            node.set("expression", exp.to_identifier("binary", quoted=True))
+    return tree.sql("duckdb")
