@@ -73,12 +73,12 @@ def _group_columns(n: int) -> list[str]:
     return [f"pr_g{i}" for i in range(n)]
 
 
-def _values(groups: Sequence[str], alias: str = "") -> str:
-    """The columns carrying the caller's own values of the query id and of the ``by``
-    columns (``pr_qv``, ``<g>v``), where the plan's ``qid`` and group columns are their byte
-    keys (:func:`~polars_rank.compiler.dialects.render`, rewrite 6): what the output shows."""
-    at = f"{alias}." if alias else ""
-    return "".join(f", {at}{c}" for c in ["pr_qv", *(f"{g}v" for g in groups)])
+def _values(groups: Sequence[str], query: bool) -> str:
+    """The columns carrying the caller's own values of the query id (with ``query``: only a
+    per-query result shows it) and of the ``by`` columns (``pr_qv``, ``<g>v``), where the
+    plan's ``qid`` and group columns are their byte keys
+    (:func:`~polars_rank.compiler.dialects.render`, rewrite 6): what the output shows."""
+    return "".join(f", {c}" for c in [*(["pr_qv"] if query else []), *(f"{g}v" for g in groups)])
 
 
 def _keyed(sql: str, groups: Sequence[str]) -> str:
@@ -100,6 +100,7 @@ def _inputs(
     shared: Sequence[int] = (),
     *,
     pair_count: bool = False,
+    query_value: bool = True,
 ) -> list[tuple[str, str]]:
     """``pr_run``, ``pr_qrels`` and ``pr_ranked``; the caller's columns qualified by the
     table's alias :data:`SOURCE` (none of the caller's names can be taken for an alias).
@@ -108,13 +109,16 @@ def _inputs(
     ``by`` columns the qrels have), every group for the others. With ``pair_count``,
     ``pr_ranked`` has ``pr_pair_n``: the rows of the run with the row's ``(query, doc)``
     (a window over the rows the ranking window has already brought together: a sort, no
-    second shuffle in Spark)."""
+    second shuffle in Spark). With ``query_value``, the caller's own query id ``pr_qv``
+    rides along (:func:`_values`)."""
     g_run = "".join(
         f"{SOURCE}.{by_placeholder(i)} AS {g}, {RAW}({SOURCE}.{by_placeholder(i)}) AS {g}v, "
         for i, g in enumerate(groups)
     )
     g_qrels = "".join(f"{SOURCE}.{by_placeholder(i)} AS {groups[i]}, " for i in shared)
     raw_q = f"{RAW}({SOURCE}.{QUERY})"
+    q_value = f"{raw_q} AS pr_qv, " if query_value else ""
+    q_group = f", {raw_q}" if query_value else ""
     g_by = "".join(f", {SOURCE}.{by_placeholder(i)}" for i in range(len(groups)))
     g_qrels_by = "".join(f", {SOURCE}.{by_placeholder(i)}" for i in shared)
     q, d = f"{SOURCE}.{QUERY}", f"{SOURCE}.{DOC}"
@@ -135,21 +139,21 @@ def _inputs(
     )
     if options.duplicates == "max":
         run = (
-            f"SELECT {g_run}{q} AS qid, {raw_q} AS pr_qv, {d} AS {DOC_KEY}, MAX({key}) AS "
-            f"sort_key FROM {RUN} AS {SOURCE} {run_ok} GROUP BY {q}, {d}{g_by}, {raw_q}"
+            f"SELECT {g_run}{q} AS qid, {q_value}{d} AS {DOC_KEY}, MAX({key}) AS "
+            f"sort_key FROM {RUN} AS {SOURCE} {run_ok} GROUP BY {q}, {d}{g_by}{q_group}"
             + "".join(f", {RAW}({SOURCE}.{by_placeholder(i)})" for i in range(len(groups)))
         )
         qrels = (
-            f"SELECT {g_qrels}{q} AS qid, {raw_q} AS pr_qv, {d} AS {DOC_KEY}, MAX({grade}) AS "
-            f"grade FROM {QRELS} AS {SOURCE} {qrels_ok} GROUP BY {q}, {d}{g_qrels_by}, {raw_q}"
+            f"SELECT {g_qrels}{q} AS qid, {q_value}{d} AS {DOC_KEY}, MAX({grade}) AS "
+            f"grade FROM {QRELS} AS {SOURCE} {qrels_ok} GROUP BY {q}, {d}{g_qrels_by}{q_group}"
         )
     else:
         run = (
-            f"SELECT {g_run}{q} AS qid, {raw_q} AS pr_qv, {d} AS {DOC_KEY}, {key} AS sort_key "
+            f"SELECT {g_run}{q} AS qid, {q_value}{d} AS {DOC_KEY}, {key} AS sort_key "
             f"FROM {RUN} AS {SOURCE} {run_ok}"
         )
         qrels = (
-            f"SELECT {g_qrels}{q} AS qid, {raw_q} AS pr_qv, {d} AS {DOC_KEY}, {grade} AS grade "
+            f"SELECT {g_qrels}{q} AS qid, {q_value}{d} AS {DOC_KEY}, {grade} AS grade "
             f"FROM {QRELS} AS {SOURCE} {qrels_ok}"
         )
     ctes = [("pr_run", run)]
@@ -161,7 +165,8 @@ def _inputs(
         join = f"INNER JOIN pr_groups AS g ON {on}" if shared else "CROSS JOIN pr_groups AS g"
         picked = ", ".join(f"g.{c}, g.{c}v" for c in groups)
         qrels = (
-            f"SELECT {picked}, j.qid, j.pr_qv, j.{DOC_KEY}, j.grade FROM pr_qrels_in AS j {join}"
+            f"SELECT {picked}, j.qid{', j.pr_qv' if query_value else ''}, j.{DOC_KEY}, j.grade "
+            f"FROM pr_qrels_in AS j {join}"
         )
     length = ""
     if n_ret:
@@ -172,7 +177,7 @@ def _inputs(
     if pair_count:
         length += f", COUNT(*) OVER (PARTITION BY qid, {DOC_KEY}) AS pr_pair_n"
     ranked = _keyed(
-        f"SELECT qid, docno{_values(groups)}, ROW_NUMBER() OVER (PARTITION BY qid "
+        f"SELECT qid, docno{_values(groups, query_value)}, ROW_NUMBER() OVER (PARTITION BY qid "
         "ORDER BY sort_key DESC, "
         f"CAST({DOC_KEY} AS TEXT) DESC) AS pos{length} FROM pr_run",
         groups,
@@ -181,7 +186,12 @@ def _inputs(
 
 
 def _joined(
-    parts: Parts, options: Options, groups: Sequence[str] = (), *, pair_count: bool = False
+    parts: Parts,
+    options: Options,
+    groups: Sequence[str] = (),
+    *,
+    pair_count: bool = False,
+    query_value: bool = True,
 ) -> str:
     """``pr_joined``: every judgment with its rank and flags, plus one marker row per run
     query (no judgment, no rank; it carries the query's length). With ``pair_count``, also
@@ -192,7 +202,7 @@ def _joined(
     columns = [
         *(f"COALESCE(j.{g}, r.{g}) AS {g}" for g in groups),
         "COALESCE(j.qid, r.qid) AS qid",
-        *(f"COALESCE(j.{v}, r.{v}) AS {v}" for v in _values(groups).split(", ")[1:]),
+        *(f"COALESCE(j.{v}, r.{v}) AS {v}" for v in _values(groups, query_value).split(", ")[1:]),
         "j.grade",
         f"CASE WHEN {within} THEN r.pos END AS pos",
         "CASE WHEN r.qid IS NULL THEN 0 ELSE 1 END AS in_run",
@@ -275,17 +285,26 @@ def query_text(
     duplicates_out = duplicates_out and has_qrels
     dup_part = ", MAX(pr_dup) AS pr_dup" if duplicates_out else ""
     if has_qrels:
-        ctes = _inputs(options, q.needs_n_ret, groups, shared, pair_count=duplicates_out)
-        ctes.append(("pr_joined", _joined(q, options, groups, pair_count=duplicates_out)))
+        ctes = _inputs(
+            options,
+            q.needs_n_ret,
+            groups,
+            shared,
+            pair_count=duplicates_out,
+            query_value=per_query,
+        )
+        joined = _joined(q, options, groups, pair_count=duplicates_out, query_value=per_query)
+        ctes.append(("pr_joined", joined))
         windows = "".join(f", {_keyed(sql, groups)} AS {name}" for name, sql in q.windows.items())
         ctes.append(("pr_rows", f"SELECT *{windows} FROM pr_joined"))
         aggregates = "".join(f", {sql} AS {name}" for sql, name in q.aggregates.items())
         ctes.append(
             (
                 "pr_parts",
-                f"SELECT {g_sel}qid AS pr_qid{_values(groups)}, MAX(in_run) AS pr_in_run, "
+                f"SELECT {g_sel}qid AS pr_qid{_values(groups, per_query)}, "
+                "MAX(in_run) AS pr_in_run, "
                 f"MAX(judged) AS pr_judged{dup_part}{aggregates} FROM pr_rows "
-                f"GROUP BY {g_sel}qid{_values(groups)}",
+                f"GROUP BY {g_sel}qid{_values(groups, per_query)}",
             )
         )
         if q.event_sets:  # rankings merged with ideal rankings (Parts.event_set)
@@ -306,13 +325,13 @@ def query_text(
                 f" AND {g} = pr_e{g}" for g in groups
             )
     else:  # every run query is evaluated
-        inputs = _inputs(options, False, groups)
+        inputs = _inputs(options, False, groups, query_value=per_query)
         ctes = [c for c in inputs if c[0] not in ("pr_qrels", "pr_qrels_in")]
         ctes.append(
             (
                 "pr_parts",
-                f"SELECT DISTINCT {g_sel}qid AS pr_qid{_values(groups)}, 1 AS pr_in_run, "
-                "1 AS pr_judged FROM pr_run",
+                f"SELECT DISTINCT {g_sel}qid AS pr_qid{_values(groups, per_query)}, "
+                "1 AS pr_in_run, 1 AS pr_judged FROM pr_run",
             )
         )
     if groups:
@@ -350,7 +369,7 @@ def query_text(
     metrics = "".join(
         f", {f} AS {named[s.label]}" for f, s in zip(formulas, judged, strict=True)
     ) + "".join(f", {named[s.label]}" for s in recommender if s.entry.level == "query")
-    values = f"SELECT {g_sel}pr_qid{_values(groups)}, pr_in_run, pr_judged" + (
+    values = f"SELECT {g_sel}pr_qid{_values(groups, per_query)}, pr_in_run, pr_judged" + (
         ", pr_dup" if duplicates_out else ""
     )
     g_lead = "".join(f"{g}v AS {by_placeholder(i)}, " for i, g in enumerate(groups))
