@@ -86,7 +86,8 @@ def test_mixed_case_ids_need_byte_order(postgres):
     assert_parity(postgres, run, qrels, ["AP", "RR", "nDCG@3", "P@2", "bpref"])
     # the same query without the collation gives other numbers on this server
     sql = pr.to_sql(["AP"], "postgres", "run_t", "qrels_t", per_query=True)
-    assert sql.count(' COLLATE "C"') == 1
+    assert sql.count('CAST(docno AS TEXT) COLLATE "C" DESC') == 1  # the ranking's ties
+    # the ids are read as bytes too (their byte keys), so every collation goes
     without = postgres.query(sql.replace(' COLLATE "C"', ""))["ap"][0]
     assert without != postgres.query(sql)["ap"][0]
 
