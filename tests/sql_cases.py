@@ -7,12 +7,14 @@ metric added to the registry is checked on every engine and dialect without a te
 
 from __future__ import annotations
 
+import math
 import warnings
 from functools import cache
 from pathlib import Path
 
 import numpy as np
 import polars as pl
+import pytest
 from strategies import assert_same, registry_metric_names
 
 import polars_rank as pr
@@ -346,3 +348,97 @@ def _assert_recommender_batch(query, dialect, frames, metrics, options) -> None:
             run, None, chosen, per_query=per_query, **inputs, **options
         )
         assert_same(expected, as_labels(query(sql), chosen, expected))
+
+
+# --- ids and groups that differ only by case (a case-insensitive collation must not merge them)
+
+
+def _cased(column: str, lower: str) -> pl.Expr:
+    """Integer ids as text ids whose pairs differ only by case: 2k → upper, 2k+1 → lower."""
+    n = pl.col(column)
+    letter = pl.when(n % 2 == 0).then(pl.lit(lower.upper())).otherwise(pl.lit(lower))
+    return (letter + (n // 2).cast(pl.String)).alias(column)
+
+
+def case_frames() -> dict[str, pl.DataFrame]:
+    """Tables (by :data:`RECOMMENDER_TABLES` name, and ``case_run``, ``case_qrels``,
+    ``case_pred``) whose ids and groups differ only by case: the recommender frames of
+    :func:`recommender_random` with users ``U0, u0, U1, ...`` and items ``D0, d0, ...``; a run
+    whose queries ``Q1``/``q1`` (groups ``A``/``a``) rank docs ``d1``/``D1``; predictions
+    with GAUC groups ``A``/``a`` and segments ``X``/``x``."""
+    frames = recommender_random(24, int_ids=True, seed=5)
+    out = {}
+    for key, frame in frames.items():
+        ids = [_cased(c, "u" if c == "query" else "d") for c in ("query", "doc") if c in frame]
+        out[RECOMMENDER_TABLES[key]] = frame.with_columns(ids)
+    out["case_run"] = pl.DataFrame(
+        {
+            "query": ["Q1", "Q1", "q1", "q1"],
+            "doc": ["d1", "d2", "D1", "d2"],
+            "score": [2.0, 1.0, 2.0, 1.0],
+            "grp": ["A", "A", "a", "a"],
+        }
+    )
+    out["case_qrels"] = pl.DataFrame(
+        {"query": ["Q1", "q1"], "doc": ["d2", "D1"], "relevance": [1, 1], "grp": ["A", "a"]}
+    )
+    out["case_pred"] = pl.DataFrame(
+        {
+            "label": [1, 0, 0, 1],
+            "score": [0.9, 0.1, 0.8, 0.2],
+            "g": ["A", "A", "a", "a"],
+            "seg": ["X", "X", "x", "x"],
+        }
+    )
+    return out
+
+
+def assert_case_sensitive_ids(query, dialect: str, frames: dict[str, pl.DataFrame]) -> None:
+    """The compiled SQL, run by ``query`` over :func:`case_frames` (loaded with a
+    case-insensitive collation), keeps ids and groups that differ by case apart, as the
+    Polars engine does.
+
+    By hand: query ``Q1`` (group ``A``) ranks ``d1`` (not relevant) then ``d2`` (relevant):
+    P@1 = 0, AP = 1/2, nDCG@10 = (1/log2(3)) / 1; ``q1`` (group ``a``) ranks ``D1`` (relevant)
+    first: 1, 1, 1. Merged by case, ``d1`` would be judged in ``Q1``. Predictions: group
+    ``A`` scores its positive 0.9 over its negative 0.1 (AUC 1), group ``a`` its positive 0.2
+    under its negative 0.8 (AUC 0): GAUC = (2·1 + 2·0) / 4 = 0.5 (merged: 3 of 4 pairs, 0.75);
+    segments ``X``/``x`` (the same rows): AUC 1 and 0."""
+    run, qrels = frames["case_run"], frames["case_qrels"]
+    metrics = ["P@1", "AP", "nDCG@10"]
+    sql = pr.to_sql(metrics, dialect, "case_run", "case_qrels", by="grp", qrels_by=["grp"])
+    got = query(sql).sort("grp")
+    ndcg = 1 / math.log2(3)
+    assert got["grp"].to_list() == ["A", "a"]
+    for column, hand in zip(got.columns[1:], ([0.0, 1.0], [0.5, 1.0], [ndcg, 1.0]), strict=True):
+        assert got[column].to_list() == pytest.approx(hand, abs=1e-12), column
+    assert_sql_result(
+        query(compiled(metrics, dialect, "case_run", "case_qrels", per_query=True)),
+        run,
+        qrels,
+        metrics,
+    )
+    expected = pr.evaluate(run, qrels, metrics, by="grp").sort("grp")
+    for a, b in zip(got.rows(), expected.rows(), strict=True):
+        assert a[0] == b[0] and list(a[1:]) == pytest.approx(list(b[1:]), abs=1e-12)
+    gauc = pr.to_sql(["GAUC"], dialect, predictions="case_pred", group="g")
+    assert query(gauc).item() == pytest.approx(0.5, abs=1e-12)
+    auc = query(pr.to_sql(["AUC"], dialect, predictions="case_pred", by="seg")).sort("seg")
+    assert auc.rows() == [("X", 1.0), ("x", 0.0)]
+    polars_auc = pr.evaluate_classification(frames["case_pred"], ["AUC"], by="seg").sort("seg")
+    assert auc.rows() == polars_auc.rows()
+    recommender = {key: frames[name] for key, name in RECOMMENDER_TABLES.items()}
+    assert_recommender_sql(query, dialect, recommender)
+
+
+def to_duckdb(sql: str, dialect: str) -> str:
+    """``sql`` read as ``dialect``, written as DuckDB by sqlglot; Snowflake's byte collation
+    ``'utf8'`` (which sqlglot has no DuckDB word for) as DuckDB's ``"binary"``."""
+    import sqlglot
+    from sqlglot import exp
+
+    tree = sqlglot.parse_one(sql, read=dialect, error_level=sqlglot.ErrorLevel.RAISE)
+    for node in list(tree.find_all(exp.Collate)):
+        if node.expression.is_string and node.expression.name.lower() == "utf8":
+            node.set("expression", exp.to_identifier("binary", quoted=True))
+    return tree.sql("duckdb")

@@ -8,6 +8,7 @@ import duckdb
 import polars as pl
 import pytest
 import sqlglot
+from sql_cases import to_duckdb
 
 import polars_rank as pr
 from polars_rank.compiler.checks import CHECK_COLUMNS
@@ -155,7 +156,7 @@ def test_every_dialect_parses_back_and_transpiled_to_duckdb_is_equal(dialect) ->
     tree = sqlglot.parse_one(sql, read=dialect)
     assert tree is not None
     if dialect in ("bigquery", "trino", "spark"):  # NaN tests there translate to DuckDB's
-        back = sqlglot.transpile(sql, read=dialect, write="duckdb")[0]
+        back = to_duckdb(sql, dialect)
         assert _duckdb(back, DIRTY_RUN, DIRTY_QRELS) == EXPECTED
 
 

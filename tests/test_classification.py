@@ -584,3 +584,21 @@ def test_sql_comments_name_real_parameters() -> None:
         for p in params
     }
     assert named and named <= parameters, named - parameters
+
+
+def test_duckdb_gauc_groups_differing_by_case_stay_apart_under_nocase():
+    """Groups ``A`` and ``a`` are two groups on a connection with
+    ``default_collation='nocase'``. By hand: ``A`` scores its positive 0.9 over its negative
+    0.1 (AUC 1), ``a`` its positive 0.2 under its negative 0.8 (AUC 0): GAUC =
+    (2·1 + 2·0) / 4 = 0.5 (merged, 3 of 4 pairs: 0.75)."""
+    import polars_rank as pr
+
+    df = pl.DataFrame({"y": [1, 0, 0, 1], "p": [0.9, 0.1, 0.8, 0.2], "g": ["A", "A", "a", "a"]})
+    con = duckdb.connect()
+    con.execute("SET default_collation = 'nocase'")
+    got = pr.evaluate_classification(
+        df, ["GAUC"], label="y", score="p", group="g", engine="duckdb", con=con
+    )
+    assert got.item() == pytest.approx(0.5, abs=1e-12)
+    frame = cls.group_auc(df, "g", "y", "p", engine="duckdb", con=con).row(0, named=True)
+    assert frame["group_auc"] == pytest.approx(0.5, abs=1e-12)

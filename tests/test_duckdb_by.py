@@ -257,3 +257,25 @@ def test_duplicates_max_equals_the_polars_engine(tmp_path):
         assert_frame_equal(got, expected)
         # date 1: a keeps 2.0 (the larger score), b at rank 2: RR 1/2
         assert got["RR"].to_list() == [0.5, 0.0]
+
+
+def test_recommender_by_keeps_case_differing_ids_apart_under_nocase():
+    """The recommender ``by`` path on a connection with ``default_collation='nocase'``: users
+    ``U0``/``u0``, items ``D0``/``d0`` and groups ``A``/``a`` stay apart, as in Polars."""
+    from sql_cases import case_frames
+
+    frames = case_frames()
+    upper = pl.col("query").str.slice(0, 1) == "U"
+    run = frames["run_t"].with_columns(grp=pl.when(upper).then(pl.lit("A")).otherwise(pl.lit("a")))
+    con = duckdb.connect()
+    con.execute("SET default_collation = 'nocase'")
+    metrics = ["novelty@5", "coverage@5", "P@3"]
+    args = (run, frames["qrels_t"], metrics)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = pr.evaluate(*args, interactions=frames["inter_t"], by="grp").sort("grp")
+        got = pr.evaluate(
+            *args, interactions=frames["inter_t"], by="grp", engine="duckdb", con=con
+        ).sort("grp")
+    assert got["grp"].to_list() == ["A", "a"]
+    assert_frame_equal(expected, got, check_exact=False, abs_tol=1e-12)

@@ -16,7 +16,7 @@ import warnings
 import duckdb
 import polars as pl
 import pytest
-import sqlglot
+from sql_cases import to_duckdb
 
 import polars_rank as pr
 from polars_rank.compiler import DIALECTS
@@ -59,7 +59,7 @@ def test_by_columns_with_hostile_names(dialect: str) -> None:
         warnings.simplefilter("ignore")
         want = pr.evaluate(run, qrels, metrics, by=by)
     sql = pr.to_sql(metrics, dialect, "run_t", "qrels_t", by=by, qrels_by=[])
-    text = sqlglot.transpile(sql, read=dialect, write="duckdb")[0] if dialect != "duckdb" else sql
+    text = to_duckdb(sql, dialect) if dialect != "duckdb" else sql
     con = duckdb.connect()
     con.register("run_t", run)
     con.register("qrels_t", qrels)

@@ -19,8 +19,10 @@ from sql_cases import (
     TREC_CASES,
     accepted,
     as_labels,
+    assert_case_sensitive_ids,
     assert_recommender_sql,
     assert_sql_result,
+    case_frames,
     compiled,
     recommender_random,
     reference,
@@ -278,3 +280,21 @@ def test_recommender_long_layout():
             item_features=frames["item_features"],
         )  # fmt: skip
     assert_same(expected, pl.DataFrame({m: [v] for m, v in got.rows()}))
+
+
+@pytest.mark.parametrize("how", ["setting", "column"])
+def test_case_insensitive_collations_keep_ids_apart(how):
+    """Ids and groups that differ only by case stay apart under the connection's
+    ``default_collation='nocase'`` and under ``VARCHAR COLLATE NOCASE`` columns."""
+    con = duckdb.connect()
+    if how == "setting":
+        con.execute("SET default_collation = 'nocase'")
+    for name, frame in case_frames().items():
+        con.register("pr_case_frame", frame.to_arrow())
+        con.execute(f"CREATE TABLE {name} AS SELECT * FROM pr_case_frame")
+        con.unregister("pr_case_frame")
+        for column in ("query", "doc", "grp", "g", "seg"):
+            if how == "column" and frame.schema.get(column) == pl.String:
+                con.execute(f"ALTER TABLE {name} ALTER {column} TYPE VARCHAR COLLATE NOCASE")
+    assert con.sql("SELECT COUNT(DISTINCT grp) FROM case_run").fetchall() == [(1,)]  # guard
+    assert_case_sensitive_ids(lambda sql: con.sql(sql).pl(), "duckdb", case_frames())

@@ -21,8 +21,10 @@ from sql_cases import (
     RECOMMENDER_TABLES,
     TREC_CASES,
     accepted,
+    assert_case_sensitive_ids,
     assert_recommender_sql,
     assert_sql_result,
+    case_frames,
     compiled,
     recommender_random,
     stacked_random,
@@ -242,3 +244,24 @@ def test_to_sql_recommender_metrics(spark, int_ids):
         batch=12,
         **options,
     )
+
+
+def test_to_sql_case_insensitive_collation_keeps_ids_apart(spark):
+    """Ids and groups that differ only by case stay apart in ``STRING COLLATE UTF8_LCASE``
+    columns (Spark 4)."""
+    frames = case_frames()
+    for name, frame in frames.items():
+        columns = [
+            f"collate(`{c}`, 'UTF8_LCASE') AS `{c}`"
+            if c in ("query", "doc", "grp", "g", "seg") and frame.schema[c] == pl.String
+            else f"`{c}`"
+            for c in frame.columns
+        ]
+        spark.createDataFrame(frame.to_arrow()).createOrReplaceTempView("pr_case_frame")
+        spark.sql(f"SELECT {', '.join(columns)} FROM pr_case_frame").createOrReplaceTempView(name)
+    assert spark.sql("SELECT COUNT(DISTINCT grp) FROM case_run").collect()[0][0] == 1  # guard
+
+    def query(sql):
+        return pl.from_arrow(spark.sql(sql).toArrow())
+
+    assert_case_sensitive_ids(query, "spark", frames)

@@ -18,6 +18,7 @@ from sql_cases import (
     compiled,
     recommender_random,
     stacked_random,
+    to_duckdb,
     trec_case,
 )
 from strategies import fast_first
@@ -33,8 +34,7 @@ def run_transpiled(sql: str, dialect: str, run: pl.DataFrame, qrels: pl.DataFram
     con = duckdb.connect()
     con.register("run_t", run)
     con.register("qrels_t", qrels)
-    duck = sqlglot.parse_one(sql, read=dialect, error_level=sqlglot.ErrorLevel.RAISE)
-    result = con.sql(duck.sql("duckdb")).pl()
+    result = con.sql(to_duckdb(sql, dialect)).pl()
     if dialect == "snowflake":  # unquoted names come back upper case, as on Snowflake
         result = result.rename(str.lower)
     return result

@@ -287,8 +287,11 @@ def group_auc(
     _frames.validate_binary(lf, label, score)
     if engine == "polars":
         return _like(_frames.group_auc(lf, groups, label, score, weight), df)
-    key = groups[0] if len(groups) == 1 else "__cls_group"
-    frame = lf.select(pl.struct(groups).alias(key) if len(groups) > 1 else key, label, score)
+    # each group numbered here, as Polars compares them: no collation of con merges two
+    key = "__cls_group"
+    numbers = lf.select(groups).unique(maintain_order=True).with_row_index(key)
+    frame = lf.join(numbers, on=groups, how="left", nulls_equal=True, maintain_order="left")
+    frame = frame.select(key, label, score)
     out = run_table_macro(
         frame.collect(), "cls_group_auc", [key, label, score], {"weight": weight}, con
     )

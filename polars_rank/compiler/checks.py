@@ -309,7 +309,7 @@ def check_counts_sql(
     order = {f"pr_k{n}": n for n in range(len(checks))}
     ordered = sorted(order, key=lambda c: order[c])
     text = f"SELECT {', '.join(ordered)} FROM ({text}) AS pr_counts"
-    return render(text, dialect, tables, names, doc_key="", pretty=pretty), keys
+    return render(text, dialect, tables, names, doc_key="", pretty=pretty, byte_keys=False), keys
 
 
 def check_sql(
@@ -537,7 +537,7 @@ def check_sql(
         **_OUT,
         **dict(zip(groups, by_columns, strict=True)),
     }
-    return render(text, dialect, tables, names, doc_key="", pretty=pretty)
+    return render(text, dialect, tables, names, doc_key="", pretty=pretty, byte_keys=False)
 
 
 def _grade_limit(specs: list[MetricSpec]) -> float | None:

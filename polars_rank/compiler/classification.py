@@ -30,7 +30,7 @@ from typing import Literal
 
 from polars_rank.catalog.names import MetricSpec, parse_metrics
 from polars_rank.compiler.columns import column_names, metric_outputs
-from polars_rank.compiler.dialects import DIALECTS, Dialect, render
+from polars_rank.compiler.dialects import DIALECTS, RAW, Dialect, render
 from polars_rank.core import messages
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.grouping import check_by_names
@@ -156,7 +156,12 @@ def _rows_cte(segments: int, groups: int, weighted: bool) -> str:
         present.append(f"{_SRC}.{WEIGHT} IS NOT NULL")
     ok = " AND ".join(present)
     weight = f"CAST({_SRC}.{WEIGHT} AS DOUBLE PRECISION)" if weighted else "1.0"
-    keys = [f"{_SRC}.pr_col_b{i} AS pr_b{i}" for i in range(segments)]
+    # the segment keys twice: the caller's value (output, order) and its byte key (rewrite 6
+    # of render: grouping by both is grouping by bytes, whatever the column's collation)
+    keys = [
+        f"{RAW}({_SRC}.pr_col_b{i}) AS pr_b{i}v, {_SRC}.pr_col_b{i} AS pr_b{i}"
+        for i in range(segments)
+    ]
     keys += [f"{_SRC}.pr_col_g{i} AS pr_g{i}" for i in range(groups)]
     return (
         "pr_rows AS (SELECT "
@@ -283,7 +288,7 @@ def _metric(spec: MetricSpec, n: int, parts: dict[str, tuple[str, str]]) -> str:
 def _query(specs: list[MetricSpec], segments: int, groups: int, weighted: bool) -> str:
     parts: dict[str, tuple[str, str]] = {}
     finals = [_metric(spec, n, parts) for n, spec in enumerate(specs, 1)]
-    keys = [f"pr_b{i}" for i in range(segments)]
+    keys = [k for i in range(segments) for k in (f"pr_b{i}v", f"pr_b{i}")]
     lead = "".join(f"{k}, " for k in keys)
     blocks = {block for block, _ in parts.values()}
     ctes = [_rows_cte(segments, groups if "groups" in blocks else 0, weighted)]
@@ -318,7 +323,7 @@ def _query(specs: list[MetricSpec], segments: int, groups: int, weighted: bool) 
     ctes.append("pr_parts AS (" + " UNION ALL ".join(selects) + ")")
     sums = ", ".join(f"COALESCE(SUM({key}), 0.0) AS {key}" for key in parts)
     ctes.append(f"pr_sums AS (SELECT {lead}{sums} FROM pr_parts{_group_by(keys)})")
-    outputs = [f"pr_b{i} AS pr_col_bout{i}" for i in range(segments)]
+    outputs = [f"pr_b{i}v AS pr_col_bout{i}" for i in range(segments)]
     outputs += [
         f"CAST({final} AS DOUBLE PRECISION) AS pr_m{n}" for n, final in enumerate(finals, 1)
     ]
@@ -425,7 +430,7 @@ def classification_sql(
 
 
 def _curve_query(curve: Curve, segments: int, weighted: bool, drop_intermediate: bool) -> str:
-    keys = [f"pr_b{i}" for i in range(segments)]
+    keys = [k for i in range(segments) for k in (f"pr_b{i}v", f"pr_b{i}")]
     lead = "".join(f"{k}, " for k in keys)
     window = _partition(keys)
     ctes = [_rows_cte(segments, 0, weighted), _points_ctes("pr_points", keys, skip_null=True)]
@@ -442,7 +447,7 @@ def _curve_query(curve: Curve, segments: int, weighted: bool, drop_intermediate:
         "FROM pr_points)"
     )
     ends = "pr_k <= 2 OR pr_i = 1 OR pr_i = pr_k"
-    outs = [f"pr_b{i} AS pr_col_bout{i}" for i in range(segments)]
+    outs = [f"pr_b{i}v AS pr_col_bout{i}" for i in range(segments)]
     if curve == "roc":
         turn = (
             "pr_fps_before - 2.0 * pr_fps + pr_fps_after <> 0 "

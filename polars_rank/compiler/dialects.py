@@ -18,13 +18,22 @@ every division in the text is between DOUBLEs). :func:`render` parses it and rew
    aggregate: there the clause is left out, and no such sort key is ever NULL;
 4. ``LEAST`` / ``GREATEST`` print plain (no argument is ever NULL);
 5. the sort keys of an id's own order (``pr_id_number(x)``, ``pr_id_text(x)``: integers as
-   numbers, text as bytes, :mod:`.recsys`) become the id itself where the dialect compares
-   text as bytes; on PostgreSQL and DuckDB, whose text order may follow a locale, the number
-   of an integer id (``pg_typeof`` / ``typeof``; NULL for text) then its text with the
-   byte-order collation.
+   numbers, text as bytes, :mod:`.recsys`) become the id itself then its byte key (rewrite
+   6) where the dialect compares text as bytes by default; on PostgreSQL, DuckDB and Spark,
+   whose text order may follow a locale or a column's collation, the number of an integer id
+   (``pg_typeof`` / ``typeof``; NULL for text) then its text with the byte-order collation
+   (its byte key on Spark);
+6. every read of a caller's key column (query and doc ids, ``by`` and ``group`` columns, item
+   ids and categories: :data:`KEY_COLUMN`) becomes its byte key, :data:`BYTE_KEY`: its text
+   (integers as decimal text) with the dialect's byte-comparing collation, so that every
+   join, ``GROUP BY``, ``DISTINCT``, ``UNION``, ``EXISTS`` and ``PARTITION BY`` downstream
+   compares ids as bytes whatever collation the column or the session has (the key is read
+   once, where the query first reads the caller's table; the CTE columns carry it). The plan
+   carries the caller's own value where it is output (query ids, ``by`` values) or sorted as
+   a number (integer item ids), wrapped in the placeholder :data:`RAW`, which is left as read.
 
 Then sqlglot prints the dialect. Apart from the integer-id keys of rewrite 5 (for
-PostgreSQL and DuckDB), no SQL string is written per dialect.
+PostgreSQL, DuckDB and Spark), no SQL string is written per dialect.
 
 sqlglot is imported only when a query is rendered.
 """
@@ -32,9 +41,12 @@ sqlglot is imported only when a query is rendered.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Literal
+import re
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from sqlglot import exp
 
 from polars_rank.core.errors import PolarsRankError
@@ -58,30 +70,100 @@ BASE = "postgres"
 #: Collation that makes the doc id's text compare as bytes, where the default may not.
 BYTE_COLLATION = {"postgres": "C", "duckdb": "binary"}
 
+#: The byte key of a caller's key column (rewrite 6): its text type, and the collation that
+#: compares it as bytes, applied as ``x COLLATE "c"`` (PostgreSQL, DuckDB) or as the function
+#: ``COLLATE(x, 'c')`` (BigQuery's empty specification is no collation; Snowflake's ``utf8`` is
+#: its byte order); Spark's cast to STRING is the default UTF8_BINARY collation (a
+#: ``UTF8_LCASE`` column's collation does not survive it); Trino has no collations: the column
+#: itself.
+BYTE_KEY: dict[str, tuple[str, str | None, bool]] = {
+    "postgres": ("text", "C", False),
+    "duckdb": ("varchar", "binary", False),
+    "spark": ("string", None, False),
+    "databricks": ("string", None, False),
+    "bigquery": ("string", "", True),
+    "snowflake": ("varchar", "utf8", True),
+}
+
+#: The caller's key columns (placeholders of :mod:`.placeholders`, :mod:`.recsys`,
+#: :mod:`.classification`): ids, ``by`` and ``group`` columns, categories.
+KEY_COLUMN = re.compile(r"pr_col_(?:query|doc|doc_a|doc_b|category|by\d+|b\d+|g\d+)")
+
+#: The placeholder function around a caller's key column that is read as it is (rewrite 6).
+RAW = "pr_raw"
+
 #: Dialects whose LEAST / GREATEST skip NULL arguments (the others return NULL).
 _LEAST_IGNORES_NULLS = ("postgres", "duckdb")
 
 #: The sort-key placeholders of an id's own order (see :mod:`.recsys`).
 ID_NUMBER, ID_TEXT = "pr_id_number", "pr_id_text"
 
-#: An integer id as a number, NULL for a text id, where text order may follow a locale.
+#: An integer id as a number, NULL for a text id, where text order may follow a locale or a
+#: column's collation.
 _ID_NUMBER = {
     "postgres": "CASE WHEN CAST(PG_TYPEOF(x) AS TEXT) IN ('smallint', 'integer', 'bigint') "
     "THEN CAST(CAST(x AS TEXT) AS BIGINT) END",
     "duckdb": "CASE WHEN TYPEOF(x) IN ('TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', "
     "'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT') "
     "THEN TRY_CAST(CAST(x AS TEXT) AS HUGEINT) END",
+    # a STRING column's collation (Spark 4's UTF8_LCASE) would order text ids by it
+    "spark": "CASE WHEN TYPEOF(x) IN ('tinyint', 'smallint', 'int', 'bigint') "
+    "THEN TRY_CAST(CAST(x AS STRING) AS BIGINT) END",
+    "databricks": "CASE WHEN TYPEOF(x) IN ('tinyint', 'smallint', 'int', 'bigint') "
+    "THEN TRY_CAST(CAST(x AS STRING) AS BIGINT) END",
 }
 
 
+def byte_key(column: exp.Expression, dialect: str) -> exp.Expression:
+    """``column`` as its byte key in ``dialect`` (:data:`BYTE_KEY`; rewrite 6)."""
+    from sqlglot import exp
+
+    if dialect not in BYTE_KEY:
+        return column
+    kind, collation, function = BYTE_KEY[dialect]
+    text = exp.cast(column, exp.DataType.build(kind))
+    if collation is None:
+        return text
+    if function:
+        return exp.Anonymous(this="COLLATE", expressions=[text, exp.Literal.string(collation)])
+    return exp.Collate(this=text, expression=exp.to_identifier(collation, quoted=True))
+
+
+def _byte_keys(tree: Any, dialect: str) -> None:
+    """Rewrite 6 in place: every read of a caller's key column becomes its byte key, but
+    inside :data:`RAW`, which is then dropped."""
+    from sqlglot import exp
+
+    def raw(node: exp.Expression) -> bool:
+        return isinstance(node, exp.Anonymous) and node.name.lower() == RAW
+
+    for column in list(tree.find_all(exp.Column)):
+        if KEY_COLUMN.fullmatch(column.name) and not any(raw(p) for p in _parents(column)):
+            column.replace(byte_key(column.copy(), dialect))
+    for node in list(tree.find_all(exp.Anonymous)):
+        if raw(node):
+            node.replace(node.expressions[0])
+
+
+def _parents(node: Any) -> Iterator[Any]:
+    parent = node.parent
+    while parent is not None:
+        yield parent
+        parent = parent.parent
+
+
 def _id_key(function: str, argument: exp.Expression, dialect: str) -> exp.Expression:
-    """The dialect's sort key for placeholder ``function`` of an id column (rewrite 5)."""
+    """The dialect's sort key for placeholder ``function`` of an id column (rewrite 5): where
+    text compares as bytes by default, the id itself, then (a tie under a column's
+    collation) its byte key."""
     import sqlglot
     from sqlglot import exp
 
     collation = BYTE_COLLATION.get(dialect)
-    if collation is None:
+    if function == ID_NUMBER and dialect not in _ID_NUMBER:
         return argument.copy()
+    if collation is None and function == ID_TEXT:
+        return byte_key(argument.copy(), dialect)
     if function == ID_NUMBER:
         key = sqlglot.parse_one(_ID_NUMBER[dialect], read=dialect)
         return key.transform(
@@ -160,16 +242,19 @@ def render(
     *,
     doc_key: str,
     pretty: bool = True,
+    byte_keys: bool = True,
 ) -> str:
     """``text`` (base dialect) printed in ``dialect``: placeholder tables → ``tables``
     (placeholder → the argument's name and its parsed reference), placeholder columns →
     ``names``, and the rewrites of the module docstring; ``doc_key`` is the column whose text
-    gets the byte-order collation."""
+    gets the byte-order collation; ``byte_keys``: rewrite 6."""
     import sqlglot
     from sqlglot import exp
 
     tree = sqlglot.parse_one(text, read=BASE)
     _check_cte_names(tree, tables)
+    if byte_keys:
+        _byte_keys(tree, dialect)
     replaced = {key: _table(ref, dialect) for key, (_, ref) in tables.items()}
     collation = BYTE_COLLATION.get(dialect)
 

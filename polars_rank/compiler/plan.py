@@ -45,6 +45,7 @@ from collections.abc import Sequence
 
 from polars_rank.catalog.names import MetricSpec
 from polars_rank.compiler.builders import BUILDERS
+from polars_rank.compiler.dialects import RAW
 from polars_rank.compiler.parts import ZERO, Parts, dbl, num
 from polars_rank.compiler.placeholders import (
     DOC,
@@ -72,6 +73,14 @@ def _group_columns(n: int) -> list[str]:
     return [f"pr_g{i}" for i in range(n)]
 
 
+def _values(groups: Sequence[str], query: bool) -> str:
+    """The columns carrying the caller's own values of the query id (with ``query``: only a
+    per-query result shows it) and of the ``by`` columns (``pr_qv``, ``<g>v``), where the
+    plan's ``qid`` and group columns are their byte keys
+    (:func:`~polars_rank.compiler.dialects.render`, rewrite 6): what the output shows."""
+    return "".join(f", {c}" for c in [*(["pr_qv"] if query else []), *(f"{g}v" for g in groups)])
+
+
 def _keyed(sql: str, groups: Sequence[str]) -> str:
     """``sql`` (windows and selects over one query's rows, written for ``qid``) with the
     group columns in front of ``qid`` in every partition, grouping and leading select."""
@@ -91,6 +100,7 @@ def _inputs(
     shared: Sequence[int] = (),
     *,
     pair_count: bool = False,
+    query_value: bool = True,
 ) -> list[tuple[str, str]]:
     """``pr_run``, ``pr_qrels`` and ``pr_ranked``; the caller's columns qualified by the
     table's alias :data:`SOURCE` (none of the caller's names can be taken for an alias).
@@ -99,9 +109,16 @@ def _inputs(
     ``by`` columns the qrels have), every group for the others. With ``pair_count``,
     ``pr_ranked`` has ``pr_pair_n``: the rows of the run with the row's ``(query, doc)``
     (a window over the rows the ranking window has already brought together: a sort, no
-    second shuffle in Spark)."""
-    g_run = "".join(f"{SOURCE}.{by_placeholder(i)} AS {g}, " for i, g in enumerate(groups))
+    second shuffle in Spark). With ``query_value``, the caller's own query id ``pr_qv``
+    rides along (:func:`_values`)."""
+    g_run = "".join(
+        f"{SOURCE}.{by_placeholder(i)} AS {g}, {RAW}({SOURCE}.{by_placeholder(i)}) AS {g}v, "
+        for i, g in enumerate(groups)
+    )
     g_qrels = "".join(f"{SOURCE}.{by_placeholder(i)} AS {groups[i]}, " for i in shared)
+    raw_q = f"{RAW}({SOURCE}.{QUERY})"
+    q_value = f"{raw_q} AS pr_qv, " if query_value else ""
+    q_group = f", {raw_q}" if query_value else ""
     g_by = "".join(f", {SOURCE}.{by_placeholder(i)}" for i in range(len(groups)))
     g_qrels_by = "".join(f", {SOURCE}.{by_placeholder(i)}" for i in shared)
     q, d = f"{SOURCE}.{QUERY}", f"{SOURCE}.{DOC}"
@@ -122,30 +139,35 @@ def _inputs(
     )
     if options.duplicates == "max":
         run = (
-            f"SELECT {g_run}{q} AS qid, {d} AS {DOC_KEY}, MAX({key}) AS sort_key "
-            f"FROM {RUN} AS {SOURCE} {run_ok} GROUP BY {q}, {d}{g_by}"
+            f"SELECT {g_run}{q} AS qid, {q_value}{d} AS {DOC_KEY}, MAX({key}) AS "
+            f"sort_key FROM {RUN} AS {SOURCE} {run_ok} GROUP BY {q}, {d}{g_by}{q_group}"
+            + "".join(f", {RAW}({SOURCE}.{by_placeholder(i)})" for i in range(len(groups)))
         )
         qrels = (
-            f"SELECT {g_qrels}{q} AS qid, {d} AS {DOC_KEY}, MAX({grade}) AS grade "
-            f"FROM {QRELS} AS {SOURCE} {qrels_ok} GROUP BY {q}, {d}{g_qrels_by}"
+            f"SELECT {g_qrels}{q} AS qid, {q_value}{d} AS {DOC_KEY}, MAX({grade}) AS "
+            f"grade FROM {QRELS} AS {SOURCE} {qrels_ok} GROUP BY {q}, {d}{g_qrels_by}{q_group}"
         )
     else:
         run = (
-            f"SELECT {g_run}{q} AS qid, {d} AS {DOC_KEY}, {key} AS sort_key "
+            f"SELECT {g_run}{q} AS qid, {q_value}{d} AS {DOC_KEY}, {key} AS sort_key "
             f"FROM {RUN} AS {SOURCE} {run_ok}"
         )
         qrels = (
-            f"SELECT {g_qrels}{q} AS qid, {d} AS {DOC_KEY}, {grade} AS grade "
+            f"SELECT {g_qrels}{q} AS qid, {q_value}{d} AS {DOC_KEY}, {grade} AS grade "
             f"FROM {QRELS} AS {SOURCE} {qrels_ok}"
         )
     ctes = [("pr_run", run)]
     if groups:  # the judgments of each group of the run
-        ctes.append(("pr_groups", f"SELECT DISTINCT {', '.join(groups)} FROM pr_run"))
+        g_all = ", ".join(f"{g}, {g}v" for g in groups)
+        ctes.append(("pr_groups", f"SELECT DISTINCT {g_all} FROM pr_run"))
         ctes.append(("pr_qrels_in", qrels))
         on = " AND ".join(f"j.{groups[i]} = g.{groups[i]}" for i in shared)
         join = f"INNER JOIN pr_groups AS g ON {on}" if shared else "CROSS JOIN pr_groups AS g"
-        picked = ", ".join(f"g.{c}" for c in groups)
-        qrels = f"SELECT {picked}, j.qid, j.{DOC_KEY}, j.grade FROM pr_qrels_in AS j {join}"
+        picked = ", ".join(f"g.{c}, g.{c}v" for c in groups)
+        qrels = (
+            f"SELECT {picked}, j.qid{', j.pr_qv' if query_value else ''}, j.{DOC_KEY}, j.grade "
+            f"FROM pr_qrels_in AS j {join}"
+        )
     length = ""
     if n_ret:
         length = _keyed("COUNT(*) OVER (PARTITION BY qid)", groups)
@@ -155,7 +177,8 @@ def _inputs(
     if pair_count:
         length += f", COUNT(*) OVER (PARTITION BY qid, {DOC_KEY}) AS pr_pair_n"
     ranked = _keyed(
-        "SELECT qid, docno, ROW_NUMBER() OVER (PARTITION BY qid ORDER BY sort_key DESC, "
+        f"SELECT qid, docno{_values(groups, query_value)}, ROW_NUMBER() OVER (PARTITION BY qid "
+        "ORDER BY sort_key DESC, "
         f"CAST({DOC_KEY} AS TEXT) DESC) AS pos{length} FROM pr_run",
         groups,
     )
@@ -163,7 +186,12 @@ def _inputs(
 
 
 def _joined(
-    parts: Parts, options: Options, groups: Sequence[str] = (), *, pair_count: bool = False
+    parts: Parts,
+    options: Options,
+    groups: Sequence[str] = (),
+    *,
+    pair_count: bool = False,
+    query_value: bool = True,
 ) -> str:
     """``pr_joined``: every judgment with its rank and flags, plus one marker row per run
     query (no judgment, no rank; it carries the query's length). With ``pair_count``, also
@@ -174,6 +202,7 @@ def _joined(
     columns = [
         *(f"COALESCE(j.{g}, r.{g}) AS {g}" for g in groups),
         "COALESCE(j.qid, r.qid) AS qid",
+        *(f"COALESCE(j.{v}, r.{v}) AS {v}" for v in _values(groups, query_value).split(", ")[1:]),
         "j.grade",
         f"CASE WHEN {within} THEN r.pos END AS pos",
         "CASE WHEN r.qid IS NULL THEN 0 ELSE 1 END AS in_run",
@@ -256,16 +285,26 @@ def query_text(
     duplicates_out = duplicates_out and has_qrels
     dup_part = ", MAX(pr_dup) AS pr_dup" if duplicates_out else ""
     if has_qrels:
-        ctes = _inputs(options, q.needs_n_ret, groups, shared, pair_count=duplicates_out)
-        ctes.append(("pr_joined", _joined(q, options, groups, pair_count=duplicates_out)))
+        ctes = _inputs(
+            options,
+            q.needs_n_ret,
+            groups,
+            shared,
+            pair_count=duplicates_out,
+            query_value=per_query,
+        )
+        joined = _joined(q, options, groups, pair_count=duplicates_out, query_value=per_query)
+        ctes.append(("pr_joined", joined))
         windows = "".join(f", {_keyed(sql, groups)} AS {name}" for name, sql in q.windows.items())
         ctes.append(("pr_rows", f"SELECT *{windows} FROM pr_joined"))
         aggregates = "".join(f", {sql} AS {name}" for sql, name in q.aggregates.items())
         ctes.append(
             (
                 "pr_parts",
-                f"SELECT {g_sel}qid AS pr_qid, MAX(in_run) AS pr_in_run, MAX(judged) AS pr_judged"
-                f"{dup_part}{aggregates} FROM pr_rows GROUP BY {g_sel}qid",
+                f"SELECT {g_sel}qid AS pr_qid{_values(groups, per_query)}, "
+                "MAX(in_run) AS pr_in_run, "
+                f"MAX(judged) AS pr_judged{dup_part}{aggregates} FROM pr_rows "
+                f"GROUP BY {g_sel}qid{_values(groups, per_query)}",
             )
         )
         if q.event_sets:  # rankings merged with ideal rankings (Parts.event_set)
@@ -286,12 +325,13 @@ def query_text(
                 f" AND {g} = pr_e{g}" for g in groups
             )
     else:  # every run query is evaluated
-        inputs = _inputs(options, False, groups)
+        inputs = _inputs(options, False, groups, query_value=per_query)
         ctes = [c for c in inputs if c[0] not in ("pr_qrels", "pr_qrels_in")]
         ctes.append(
             (
                 "pr_parts",
-                f"SELECT DISTINCT {g_sel}qid AS pr_qid, 1 AS pr_in_run, 1 AS pr_judged FROM pr_run",
+                f"SELECT DISTINCT {g_sel}qid AS pr_qid{_values(groups, per_query)}, "
+                "1 AS pr_in_run, 1 AS pr_judged FROM pr_run",
             )
         )
     if groups:
@@ -329,8 +369,11 @@ def query_text(
     metrics = "".join(
         f", {f} AS {named[s.label]}" for f, s in zip(formulas, judged, strict=True)
     ) + "".join(f", {named[s.label]}" for s in recommender if s.entry.level == "query")
-    values = f"SELECT {g_sel}pr_qid, pr_in_run, pr_judged" + (", pr_dup" if duplicates_out else "")
-    g_lead = "".join(f"{g} AS {by_placeholder(i)}, " for i, g in enumerate(groups))
+    values = f"SELECT {g_sel}pr_qid{_values(groups, per_query)}, pr_in_run, pr_judged" + (
+        ", pr_dup" if duplicates_out else ""
+    )
+    g_lead = "".join(f"{g}v AS {by_placeholder(i)}, " for i, g in enumerate(groups))
+    g_order = "".join(f"{g}v, {g}, " for g in groups)
     if per_query:
         count = ", SUM(1 - pr_judged) OVER () AS pr_left_out" if left_out else ""
         if duplicates_out:
@@ -338,8 +381,8 @@ def query_text(
         ctes.append(("pr_values", f"{values}{count}{metrics} FROM {source_parts}"))
         source, lead, order = (
             f"pr_values WHERE {keep}",
-            f"{g_lead}pr_qid AS {QUERY_OUT}, ",
-            f" ORDER BY {g_sel}pr_qid",
+            f"{g_lead}pr_qv AS {QUERY_OUT}, ",
+            f" ORDER BY {g_order}pr_qv, pr_qid",
         )
     else:
         ctes.append(("pr_values", f"{values}{metrics} FROM {source_parts}"))
@@ -352,15 +395,16 @@ def query_text(
             summary.append("COALESCE(SUM(pr_dup), 0) AS pr_duplicates")
         if not summary:  # only corpus metrics: a row to join them to
             summary.append("COUNT(*) AS pr_n")
-        grouping = f" GROUP BY {', '.join(groups)}" if groups else ""
-        ctes.append(("pr_summary", f"SELECT {g_sel}{', '.join(summary)} FROM pr_values{grouping}"))
+        g_all = "".join(f"{g}, {g}v, " for g in groups)
+        grouping = f" GROUP BY {g_all[:-2]}" if groups else ""
+        ctes.append(("pr_summary", f"SELECT {g_all}{', '.join(summary)} FROM pr_values{grouping}"))
         source = " CROSS JOIN ".join(["pr_summary", *rec.corpus])
         if groups:
             source = "pr_summary" + "".join(
                 f" LEFT JOIN {name} ON " + " AND ".join(f"{g} = {name}.pr_c_{g}" for g in groups)
                 for name in rec.corpus
             )
-        lead, order = g_lead, f" ORDER BY {', '.join(groups)}" if groups else ""
+        lead, order = g_lead, f" ORDER BY {g_order[:-2]}" if groups else ""
     # a BIGINT on every dialect (a SUM of integers is INT128 on DuckDB, NUMBER on Snowflake)
     extra = f", CAST(pr_left_out AS BIGINT) AS {LEFT_OUT_OUT}" if left_out else ""
     if duplicates_out:
@@ -372,7 +416,7 @@ def query_text(
         f"SELECT {n} AS i, {_quoted(s.label)} AS measure" for n, s in enumerate(specs, 1)
     )
     value = " ".join(f"WHEN {n} THEN {c}" for n, c in enumerate(columns, 1))
-    order = f" ORDER BY {g_sel}pr_qid, m.i" if per_query else f" ORDER BY {g_sel}m.i"
+    order = f" ORDER BY {g_order}pr_qv, pr_qid, m.i" if per_query else f" ORDER BY {g_order}m.i"
     return (
         f"{with_clause}, pr_measures AS ({measures}) "
         f"SELECT {lead}m.measure AS {MEASURE_OUT}, CASE m.i {value} END AS {VALUE_OUT}{extra} "

@@ -21,7 +21,9 @@ The numbers are the Polars engine's (:mod:`polars_rank.engines.polars.recsys`), 
 
 The doc id order inside the item table is the id's own (integers as numbers, text as bytes):
 the placeholders :data:`ID_NUMBER` and :data:`ID_TEXT` are sort keys that
-:func:`~polars_rank.compiler.dialects.render` writes per dialect.
+:func:`~polars_rank.compiler.dialects.render` writes per dialect, over ``pr_dv``, the
+caller's own doc id (``docno`` is its byte key, rewrite 6 of
+:func:`~polars_rank.compiler.dialects.render`).
 
 >>> from polars_rank.catalog.names import parse_metrics
 >>> plan = recommender_plan(parse_metrics(["coverage@10"]), ["pr_m1"], max_rank=None,
@@ -37,7 +39,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from polars_rank.catalog.names import MetricSpec
-from polars_rank.compiler.dialects import ID_NUMBER, ID_TEXT
+from polars_rank.compiler.dialects import ID_NUMBER, ID_TEXT, RAW
 from polars_rank.compiler.parts import ONE, ZERO, dbl, log2, num
 from polars_rank.compiler.placeholders import DOC, QUERY, SOURCE, by_placeholder
 from polars_rank.core.recommender_inputs import item_options, largest_cutoff
@@ -96,7 +98,7 @@ def _item_table(option: ItemOptions, popularity: str) -> str:
     pop = dbl("popularity")
     ordered = (
         f"SELECT docno, popularity, {pop} / SUM({pop}) OVER () AS choice, "
-        f"{dbl(f'ROW_NUMBER() OVER (ORDER BY popularity, {ID_NUMBER}(docno), {ID_TEXT}(docno))')}"
+        f"{dbl(f'ROW_NUMBER() OVER (ORDER BY popularity, {ID_NUMBER}(pr_dv), {ID_TEXT}(pr_dv))')}"
         f" AS item_pos, {dbl('COUNT(*) OVER ()')} AS n_items FROM {popularity}"
     )
     if option.model == "choice":
@@ -571,8 +573,8 @@ def recommender_plan(
         out.ctes.append(
             (
                 "pr_history",
-                f"SELECT {SOURCE}.{QUERY} AS qid, {SOURCE}.{DOC} AS docno "
-                f"FROM {INTERACTIONS} AS {SOURCE}",
+                f"SELECT {SOURCE}.{QUERY} AS qid, {SOURCE}.{DOC} AS docno, "
+                f"{RAW}({SOURCE}.{DOC}) AS pr_dv FROM {INTERACTIONS} AS {SOURCE}",
             )
         )
     groups: dict[ItemOptions, list[MetricSpec]] = {}
@@ -584,11 +586,15 @@ def recommender_plan(
         if option.count not in counted:
             counted.add(option.count)
             counter = "COUNT(DISTINCT qid)" if option.count == "users" else "COUNT(*)"
-            counted_sql = f"SELECT docno, {counter} AS popularity FROM pr_history GROUP BY docno"
+            counted_sql = (
+                f"SELECT docno, pr_dv, {counter} AS popularity FROM pr_history "
+                "GROUP BY docno, pr_dv"
+            )
             if has_catalog:  # catalog items without interactions: popularity 0, in the tail
                 counted_sql += (
-                    f" UNION ALL SELECT c.docno, 0 AS popularity FROM (SELECT DISTINCT "
-                    f"{SOURCE}.{DOC} AS docno FROM {CATALOG} AS {SOURCE}) AS c "
+                    f" UNION ALL SELECT c.docno, c.pr_dv, 0 AS popularity FROM (SELECT DISTINCT "
+                    f"{SOURCE}.{DOC} AS docno, {RAW}({SOURCE}.{DOC}) AS pr_dv "
+                    f"FROM {CATALOG} AS {SOURCE}) AS c "
                     "WHERE NOT c.docno IS NULL AND NOT EXISTS (SELECT 1 FROM pr_history AS h "
                     "WHERE h.docno = c.docno)"
                 )
@@ -652,18 +658,16 @@ def _grouped_input(
     group of the run: joined to ``pr_groups`` on the ``by`` columns it has (``shared``:
     their indices), shared by every group otherwise."""
     own = "".join(f"{SOURCE}.{by_placeholder(i)} AS {groups[i]}, " for i in shared)
-    ids = (
-        f"{SOURCE}.{DOC} AS docno"
-        if name == "catalog"
-        else (f"{SOURCE}.{QUERY} AS qid, {SOURCE}.{DOC} AS docno")
-    )
+    ids = f"{SOURCE}.{DOC} AS docno, {RAW}({SOURCE}.{DOC}) AS pr_dv"
+    if name != "catalog":
+        ids = f"{SOURCE}.{QUERY} AS qid, {ids}"
     not_null = " AND ".join(f"{SOURCE}.{by_placeholder(i)} IS NOT NULL" for i in shared)
     where = f" WHERE {not_null}" if shared else ""
     inner = f"SELECT {own}{ids} FROM {table} AS {SOURCE}{where}"
     on = " AND ".join(f"x.{groups[i]} = g.{groups[i]}" for i in shared)
     join = f"INNER JOIN pr_groups AS g ON {on}" if shared else "CROSS JOIN pr_groups AS g"
     picked = ", ".join(f"g.{c}" for c in groups)
-    cols = "x.docno" if name == "catalog" else "x.qid, x.docno"
+    cols = "x.docno, x.pr_dv" if name == "catalog" else "x.qid, x.docno, x.pr_dv"
     return f"SELECT {'DISTINCT ' if distinct else ''}{picked}, {cols} FROM ({inner}) AS x {join}"
 
 
@@ -730,13 +734,15 @@ def grouped_recommender_plan(
             counted.add(option.count)
             counter = "COUNT(DISTINCT qid)" if option.count == "users" else "COUNT(*)"
             sql = (
-                f"SELECT {gs}, docno, {counter} AS popularity FROM pr_history GROUP BY {gs}, docno"
+                f"SELECT {gs}, docno, pr_dv, {counter} AS popularity FROM pr_history "
+                f"GROUP BY {gs}, docno, pr_dv"
             )
             if has_catalog:
                 c_gs = ", ".join(f"c.{x}" for x in groups)
                 sql += (
-                    f" UNION ALL SELECT {c_gs}, c.docno, 0 AS popularity FROM pr_catalog_given "
-                    "AS c WHERE NOT c.docno IS NULL AND NOT EXISTS (SELECT 1 FROM pr_history "
+                    f" UNION ALL SELECT {c_gs}, c.docno, c.pr_dv, 0 AS popularity "
+                    "FROM pr_catalog_given AS c WHERE NOT c.docno IS NULL AND NOT EXISTS "
+                    "(SELECT 1 FROM pr_history "
                     f"AS h WHERE h.docno = c.docno AND {_on('h', 'c', groups)})"
                 )
             out.ctes.append((popularity, sql))
@@ -818,7 +824,7 @@ def _grouped_item_table(option: ItemOptions, popularity: str, groups: Sequence[s
     gs = ", ".join(groups)
     pop = dbl("popularity")
     part = f"PARTITION BY {gs}"
-    row = f"ROW_NUMBER() OVER ({part} ORDER BY popularity, {ID_NUMBER}(docno), {ID_TEXT}(docno))"
+    row = f"ROW_NUMBER() OVER ({part} ORDER BY popularity, {ID_NUMBER}(pr_dv), {ID_TEXT}(pr_dv))"
     ordered = (
         f"SELECT {gs}, docno, popularity, {pop} / SUM({pop}) OVER ({part}) AS choice, "
         f"{dbl(row)} AS item_pos, {dbl(f'COUNT(*) OVER ({part})')} AS n_items FROM {popularity}"

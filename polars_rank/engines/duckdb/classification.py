@@ -48,7 +48,8 @@ def evaluate_classification(
     over the segments' rows), on ``con`` or the package's in-memory database.
 
     ``frame`` holds the input columns; each ``by`` segment gets a number (the ``by`` values
-    never travel through SQL, so they come back with their own types)."""
+    never travel through SQL, so they come back with their own types), and so does each GAUC
+    group (compared as Polars compares them, never under the connection's collation)."""
     from polars_rank.catalog.classification import GROUP, bindings
 
     keys = frame.select(by).unique(maintain_order=True).with_row_index(_SEGMENT)
@@ -57,9 +58,10 @@ def evaluate_classification(
     else:
         frame = frame.with_columns(pl.lit(0, dtype=pl.UInt32).alias(_SEGMENT))
         keys = pl.DataFrame({_SEGMENT: [0]}, schema={_SEGMENT: pl.UInt32})
-    key = group[0] if len(group) == 1 else _GROUP_KEY
-    if len(group) > 1:
-        frame = frame.with_columns(pl.struct(group).alias(_GROUP_KEY))
+    key = _GROUP_KEY
+    if group:  # the groups numbered here, as the segments: no collation of con merges them
+        numbers = frame.select(group).unique(maintain_order=True).with_row_index(_GROUP_KEY)
+        frame = frame.join(numbers, on=group, how="left", nulls_equal=True, maintain_order="left")
     columns = bindings(label, score, group)
     scalar = [s for s in specs if not s.entry.tables]
     tabular = [s for s in specs if s.entry.tables]
