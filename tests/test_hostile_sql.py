@@ -26,7 +26,7 @@ import polars as pl
 import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
-from sql_cases import assert_sql_result
+from sql_cases import assert_sql_result, to_duckdb
 from strategies import assert_same, examples, runs_and_qrels
 
 import polars_rank as pr
@@ -253,7 +253,6 @@ def test_reserved_names_through_spark(spark):
 def _with_transpiled(dialect, run, qrels, named, **options) -> None:
     """BigQuery, Snowflake and Trino cannot run here: their SQL, read back in its dialect by
     sqlglot and written as DuckDB's, runs on DuckDB (the names must survive the round trip)."""
-    import sqlglot
 
     con = duckdb.connect()
     frames = _renamed(run, qrels, named)
@@ -262,7 +261,7 @@ def _with_transpiled(dialect, run, qrels, named, **options) -> None:
         con.register(name, frame)
 
     def query(sql: str) -> pl.DataFrame:
-        return con.sql(sqlglot.parse_one(sql, read=dialect).sql("duckdb")).pl()
+        return con.sql(to_duckdb(sql, dialect)).pl()
 
     _check(query, dialect, tables, run, qrels, named, **options)
 

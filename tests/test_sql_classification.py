@@ -10,7 +10,6 @@ import duckdb
 import numpy as np
 import polars as pl
 import pytest
-import sqlglot
 from sklearn.metrics import (
     accuracy_score,
     average_precision_score,
@@ -25,6 +24,7 @@ from sklearn.metrics import (
     roc_auc_score,
     roc_curve,
 )
+from sql_cases import to_duckdb
 from strategies import fast_first
 
 import polars_rank as pr
@@ -184,8 +184,7 @@ def _duckdb_run(sql: str, dialect: str, frame: pl.DataFrame) -> pl.DataFrame:
     con = duckdb.connect()
     con.register("preds_t", frame)
     if dialect != "duckdb":
-        tree = sqlglot.parse_one(sql, read=dialect, error_level=sqlglot.ErrorLevel.RAISE)
-        sql = tree.sql("duckdb")
+        sql = to_duckdb(sql, dialect)
     result = con.sql(sql).pl()
     return result.rename(str.lower) if dialect == "snowflake" else result
 
@@ -469,12 +468,12 @@ def test_boolean_and_text_labels_in_every_dialect(dialect):
     for label in ("b", "t", "t01", "d", "dec"):
         sql = pr.to_sql(["AUC", "TP", "F1"], dialect, predictions="typed", label=label)
         if dialect != "duckdb":
-            sql = sqlglot.parse_one(sql, read=dialect).sql("duckdb")
+            sql = to_duckdb(sql, dialect)
         got = con.sql(sql).pl().rename(str.lower).row(0, named=True)
         assert got == pytest.approx(want, rel=1e-12), label
         check = pr.check_sql(dialect, predictions="typed", label=label)
         if dialect != "duckdb":
-            check = sqlglot.parse_one(check, read=dialect).sql("duckdb")
+            check = to_duckdb(check, dialect)
         assert con.sql(check).fetchall() == [], label
     con.execute(
         "CREATE TABLE junk AS SELECT * FROM (VALUES ('yes', 0.5), ('2', 0.5), ('1.5', 0.5), "
@@ -482,7 +481,7 @@ def test_boolean_and_text_labels_in_every_dialect(dialect):
     )
     check = pr.check_sql(dialect, predictions="junk")
     if dialect != "duckdb":
-        check = sqlglot.parse_one(check, read=dialect).sql("duckdb")
+        check = to_duckdb(check, dialect)
     # 'yes', '2', '1.5', '10' are no label; '1' and '0.0' are; the smallest text shown
     assert con.sql(check).fetchall() == [("predictions", "bad_label", 4, "1.5", None)]
 

@@ -10,8 +10,7 @@ import duckdb
 import numpy as np
 import polars as pl
 import pytest
-import sqlglot
-from sql_cases import recommender_random
+from sql_cases import recommender_random, to_duckdb
 from strategies import fast_first
 
 import polars_rank as pr
@@ -94,7 +93,7 @@ def _duckdb(frames: dict, kind: str, sql: str, dialect: str) -> pl.DataFrame:
                       ("feat_t", kind)):  # fmt: skip
         con.register(name, frames[key])
     if dialect != "duckdb":
-        sql = sqlglot.parse_one(sql, read=dialect).sql("duckdb")
+        sql = to_duckdb(sql, dialect)
     out = con.sql(sql).pl()
     return out.rename(str.lower) if dialect == "snowflake" else out
 
