@@ -291,12 +291,16 @@ def test_bigquery_refuses_a_dot_in_a_column_name():
 def test_postgres_sql_quotes_what_postgres_would_misread():
     """``user`` bare is PostgreSQL's session user: the query must not read it so."""
     sql = pr.to_sql(["AP"], "postgres", "run", "qrels", query="user", doc="current_date")
-    assert 'pr_src."user" AS qid' in sql and 'pr_src."current_date" AS docno' in sql
+    # each read as its byte key (COLLATE "C"), the caller's name quoted
+    assert 'CAST(pr_src."user" AS TEXT) COLLATE "C" AS qid' in sql
+    assert 'CAST(pr_src."current_date" AS TEXT) COLLATE "C" AS docno' in sql
     for dialect in ("postgres", "spark", "snowflake"):
         sql = pr.to_sql(["AP"], dialect, "run", "qrels", query="order", per_query=True)
         assert re.search(r"\border AS qid", sql) is None
     snowflake = pr.to_sql(["AP"], "snowflake", "run", "qrels", query="qid", per_query=True)
-    assert "pr_src.qid AS qid" in snowflake  # plain: left to Snowflake's case folding
+    # plain: left to Snowflake's case folding (read as its byte key, the value carried as is)
+    assert "COLLATE(CAST(pr_src.qid AS VARCHAR), 'utf8') AS qid" in snowflake
+    assert "pr_src.qid AS pr_qv" in snowflake
 
 
 def test_hostile_metric_and_left_out_names():
