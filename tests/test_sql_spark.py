@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 import warnings
 
+import numpy as np
 import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -265,3 +266,84 @@ def test_to_sql_case_insensitive_collation_keeps_ids_apart(spark):
         return pl.from_arrow(spark.sql(sql).toArrow())
 
     assert_case_sensitive_ids(query, "spark", frames)
+
+
+#: Spark session settings that could change a number or a name's meaning: ANSI mode off (a
+#: division by zero or an overflow gives NULL instead of an error; Spark 4's default is on),
+#: ANSI mode on, and case-sensitive column names.
+SPARK_SETTINGS = [
+    {"spark.sql.ansi.enabled": "false"},
+    {"spark.sql.ansi.enabled": "true"},
+    {"spark.sql.caseSensitive": "true"},
+]
+
+
+@pytest.fixture(params=SPARK_SETTINGS, ids=lambda s: ",".join(f"{k}={v}" for k, v in s.items()))
+def spark_setting(spark, request):
+    """The ``spark`` session under one of :data:`SPARK_SETTINGS`, restored afterwards."""
+    before = {key: spark.conf.get(key, None) for key in request.param}
+    for key, value in request.param.items():
+        spark.conf.set(key, value)
+    try:
+        yield spark
+    finally:
+        for key, value in before.items():
+            if value is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, value)
+
+
+def test_numbers_under_spark_session_settings(spark_setting, trec_dir):
+    """ANSI mode on and off and case-sensitive names change no number: the Spark engine and
+    the compiled SQL on views with mixed-case column names equal the Polars engine (ranking
+    with ``by``, recommender and classification), and the settings are as the caller set
+    them afterwards."""
+    spark = spark_setting
+    settings_before = {key: spark.conf.get(key, None) for s in SPARK_SETTINGS for key in s}
+    names = {"query": "Query", "doc": "DocNo", "score": "Score", "relevance": "Rel"}
+    run, qrels = stacked_random(12, int_ids=False, seed=5)
+    mixed_run = run.rename({k: v for k, v in names.items() if k in run.columns})
+    mixed_qrels = qrels.rename({k: v for k, v in names.items() if k in qrels.columns})
+    spark.createDataFrame(mixed_run.to_arrow()).createOrReplaceTempView("run_mixed")
+    spark.createDataFrame(mixed_qrels.to_arrow()).createOrReplaceTempView("qrels_mixed")
+    # the compiled SQL, per query, on the mixed-case views
+    sql = pr.to_sql(METRICS, "spark", "run_mixed", "qrels_mixed", per_query=True, **names)
+    got = pl.from_arrow(spark.sql(sql).toArrow())
+    assert_sql_result(got, mixed_run, mixed_qrels, METRICS, **names)
+    # the Spark engine on DataFrames with those names
+    assert_like_polars(
+        mixed_run,
+        mixed_qrels,
+        spark_run=spark.table("run_mixed"),
+        spark_qrels=spark.table("qrels_mixed"),
+        **names,
+    )
+    # trec_eval's own test file through the engine
+    trec_run, trec_qrels, options = trec_case(trec_dir, "test")
+    assert_like_polars(trec_run, trec_qrels, accepted(trec_qrels), **options)
+    # recommender metrics (every portable one) on the same session
+    frames = recommender_random(24, int_ids=False, seed=4)
+    for key, name in RECOMMENDER_TABLES.items():
+        spark.createDataFrame(frames[key].to_arrow()).createOrReplaceTempView(name)
+    assert_recommender_sql(
+        lambda text: pl.from_arrow(spark.sql(text).toArrow()), "spark", frames, batch=12
+    )
+    # classification with tied scores, a segment and a group (GAUC), in the engine
+    rng = np.random.default_rng(9)
+    preds = pl.DataFrame(
+        {
+            "Label": rng.integers(0, 2, 400),
+            "Score": np.round(rng.random(400), 1),  # ties
+            "Seg": rng.choice(["a", "B"], 400),
+            "User": rng.integers(0, 40, 400),
+        }
+    )
+    metrics = ["AUC", "GAUC", "AP", "LogLoss", "F1"]
+    kinds = {"label": "Label", "score": "Score", "by": "Seg", "group": "User"}
+    expected = pr.evaluate_classification(preds, metrics, **kinds)
+    got = pr.evaluate_classification(
+        spark.createDataFrame(preds.to_arrow()), metrics, engine="spark", **kinds
+    )
+    assert_same(expected, got)
+    assert {key: spark.conf.get(key, None) for key in settings_before} == settings_before
