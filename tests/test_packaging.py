@@ -49,5 +49,6 @@ def test_the_changelog_keeps_a_changelog_layout() -> None:
     assert versions[0] == "[Unreleased]"
     assert all(re.fullmatch(r"\[\d+\.\d+\.\d+\]( - \d{4}-\d{2}-\d{2})?", v) for v in versions[1:])
     assert f"[{pr.__version__}]" in [v.split(" - ")[0] for v in versions]
-    kinds = {"Added", "Changed", "Deprecated", "Removed", "Fixed", "Security"}
+    # Keep a Changelog's kinds, and "Breaking changes" first where a release breaks the API
+    kinds = {"Breaking changes", "Added", "Changed", "Deprecated", "Removed", "Fixed", "Security"}
     assert {line[4:] for line in lines if line.startswith("### ")} <= kinds
