@@ -279,7 +279,10 @@ def start_spark(cores: int = 2, partitions: int = 2, memory: str = "4g") -> Any:
     """A local SparkSession for tests: ``local[cores]``, UI off, loopback only. One session
     serves the whole run (thousands of stages); with a 2 GiB heap a hash aggregation of the
     recommender SQL once failed late in a CI run with AGGREGATE_OUT_OF_MEMORY, so the driver
-    gets 4 GiB (the machine has 24)."""
+    gets 4 GiB (the machine has 24), and the session keeps the status of only its last few
+    queries: Spark's SQL status store keeps each finished query's plan description (1000 by
+    default), and the compiled recommender SQL's plans are large, so a full run grew the heap
+    until a later hash aggregation failed the same way at 4 GiB."""
     try:
         from pyspark.sql import SparkSession
     except ImportError:
@@ -299,6 +302,11 @@ def start_spark(cores: int = 2, partitions: int = 2, memory: str = "4g") -> Any:
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.driver.memory", memory)
+        .config("spark.sql.ui.retainedExecutions", "10")
+        .config("spark.ui.retainedJobs", "20")
+        .config("spark.ui.retainedStages", "20")
+        .config("spark.ui.retainedTasks", "200")
+        .config("spark.ui.dagGraph.retainedRootRDDs", "20")
         .config("spark.sql.session.timeZone", "UTC")
         .getOrCreate()
     )

@@ -268,13 +268,12 @@ def test_to_sql_case_insensitive_collation_keeps_ids_apart(spark):
     assert_case_sensitive_ids(query, "spark", frames)
 
 
-#: Spark session settings that could change a number or a name's meaning: ANSI mode off (a
-#: division by zero or an overflow gives NULL instead of an error; Spark 4's default is on),
-#: ANSI mode on, and case-sensitive column names.
+#: Spark session settings that could change a number or a name's meaning, other than the
+#: defaults every other Spark test runs under (ANSI mode on, case-insensitive names): ANSI mode
+#: off (a division by zero or an overflow gives NULL instead of an error) together with
+#: case-sensitive column names.
 SPARK_SETTINGS = [
-    {"spark.sql.ansi.enabled": "false"},
-    {"spark.sql.ansi.enabled": "true"},
-    {"spark.sql.caseSensitive": "true"},
+    {"spark.sql.ansi.enabled": "false", "spark.sql.caseSensitive": "true"},
 ]
 
 

@@ -79,8 +79,7 @@ def test_recommender_through_duckdb(dialect):
         con.register(name, frames[key])
 
     def query(sql: str) -> pl.DataFrame:
-        duck = sqlglot.parse_one(sql, read=dialect, error_level=sqlglot.ErrorLevel.RAISE)
-        text = duck.sql("duckdb")
+        text = to_duckdb(sql, dialect)
         if dialect == "snowflake" and "FLATTEN" in sql:
             # sqlglot does not write Snowflake's FLATTEN back as DuckDB: check the Snowflake
             # clause (FLATTEN's columns are SEQ, KEY, PATH, INDEX, VALUE, THIS: j is the
