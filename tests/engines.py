@@ -275,14 +275,14 @@ def java_version() -> str | None:
     return (result.stderr or result.stdout).splitlines()[0] if result.returncode == 0 else None
 
 
-def start_spark(cores: int = 2, partitions: int = 2, memory: str = "4g") -> Any:
+def start_spark(cores: int = 2, partitions: int = 2, memory: str = "6g") -> Any:
     """A local SparkSession for tests: ``local[cores]``, UI off, loopback only. One session
     serves the whole run (thousands of stages); with a 2 GiB heap a hash aggregation of the
     recommender SQL once failed late in a CI run with AGGREGATE_OUT_OF_MEMORY, so the driver
-    gets 4 GiB (the machine has 24), and the session keeps the status of only its last few
-    queries: Spark's SQL status store keeps each finished query's plan description (1000 by
-    default), and the compiled recommender SQL's plans are large, so a full run grew the heap
-    until a later hash aggregation failed the same way at 4 GiB."""
+    gets 6 GiB (the machine has 24): a full run failed the same way late at 4 GiB. The session
+    also keeps the status of only its last few queries, since Spark's status store keeps each
+    finished query's plan description (1000 by default) and the compiled recommender SQL's
+    plans are large."""
     try:
         from pyspark.sql import SparkSession
     except ImportError:
