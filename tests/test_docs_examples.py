@@ -9,16 +9,23 @@ them are the reader's own data, given here from the demo (``polars_rank.demo``):
 ``run.txt``, ``qrels.txt``, ``run.parquet``, ``qrels.parquet`` and the demo's ``data/``.
 A block preceded by ``<!-- needs: spark -->`` runs in the Spark test with ``spark`` (the
 session), ``run_df`` and ``qrels_df`` and the views ``run`` and ``qrels``. Every SQL text that
-``to_sql`` gives an example is parsed back by sqlglot in its dialect. The DuckDB guide's SQL
+``to_sql`` gives an example is parsed back by sqlglot in its dialect.
+
+The pages of ``SELF_CONTAINED`` use none of those names: their examples define or load every
+input (from ``polars_rank.demo``) and run in a bare namespace, and a ```` ```text ```` block
+right after a ``python`` block (only blank lines between) is what that block prints, compared
+line by line (trailing spaces dropped); a block that prints shows its output. The DuckDB guide's SQL
 blocks that start with ``.read`` run as written in the ``duckdb`` command-line shell
 (``duckdb-cli``) in a folder holding the repository's ``sql/`` and the Parquet files.
 """
 
 from __future__ import annotations
 
+import io
 import re
 import subprocess
 import warnings
+from contextlib import redirect_stdout
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +48,25 @@ def blocks(path: Path, lang: str) -> list[tuple[str | None, str]]:
     """``(needs, code)`` of every ``lang`` block of the page."""
     text = path.read_text(encoding="utf-8")
     return [(m["needs"], m["code"]) for m in _FENCE.finditer(text) if m["lang"] == lang]
+
+# pages whose examples define or load their inputs and show what they print
+SELF_CONTAINED = [
+    ROOT / "docs" / page
+    for page in ("index.md", "guides/by.md", "guides/comparing-runs.md")
+]
+_SHOWN = re.compile(r"\s*(?:<!-- wide -->\n)?```text\n(?P<out>.*?)\n```", re.S)
+
+
+def examples(path: Path) -> list[tuple[str | None, str, str | None]]:
+    """``(needs, code, shown)`` of every ``python`` block of the page; ``shown`` is the text
+    of the ```` ```text ```` block right after it (only blank lines between), or None."""
+    text = path.read_text(encoding="utf-8")
+    found: list[tuple[str | None, str, str | None]] = []
+    for m in _FENCE.finditer(text):
+        if m["lang"] == "python":
+            shown = _SHOWN.match(text, m.end())
+            found.append((m["needs"], m["code"], shown["out"] if shown else None))
+    return found
 
 
 def _recommender(run: pl.DataFrame, qrels: pl.DataFrame) -> dict[str, pl.DataFrame]:
@@ -129,6 +155,29 @@ def test_python_examples_run(path: Path, reader, monkeypatch) -> None:
     for dialect, sql in compiled:
         parsed = sqlglot.parse(sql, read=dialect)
         assert parsed and all(tree is not None for tree in parsed), (dialect, sql[:200])
+
+
+@pytest.mark.parametrize("path", SELF_CONTAINED, ids=lambda p: str(p.relative_to(ROOT)))
+def test_examples_define_their_inputs_and_show_their_output(path: Path, reader) -> None:
+    """The page's blocks run with nothing predefined (in the folder of the reader's files,
+    which ``getting-started.md`` reads as ``polars-rank demo --write-data data/`` writes them),
+    and each shown output is what its block prints."""
+    namespace: dict[str, object] = {"__name__": "__docs__"}
+    shown_blocks = 0
+    for number, (needs, code, shown) in enumerate(examples(path), 1):
+        if needs is not None:
+            continue
+        printed = io.StringIO()
+        with warnings.catch_warnings(), redirect_stdout(printed):
+            warnings.simplefilter("ignore")
+            exec(compile(code, f"{path.name}:python", "exec"), namespace)  # noqa: S102
+        lines = [line.rstrip() for line in printed.getvalue().rstrip("\n").splitlines()]
+        if shown is None:
+            assert not lines, f"{path.name}, block {number} prints but shows no output"
+            continue
+        assert lines == [line.rstrip() for line in shown.splitlines()], (path.name, number)
+        shown_blocks += 1
+    assert shown_blocks >= 1
 
 
 def test_every_guide_has_a_runnable_example() -> None:
