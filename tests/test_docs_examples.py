@@ -49,10 +49,11 @@ def blocks(path: Path, lang: str) -> list[tuple[str | None, str]]:
     text = path.read_text(encoding="utf-8")
     return [(m["needs"], m["code"]) for m in _FENCE.finditer(text) if m["lang"] == lang]
 
+
 # pages whose examples define or load their inputs and show what they print
 SELF_CONTAINED = [
     ROOT / "docs" / page
-    for page in ("index.md", "guides/by.md", "guides/comparing-runs.md")
+    for page in ("index.md", "getting-started.md", "guides/by.md", "guides/comparing-runs.md")
 ]
 _SHOWN = re.compile(r"\s*(?:<!-- wide -->\n)?```text\n(?P<out>.*?)\n```", re.S)
 
