@@ -238,3 +238,16 @@ def test_readme_is_short_and_points_at_the_docs() -> None:
     assert len(links) >= 10
     for link in links:
         assert (ROOT / link).exists(), link
+
+
+def test_the_home_page_leads_to_every_guide() -> None:
+    """index.md's "Where to go" table links every guide of the site's navigation (mkdocs.yml's
+    "Guides", and the pages under docs/guides/ the build adds to it)."""
+    import yaml
+
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    listed = next(item["Guides"] for item in config["nav"] if "Guides" in item)
+    guides = {next(iter(entry.values())) for entry in listed}
+    guides |= {f"guides/{p.name}" for p in (ROOT / "docs" / "guides").glob("*.md")}
+    table = (ROOT / "docs" / "index.md").read_text(encoding="utf-8").split("## Where to go")[1]
+    assert guides <= set(re.findall(r"\]\(([^)#]+)", table)), guides
