@@ -251,3 +251,37 @@ def test_the_home_page_leads_to_every_guide() -> None:
     guides |= {f"guides/{p.name}" for p in (ROOT / "docs" / "guides").glob("*.md")}
     table = (ROOT / "docs" / "index.md").read_text(encoding="utf-8").split("## Where to go")[1]
     assert guides <= set(re.findall(r"\]\(([^)#]+)", table)), guides
+
+
+#: The widest code line the site's text column shows without a scroll bar, in characters.
+CODE_WIDTH = 80
+_ANY_FENCE = re.compile(
+    r"^(?P<wide><!-- wide -->\n)?(?P<indent> *)(?P<fence>```+|~~~+)[^\n]*\n(?P<code>.*?)"
+    r"^(?P=indent)(?P=fence)[ \t]*$",
+    re.S | re.M,
+)
+
+
+def test_code_lines_fit_the_text_column() -> None:
+    """No line of a fenced code block of docs/**/*.md is wider than ``CODE_WIDTH``.
+
+    The width, measured from Material for MkDocs' stylesheet (mkdocs-material 9.8) at a
+    1280 px wide window: the root font is 20 px (125 %; 137.5 % only from 1600 px), the
+    layout grid at most 61 rem = 1220 px, less both sidebars (12.1 rem = 242 px each, shown
+    from 1220 px) and the content's margins (1.2 rem = 24 px each): a 688 px column. A code
+    block's text is 0.85 × 0.8 rem = 13.6 px Roboto Mono (advance 0.6 em = 8.16 px a
+    character) inside 1.18 em (16 px) of padding a side: (688 − 32) / 8.16 = 80.4, so 80
+    characters show and the 81st scrolls. A block preceded by ``<!-- wide -->`` is exempt:
+    output a program prints on one line (a shown output must equal it)."""
+    wide: list[str] = []
+    for path in sorted((ROOT / "docs").rglob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        for block in _ANY_FENCE.finditer(text):
+            if block["wide"]:
+                continue
+            first = text.count("\n", 0, block.start("code")) + 1
+            for number, line in enumerate(block["code"].splitlines(), first):
+                line = line.removeprefix(block["indent"])
+                if len(line) > CODE_WIDTH:
+                    wide.append(f"{path.relative_to(ROOT)}:{number}: {len(line)} characters")
+    assert not wide, "\n".join(wide)
