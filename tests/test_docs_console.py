@@ -218,6 +218,6 @@ def test_missing_extra_error_is_what_the_cli_prints(tmp_path: Path, monkeypatch,
     monkeypatch.chdir(tmp_path)
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` raises
     args = "differences data/qrels.txt data/bm25.run data/rerank.run -m nDCG@10 --out diff.png"
-    assert f"`polars-rank plot {args[:40]}" in page.read_text(encoding="utf-8")
     assert main(["plot", *args.split()]) != 0
     assert capsys.readouterr().err.strip() == shown[0].strip()
+    assert f"`polars-rank plot {args[:40]}" in page.read_text(encoding="utf-8")  # the command

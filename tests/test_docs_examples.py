@@ -285,3 +285,15 @@ def test_code_lines_fit_the_text_column() -> None:
                 if len(line) > CODE_WIDTH:
                     wide.append(f"{path.relative_to(ROOT)}:{number}: {len(line)} characters")
     assert not wide, "\n".join(wide)
+
+
+def test_the_dbt_install_steps_are_one_numbered_list() -> None:
+    """Python-Markdown numbers a list from 1 whatever its source says: a step whose body is
+    not indented by 4 spaces (a fenced block at 3) ends the list, and the next step renders
+    as a new list's "1."."""
+    import markdown
+
+    text = (ROOT / "docs" / "guides" / "dbt.md").read_text(encoding="utf-8")
+    install = text.split("## Install", 1)[1].split("\n## ", 1)[0]
+    html = markdown.markdown(install, extensions=["pymdownx.superfences", "md_in_html"])
+    assert re.findall(r"<(/?ol|li)\b", html) == ["ol", "li", "li", "/ol"]
