@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from polars_rank.catalog.model import Alias, Metric, Table, TrecEval, alias_parameters
+from polars_rank.catalog.model import DIALECTS, Alias, Metric, Table, TrecEval, alias_parameters
 from polars_rank.catalog.registry import metrics
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -293,6 +293,35 @@ def _runs_on(e: Metric) -> list[str]:
     return cells
 
 
+def _everywhere(e: Metric) -> bool:
+    """The metric runs on every engine and dialect (the reference says so once)."""
+    from polars_rank.catalog.model import TARGETS
+
+    return list(e.engines()) == list(TARGETS) and not e.unsupported
+
+
+def _written(e: Metric) -> list[str]:
+    """Names with parameters as ``evaluate`` parses them: ``AP(denominator=min)@10`` (a choice
+    by its first spelling without parentheses, other values by the catalog's first example),
+    ``P(rel=2)@10``."""
+    base = e.aliases[0].name if e.aliases else e.name
+    cut = {"required": "@10", "optional": "@10", "recall": "@0.5"}.get(e.cutoff, "")
+    written = []
+    for param in e.params:
+        if param.spellings is not None:
+            values = [v for v in dict.fromkeys(param.spellings.values()) if v != param.default]
+            spellings = [
+                next(s for s in param.spellings if param.spellings[s] == v and "(" not in s)
+                for v in values
+            ]
+            written += [f"{param.name}={s}" for s in spellings]
+        elif param.examples:
+            written.append(f"{param.name}={param.examples[0]}")
+    if e.relevance_level:
+        written.append("rel=2")
+    return [f"{base}({w}){cut}" for w in written]
+
+
 def _number(x: float) -> str:
     return {float("inf"): "∞", float("-inf"): "−∞"}.get(x, f"{x:g}")
 
@@ -319,6 +348,7 @@ def _section(e: Metric, macros: dict[str, str]) -> list[str]:
         ("definition", e.formula),
         ("names", ", ".join(_spelled(e, a) for a in e.aliases)),
         ("parameters", "; ".join(_param_cells(e)) or "—"),
+        ("written", ", ".join(_code(w) for w in _written(e)) or "—"),
         ("Python", f"`{MODULES[e.family]}.{e.python_signature()}`"),
     ]
     keys = [m.strip('"').lower() for m, _ in e.sql_macros()]
@@ -337,7 +367,8 @@ def _section(e: Metric, macros: dict[str, str]) -> list[str]:
         ("other names accepted" if tool == "also accepted" else f"name in {tool}", names)
         for tool, names in _names(e)
     ]
-    facts.append(("runs on", "; ".join(_runs_on(e))))
+    if not _everywhere(e):
+        facts.append(("runs on", "; ".join(_runs_on(e))))
     if e.reference:
         facts.append(("reference", e.reference))
     lines = [f"### {e.title or e.name} {{#{anchor(e)}}}", "", facts[0][1], ""]
@@ -369,12 +400,43 @@ def metric_reference() -> str:
         "runs. The same facts as a table: `pr.metric_catalog()`, or `polars-rank metrics` on",
         "the command line.",
         "",
-        "| family | metric | names |",
-        "| --- | --- | --- |",
+        "## Writing a name",
+        "",
+        "A metric is written `Name`, `Name@k` (a cutoff: the top `k` documents of each query)",
+        "or `Name(param=value,...)@k`, as `evaluate`, `to_sql` and the command line take it:",
+        "`P@10`, `AP(denominator=min)@10`, `nDCG(gain=exp)@10`, `nDCG(gains={1:3,2:9})@10`,",
+        "`P(rel=2)@5`. A parameter's value is one of the spellings its card lists under",
+        "**written** (`denominator=min`: a value holds no parentheses, so `min(k,R)` names what",
+        "it stands for, not how to write it), a number, a list `[0.25,0.5]` or a gain table",
+        "`{grade:gain,...}`. Names are case-insensitive; the parameters go before the cutoff.",
+        "",
+        "**`rel`** is the relevance level: a judged document counts as relevant when its grade",
+        "is at least `rel`. Without it in the name, `evaluate`'s `relevance_level=` applies",
+        "(default 1, trec_eval's `-l`): `P(rel=2)@5` is the share of the top 5 documents graded",
+        '2 or more. A metric whose card says "`rel` (only when given)" uses a level only when',
+        "its name has one; without it, it reads the grades themselves (nDCG's gains, RBP) or",
+        "counts every document.",
+        "",
+        "**Where it runs.** Every metric runs on the Polars, DuckDB and Spark engines, as DuckDB",
+        "macros and in the portable SQL (`to_sql`) for "
+        + ", ".join(d for d in DIALECTS)
+        + ", unless the",
+        "table below says otherwise; a card repeats it only then.",
+        "",
+        "| family | metric | names | runs on |",
+        "| --- | --- | --- | --- |",
     ]
     for e in entries:
         names = ", ".join(f"`{a.name}`" for a in e.aliases[:4])
-        out.append(f"| {e.family} | [{e.title or e.name}](#{anchor(e)}) | {names} |")
+        where = (
+            "everywhere"
+            if _everywhere(e)
+            else ", ".join(
+                TARGET_TITLES[t].split(" ")[0] for t in e.engines() if t in TARGET_TITLES
+            )
+            + " only"
+        )
+        out.append(f"| {e.family} | [{e.title or e.name}](#{anchor(e)}) | {names} | {where} |")
     out.append("")
     family = None
     for e in entries:

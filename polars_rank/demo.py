@@ -44,9 +44,24 @@ def _grades(rng: np.random.Generator) -> np.ndarray:
 def demo_data() -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
     """The demo judgments and runs: ``(qrels, {"bm25": run, "dense": run, "rerank": run})``.
 
-    ``qrels`` has ``query, doc, relevance`` (grades 0–3; every relevant document and about
-    half of the non-relevant candidates are judged); each run has ``query, doc, rank, score``
-    with the top :data:`DEPTH` documents of every query. Query ids are ``q01`` … ``q50``.
+    The data the documentation's examples load; the same frames on every machine and call.
+
+    * ``qrels``: ``query, doc, relevance`` (str, str, i64): grades 0–3; every relevant
+      document and about half of the non-relevant candidates are judged.
+    * ``runs["bm25"]``, ``runs["dense"]``, ``runs["rerank"]``: ``query, doc, rank, score``
+      (str, str, i64, f64): the top 100 (``DEPTH``) documents of every query, rank 1 the
+      highest score; the systems are of increasing quality, ``bm25`` < ``dense`` <
+      ``rerank``.
+
+    Query ids are ``q01`` … ``q50``, document ids ``q01-d000`` … (each query has its own 300
+    candidates). ``polars-rank demo --write-data DIR`` writes the same frames as files
+    (:func:`write_data`).
+
+    >>> qrels, runs = demo_data()
+    >>> qrels.columns, runs["bm25"].columns
+    (['query', 'doc', 'relevance'], ['query', 'doc', 'rank', 'score'])
+    >>> qrels.height, runs["bm25"].height
+    (8184, 5000)
     """
     rng = np.random.default_rng(SEED)
     grades = _grades(rng)

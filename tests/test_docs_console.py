@@ -203,3 +203,21 @@ def test_console_examples_run(page: Path, folder) -> None:
 def test_demo_and_plot_examples_run(folder) -> None:
     """``polars-rank demo`` and the plots of every page (about 30 s)."""
     assert _run_pages(CONSOLE_PAGES, folder, heavy=True) >= 8
+
+
+def test_missing_extra_error_is_what_the_cli_prints(tmp_path: Path, monkeypatch, capsys) -> None:
+    """getting-started.md shows what ``polars-rank plot`` prints without matplotlib: the line
+    the command writes to stderr, word for word (``import matplotlib`` made to fail)."""
+    from polars_rank.cli import main
+    from polars_rank.demo import write_data
+
+    page = ROOT / "docs" / "getting-started.md"
+    shown = [code for _, code in blocks(page, "text") if "plots need matplotlib" in code]
+    assert len(shown) == 1
+    write_data(tmp_path / "data")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` raises
+    args = "differences data/qrels.txt data/bm25.run data/rerank.run -m nDCG@10 --out diff.png"
+    assert main(["plot", *args.split()]) != 0
+    assert capsys.readouterr().err.strip() == shown[0].strip()
+    assert f"`polars-rank plot {args[:40]}" in page.read_text(encoding="utf-8")  # the command

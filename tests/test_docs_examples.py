@@ -9,16 +9,23 @@ them are the reader's own data, given here from the demo (``polars_rank.demo``):
 ``run.txt``, ``qrels.txt``, ``run.parquet``, ``qrels.parquet`` and the demo's ``data/``.
 A block preceded by ``<!-- needs: spark -->`` runs in the Spark test with ``spark`` (the
 session), ``run_df`` and ``qrels_df`` and the views ``run`` and ``qrels``. Every SQL text that
-``to_sql`` gives an example is parsed back by sqlglot in its dialect. The DuckDB guide's SQL
+``to_sql`` gives an example is parsed back by sqlglot in its dialect.
+
+The pages of ``SELF_CONTAINED`` use none of those names: their examples define or load every
+input (from ``polars_rank.demo``) and run in a bare namespace, and a ```` ```text ```` block
+right after a ``python`` block (only blank lines between) is what that block prints, compared
+line by line (trailing spaces dropped); a block that prints shows its output. The DuckDB guide's SQL
 blocks that start with ``.read`` run as written in the ``duckdb`` command-line shell
 (``duckdb-cli``) in a folder holding the repository's ``sql/`` and the Parquet files.
 """
 
 from __future__ import annotations
 
+import io
 import re
 import subprocess
 import warnings
+from contextlib import redirect_stdout
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +48,26 @@ def blocks(path: Path, lang: str) -> list[tuple[str | None, str]]:
     """``(needs, code)`` of every ``lang`` block of the page."""
     text = path.read_text(encoding="utf-8")
     return [(m["needs"], m["code"]) for m in _FENCE.finditer(text) if m["lang"] == lang]
+
+
+# pages whose examples define or load their inputs and show what they print
+SELF_CONTAINED = [
+    ROOT / "docs" / page
+    for page in ("index.md", "getting-started.md", "guides/by.md", "guides/comparing-runs.md")
+]
+_SHOWN = re.compile(r"\s*(?:<!-- wide -->\n)?```text\n(?P<out>.*?)\n```", re.S)
+
+
+def examples(path: Path) -> list[tuple[str | None, str, str | None]]:
+    """``(needs, code, shown)`` of every ``python`` block of the page; ``shown`` is the text
+    of the ```` ```text ```` block right after it (only blank lines between), or None."""
+    text = path.read_text(encoding="utf-8")
+    found: list[tuple[str | None, str, str | None]] = []
+    for m in _FENCE.finditer(text):
+        if m["lang"] == "python":
+            shown = _SHOWN.match(text, m.end())
+            found.append((m["needs"], m["code"], shown["out"] if shown else None))
+    return found
 
 
 def _recommender(run: pl.DataFrame, qrels: pl.DataFrame) -> dict[str, pl.DataFrame]:
@@ -131,6 +158,29 @@ def test_python_examples_run(path: Path, reader, monkeypatch) -> None:
         assert parsed and all(tree is not None for tree in parsed), (dialect, sql[:200])
 
 
+@pytest.mark.parametrize("path", SELF_CONTAINED, ids=lambda p: str(p.relative_to(ROOT)))
+def test_examples_define_their_inputs_and_show_their_output(path: Path, reader) -> None:
+    """The page's blocks run with nothing predefined (in the folder of the reader's files,
+    which ``getting-started.md`` reads as ``polars-rank demo --write-data data/`` writes them),
+    and each shown output is what its block prints."""
+    namespace: dict[str, object] = {"__name__": "__docs__"}
+    shown_blocks = 0
+    for number, (needs, code, shown) in enumerate(examples(path), 1):
+        if needs is not None:
+            continue
+        printed = io.StringIO()
+        with warnings.catch_warnings(), redirect_stdout(printed):
+            warnings.simplefilter("ignore")
+            exec(compile(code, f"{path.name}:python", "exec"), namespace)  # noqa: S102
+        lines = [line.rstrip() for line in printed.getvalue().rstrip("\n").splitlines()]
+        if shown is None:
+            assert not lines, f"{path.name}, block {number} prints but shows no output"
+            continue
+        assert lines == [line.rstrip() for line in shown.splitlines()], (path.name, number)
+        shown_blocks += 1
+    assert shown_blocks >= 1
+
+
 def test_every_guide_has_a_runnable_example() -> None:
     """Each guide shows code that runs (not only prose and tables)."""
     for path in sorted((ROOT / "docs" / "guides").glob("*.md")):
@@ -188,3 +238,62 @@ def test_readme_is_short_and_points_at_the_docs() -> None:
     assert len(links) >= 10
     for link in links:
         assert (ROOT / link).exists(), link
+
+
+def test_the_home_page_leads_to_every_guide() -> None:
+    """index.md's "Where to go" table links every guide of the site's navigation (mkdocs.yml's
+    "Guides", and the pages under docs/guides/ the build adds to it)."""
+    import yaml
+
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    listed = next(item["Guides"] for item in config["nav"] if "Guides" in item)
+    guides = {next(iter(entry.values())) for entry in listed}
+    guides |= {f"guides/{p.name}" for p in (ROOT / "docs" / "guides").glob("*.md")}
+    table = (ROOT / "docs" / "index.md").read_text(encoding="utf-8").split("## Where to go")[1]
+    assert guides <= set(re.findall(r"\]\(([^)#]+)", table)), guides
+
+
+#: The widest code line the site's text column shows without a scroll bar, in characters.
+CODE_WIDTH = 80
+_ANY_FENCE = re.compile(
+    r"^(?P<wide><!-- wide -->\n)?(?P<indent> *)(?P<fence>```+|~~~+)[^\n]*\n(?P<code>.*?)"
+    r"^(?P=indent)(?P=fence)[ \t]*$",
+    re.S | re.M,
+)
+
+
+def test_code_lines_fit_the_text_column() -> None:
+    """No line of a fenced code block of docs/**/*.md is wider than ``CODE_WIDTH``.
+
+    The width, measured from Material for MkDocs' stylesheet (mkdocs-material 9.8) at a
+    1280 px wide window: the root font is 20 px (125 %; 137.5 % only from 1600 px), the
+    layout grid at most 61 rem = 1220 px, less both sidebars (12.1 rem = 242 px each, shown
+    from 1220 px) and the content's margins (1.2 rem = 24 px each): a 688 px column. A code
+    block's text is 0.85 × 0.8 rem = 13.6 px Roboto Mono (advance 0.6 em = 8.16 px a
+    character) inside 1.18 em (16 px) of padding a side: (688 − 32) / 8.16 = 80.4, so 80
+    characters show and the 81st scrolls. A block preceded by ``<!-- wide -->`` is exempt:
+    output a program prints on one line (a shown output must equal it)."""
+    wide: list[str] = []
+    for path in sorted((ROOT / "docs").rglob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        for block in _ANY_FENCE.finditer(text):
+            if block["wide"]:
+                continue
+            first = text.count("\n", 0, block.start("code")) + 1
+            for number, line in enumerate(block["code"].splitlines(), first):
+                line = line.removeprefix(block["indent"])
+                if len(line) > CODE_WIDTH:
+                    wide.append(f"{path.relative_to(ROOT)}:{number}: {len(line)} characters")
+    assert not wide, "\n".join(wide)
+
+
+def test_the_dbt_install_steps_are_one_numbered_list() -> None:
+    """Python-Markdown numbers a list from 1 whatever its source says: a step whose body is
+    not indented by 4 spaces (a fenced block at 3) ends the list, and the next step renders
+    as a new list's "1."."""
+    import markdown
+
+    text = (ROOT / "docs" / "guides" / "dbt.md").read_text(encoding="utf-8")
+    install = text.split("## Install", 1)[1].split("\n## ", 1)[0]
+    html = markdown.markdown(install, extensions=["pymdownx.superfences", "md_in_html"])
+    assert re.findall(r"<(/?ol|li)\b", html) == ["ol", "li", "li", "/ol"]

@@ -150,3 +150,33 @@ def test_doc_tables_are_the_catalog() -> None:
         assert f"{{#{tables.anchor(entry)}}}" in reference, entry.name
         assert f"](#{tables.anchor(entry)})" in reference, entry.name  # in the index
     assert reference.count("\n### ") == len(entries)
+
+
+def test_metric_reference_shows_names_that_parse() -> None:
+    """The reference writes parameters as the parser takes them: every name of a card's
+    **written** line and of "Writing a name" parses (``AP(denominator=min)@10``, not the
+    ``min(k,R)`` it stands for, which does not), ``rel`` is explained, and "runs on" is stated
+    once in the index, on a card only where the metric does not run everywhere."""
+    spec = importlib.util.spec_from_file_location("docs_tables", ROOT / "docs" / "tables.py")
+    assert spec is not None and spec.loader is not None
+    tables = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tables)
+    reference = tables.metric_reference()
+    sections = reference.split("\n### ")
+    intro = sections[0].split("## Writing a name", 1)[1].split("| family |")[0]
+    assert "**`rel`** is the relevance level" in intro
+    with pytest.raises(pr.PolarsRankError):
+        parse_metric("AP(denominator=min(k,R))@10")
+    written = [(n, "evaluate") for n in re.findall(r"`(\w+\([^`]*=[^`]*\)@?[\d.]*)`", intro)]
+    for section in sections[1:]:
+        heading = section.splitlines()[0]  # "title {#family-name}"
+        scope = "classification" if "{#classification-" in heading else "evaluate"
+        line = next(x for x in section.splitlines() if x.startswith("- **written**"))
+        written += [(n, scope) for n in re.findall(r"`([^`]+)`", line)]
+    assert ("AP(denominator=min)@10", "evaluate") in written
+    for name, scope in written:
+        parse_metric(name, scope)  # raises for a name the parser does not take
+    assert parse_metric("AP(denominator=min)@10").params == (("denominator", "min(k,R)"),)
+    everywhere = reference.count(" | everywhere |")
+    assert everywhere >= 60
+    assert reference.count("- **runs on**") == len(sections) - 1 - everywhere
