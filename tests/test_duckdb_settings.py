@@ -67,16 +67,19 @@ SETTINGS = {
         "SET error_on_division_by_zero = false",
         "SET legacy_disable_null_type = true",
         "SET threads = 1",
+        "SET GLOBAL dialect_compatibility_mode = 'spark'",
     ],
     "order=DESC,nulls=LAST_ON_ASC_FIRST_ON_DESC,collation=nocase,no_insertion_order": [
         "SET default_order = 'DESC'",
         "SET default_null_order = 'NULLS_LAST_ON_ASC_FIRST_ON_DESC'",
         "SET default_collation = 'nocase'",
         "SET preserve_insertion_order = false",
+        "SET GLOBAL preserve_identifier_case = 'uppercase'",
     ],
     "nulls=FIRST_ON_ASC_LAST_ON_DESC,optimizer_off": [
         "SET default_null_order = 'NULLS_FIRST_ON_ASC_LAST_ON_DESC'",
         "SET enable_optimizer = false",
+        "SET GLOBAL preserve_identifier_case = 'lowercase'",
     ],
 }
 
