@@ -547,3 +547,37 @@ def test_the_reported_numbers():
     qrels = pl.DataFrame({"query": ["q"] * 3, "doc": ["b", "d", "x"], "relevance": [1, 1, 1]})
     ap = pr.evaluate(run, qrels, ["AP"], engine="duckdb", con=con)["AP"].item()
     assert abs(ap - (1 / 2 + 2 / 4) / 3) < TOLERANCE
+
+
+def test_macros_find_their_own_columns_under_identifier_folding():
+    """``preserve_identifier_case = 'uppercase'`` on the connection the macros are registered
+    on: the macros that find a constant column by name (judge_by's ``_pr_one``, the curves'
+    ``__cls_all``) still find it, and the curve's columns keep their names. By hand: system s1
+    scores b (2.0) over a (1.0), so b is rank 1 and a rank 2; s2 retrieves a alone (rank 1); a
+    is relevant (1), b unjudged (NULL). The ROC curve of labels (1, 0) at scores (0.9, 0.1):
+    the first point (threshold +inf, 0, 0), then at 0.9 the positive only (fpr 0, tpr 1),
+    then at 0.1 both (1, 1)."""
+    con = duckdb.connect()  # alone: the profile's nocase collation would match '_PR_ONE'
+    con.execute("SET preserve_identifier_case = 'uppercase'")
+    prd.register(con)
+    con.execute(
+        "CREATE TABLE runs AS SELECT * FROM (VALUES ('q1', 'a', 1.0, 's1'), "
+        "('q1', 'b', 2.0, 's1'), ('q1', 'a', 1.0, 's2')) "
+        't("query", "doc", "score", "system")'
+    )
+    con.execute(
+        "CREATE TABLE judged AS SELECT * FROM (VALUES ('q1', 'a', 1)) "
+        't("query", "doc", "relevance")'
+    )
+    rows = con.sql(
+        "SELECT group_key.system, query, doc, rank, relevance "
+        "FROM judge_by('runs', 'judged', ['system']) "
+        "ORDER BY group_key.system ASC NULLS LAST, doc ASC NULLS LAST"
+    ).fetchall()
+    assert rows == [("s1", "q1", "a", 2, 1), ("s1", "q1", "b", 1, None), ("s2", "q1", "a", 1, 1)]
+    con.execute(
+        'CREATE TABLE scored AS SELECT * FROM (VALUES (1, 0.9), (0, 0.1)) t("label", "score")'
+    )
+    curve = con.sql("SELECT * FROM cls_roc_curve('scored', 'label', 'score')")
+    assert curve.columns == ["threshold", "fpr", "tpr"]
+    assert curve.fetchall() == [(float("inf"), 0.0, 0.0), (0.9, 0.0, 1.0), (0.1, 1.0, 1.0)]
