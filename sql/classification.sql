@@ -270,14 +270,16 @@ CREATE OR REPLACE MACRO cls_multiclass_f1(actual, predicted, average := 'macro',
 
 -- ------------------------------------------------------------------------------------------
 -- table macros: tbl is a table or view name; column names are strings; by_cols is a list of
--- group column names (kept under their own names in the output)
+-- group column names (kept under their own names in the output). Output names, and names
+-- matched as strings (__cls_all), are written quoted: preserve_identifier_case folds the
+-- unquoted ones.
 
 -- distinct scores of each group, highest first, with the cumulative counts of positives
 -- (tps) and negatives (fps) at or above each, the position i (1 = highest) and the number of
 -- points k of the group
 CREATE OR REPLACE MACRO _cls_points(tbl, label, score, by_cols) AS TABLE
     WITH _in AS (
-        SELECT *, 0 AS __cls_all,
+        SELECT *, 0 AS "__cls_all",
                _cls_pos(COLUMNS(lambda c: c = label)) AS __cls_y,
                CAST(COLUMNS(lambda c: c = score) AS DOUBLE) AS __cls_s
         FROM query_table(tbl)
@@ -312,7 +314,7 @@ AS TABLE
         FROM _cls_points(tbl, label, score, by_cols)
         WINDOW w AS (PARTITION BY __cls_key ORDER BY __cls_i ASC NULLS LAST)
     ), _kept AS (
-        SELECT __cls_key, __cls_i AS __cls_order, __cls_s AS threshold,
+        SELECT __cls_key, __cls_i AS __cls_order, __cls_s AS "threshold",
                __cls_fps, __cls_tps, __cls_nn, __cls_np
         FROM _p
         WHERE NOT drop_intermediate OR __cls_k <= 2 OR __cls_i = 1 OR __cls_i = __cls_k
@@ -321,12 +323,12 @@ AS TABLE
         SELECT DISTINCT __cls_key, 0, CAST('Infinity' AS DOUBLE), 0, 0, __cls_nn, __cls_np
         FROM _p
     ), _out AS (
-        SELECT unnest(__cls_key), __cls_key, __cls_order, threshold,
-               CASE WHEN __cls_nn > 0 THEN CAST(__cls_fps AS DOUBLE) / __cls_nn END AS fpr,
-               CASE WHEN __cls_np > 0 THEN CAST(__cls_tps AS DOUBLE) / __cls_np END AS tpr
+        SELECT unnest(__cls_key), __cls_key, __cls_order, "threshold",
+               CASE WHEN __cls_nn > 0 THEN CAST(__cls_fps AS DOUBLE) / __cls_nn END AS "fpr",
+               CASE WHEN __cls_np > 0 THEN CAST(__cls_tps AS DOUBLE) / __cls_np END AS "tpr"
         FROM _kept
     )
-    SELECT * EXCLUDE (__cls_all, __cls_key, __cls_order) FROM _out
+    SELECT * EXCLUDE ("__cls_all", __cls_key, __cls_order) FROM _out
     ORDER BY __cls_key ASC NULLS LAST, __cls_order ASC NULLS LAST;
 
 -- precision-recall curve as scikit-learn's precision_recall_curve: one point per distinct
@@ -345,9 +347,9 @@ AS TABLE
         FROM _cls_points(tbl, label, score, by_cols)
         WINDOW w AS (PARTITION BY __cls_key ORDER BY __cls_i ASC NULLS LAST)
     ), _kept AS (
-        SELECT __cls_key, -__cls_i AS __cls_order, __cls_s AS threshold,
-               CAST(__cls_tps AS DOUBLE) / CAST(__cls_tps + __cls_fps AS DOUBLE) AS precision,
-               CASE WHEN __cls_np > 0 THEN CAST(__cls_tps AS DOUBLE) / __cls_np END AS recall
+        SELECT __cls_key, -__cls_i AS __cls_order, __cls_s AS "threshold",
+               CAST(__cls_tps AS DOUBLE) / CAST(__cls_tps + __cls_fps AS DOUBLE) AS "precision",
+               CASE WHEN __cls_np > 0 THEN CAST(__cls_tps AS DOUBLE) / __cls_np END AS "recall"
         FROM _p
         WHERE NOT drop_intermediate OR __cls_k <= 2 OR __cls_i = 1 OR __cls_i = __cls_k
               OR __cls_turn
@@ -356,10 +358,10 @@ AS TABLE
                CAST(0 AS DOUBLE)
         FROM _p
     ), _out AS (
-        SELECT unnest(__cls_key), __cls_key, __cls_order, threshold, precision, recall
+        SELECT unnest(__cls_key), __cls_key, __cls_order, "threshold", "precision", "recall"
         FROM _kept
     )
-    SELECT * EXCLUDE (__cls_all, __cls_key, __cls_order) FROM _out
+    SELECT * EXCLUDE ("__cls_all", __cls_key, __cls_order) FROM _out
     ORDER BY __cls_key ASC NULLS LAST, __cls_order ASC NULLS LAST;
 
 -- GAUC: the mean of per-group ROC AUC weighted by the group's rows (impressions), over the
@@ -381,17 +383,17 @@ CREATE OR REPLACE MACRO cls_group_auc(tbl, grp, label, score, weight := 'impress
                     THEN sum(a * n) FILTER (WHERE a IS NOT NULL)
                          / CAST(sum(n) FILTER (WHERE a IS NOT NULL) AS DOUBLE)
                 WHEN weight = 'uniform' THEN avg(a)
-                ELSE error('weight must be ''impressions'' or ''uniform''') END AS group_auc,
-           count(a) AS groups_used,
-           count(*) - count(a) AS groups_left_out,
-           CAST(coalesce(sum(n) FILTER (WHERE a IS NOT NULL), 0) AS BIGINT) AS impressions_used
+                ELSE error('weight must be ''impressions'' or ''uniform''') END AS "group_auc",
+           count(a) AS "groups_used",
+           count(*) - count(a) AS "groups_left_out",
+           CAST(coalesce(sum(n) FILTER (WHERE a IS NOT NULL), 0) AS BIGINT) AS "impressions_used"
     FROM _g;
 
 -- non-NULL (actual, predicted) pairs with their group key
 CREATE OR REPLACE MACRO _cls_pairs(tbl, actual, predicted, by_cols) AS TABLE
     SELECT struct_pack(*COLUMNS(lambda c: list_contains(by_cols, c) OR c = '__cls_all'))
                AS __cls_key, __cls_a, __cls_p
-    FROM (SELECT *, 0 AS __cls_all, COLUMNS(lambda c: c = actual) AS __cls_a,
+    FROM (SELECT *, 0 AS "__cls_all", COLUMNS(lambda c: c = actual) AS __cls_a,
                  COLUMNS(lambda c: c = predicted) AS __cls_p
           FROM query_table(tbl))
     WHERE __cls_a IS NOT NULL AND __cls_p IS NOT NULL;
@@ -415,15 +417,15 @@ CREATE OR REPLACE MACRO cls_confusion_matrix(tbl, actual, predicted, by_cols := 
     _counts AS (SELECT __cls_key, __cls_a, __cls_p, count(*) AS n FROM _in GROUP BY ALL),
     _classes AS (SELECT __cls_key, c FROM _cls_class_counts(tbl, actual, predicted, by_cols)),
     _out AS (
-        SELECT unnest(x.__cls_key), x.__cls_key, x.c AS actual, y.c AS predicted,
-               coalesce(k.n, 0) AS count, x.c AS __cls_ac, y.c AS __cls_pc
+        SELECT unnest(x.__cls_key), x.__cls_key, x.c AS "actual", y.c AS "predicted",
+               coalesce(k.n, 0) AS "count", x.c AS __cls_ac, y.c AS __cls_pc
         FROM _classes AS x
         JOIN _classes AS y ON x.__cls_key IS NOT DISTINCT FROM y.__cls_key
         LEFT JOIN _counts AS k
             ON k.__cls_key IS NOT DISTINCT FROM x.__cls_key
            AND k.__cls_a = x.c AND k.__cls_p = y.c
     )
-    SELECT * EXCLUDE (__cls_all, __cls_key, __cls_ac, __cls_pc) FROM _out
+    SELECT * EXCLUDE ("__cls_all", __cls_key, __cls_ac, __cls_pc) FROM _out
     ORDER BY __cls_key ASC NULLS LAST, __cls_ac ASC NULLS LAST, __cls_pc ASC NULLS LAST;
 
 -- per-class report (by..., class, precision, recall, f1, support) like scikit-learn's
@@ -431,12 +433,12 @@ CREATE OR REPLACE MACRO cls_confusion_matrix(tbl, actual, predicted, by_cols := 
 CREATE OR REPLACE MACRO cls_classification_report(tbl, actual, predicted, by_cols := [],
                                                   zero_division := 0.0) AS TABLE
     WITH _out AS (
-        SELECT unnest(__cls_key), __cls_key, c AS class,
-               _cls_div(t, p, zero_division) AS precision,
-               _cls_div(t, a, zero_division) AS recall,
-               _cls_div(2 * t, a + p, zero_division) AS f1,
-               a AS support
+        SELECT unnest(__cls_key), __cls_key, c AS "class",
+               _cls_div(t, p, zero_division) AS "precision",
+               _cls_div(t, a, zero_division) AS "recall",
+               _cls_div(2 * t, a + p, zero_division) AS "f1",
+               a AS "support"
         FROM _cls_class_counts(tbl, actual, predicted, by_cols)
     )
-    SELECT * EXCLUDE (__cls_all, __cls_key) FROM _out
+    SELECT * EXCLUDE ("__cls_all", __cls_key) FROM _out
     ORDER BY __cls_key ASC NULLS LAST, class ASC NULLS LAST;

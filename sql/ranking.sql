@@ -120,12 +120,23 @@ CREATE OR REPLACE MACRO _pr_gain(relevance, gain, gains := NULL) AS
              CASE WHEN relevance > 0 THEN pow(CAST(2 AS DOUBLE), CAST(relevance AS DOUBLE)) - 1
                   ELSE CAST(0 AS DOUBLE) END END;
 
+-- Positions in a list are 1-based and come from range(1, len + 1) read with subscripts
+-- (l[i] is 1-based in every mode), never from a lambda's index parameter (lambda x, i: ...),
+-- which dialect_compatibility_mode = 'spark' counts from 0. A list used twice is bound once,
+-- as the parameter of a lambda over a one-element list.
+
+-- the precision at each of the sorted ranks of the relevant retrieved documents: the i-th of
+-- them at rank x has precision i / x
+CREATE OR REPLACE MACRO _pr_precisions(rel_ranks) AS
+    list_transform([rel_ranks], lambda _pr_r: list_transform(range(1, len(_pr_r) + 1),
+        lambda _pr_i: CAST(_pr_i AS DOUBLE) / CAST(_pr_r[_pr_i] AS DOUBLE)))[1];
+
 -- interpolated precision from the sorted ranks of the relevant retrieved documents:
 -- the highest precision at or after the c-th of them, c = max(1, floor(level * R + 0.5))
 CREATE OR REPLACE MACRO _pr_iprec(rel_ranks, big_r, recall_level) AS
     coalesce(
         list_max(list_slice(
-            list_transform(rel_ranks, lambda x, i: CAST(i AS DOUBLE) / CAST(x AS DOUBLE)),
+            _pr_precisions(rel_ranks),
             CAST(greatest(floor(CAST(recall_level AS DOUBLE) * CAST(big_r AS DOUBLE) + 0.5), 1)
                  AS BIGINT),
             len(rel_ranks))),
@@ -215,10 +226,9 @@ CREATE OR REPLACE MACRO reciprocal_rank(rank, relevance, k := NULL, relevance_le
 CREATE OR REPLACE MACRO average_precision(rank, relevance, k := NULL, denominator := 'R',
                                           relevance_level := 1) AS
     _pr_div(
-        coalesce(list_sum(list_transform(
+        coalesce(list_sum(_pr_precisions(
             list_sort(list(rank) FILTER (WHERE _pr_rel(relevance, relevance_level)
-                                         AND _pr_within(rank, k)), 'ASC', 'NULLS LAST'),
-            lambda x, i: CAST(i AS DOUBLE) / CAST(x AS DOUBLE))), 0),
+                                         AND _pr_within(rank, k)), 'ASC', 'NULLS LAST'))), 0),
         CASE WHEN NOT _pr_choice_ok(denominator, ['R', 'min(k,R)', 'min'],
                                     'denominator must be ''R'' or ''min(k,R)''') THEN NULL
              WHEN denominator = 'R' OR k IS NULL
@@ -267,13 +277,15 @@ CREATE OR REPLACE MACRO dcg(rank, relevance, k := NULL, gain := 'linear', gains 
 -- IDCG@k: DCG of all judged documents of the query sorted by gain, cut at k (positive gains
 -- of grades >= 0 only)
 CREATE OR REPLACE MACRO ideal_dcg(relevance, k := NULL, gain := 'linear', gains := NULL) AS
-    coalesce(list_sum(list_transform(
+    coalesce(list_sum(list_transform([
         list_slice(
             list_sort(list(_pr_gain(relevance, gain, gains))
                       FILTER (WHERE relevance >= 0
                               AND _pr_gain(relevance, gain, gains) > 0), 'DESC', 'NULLS LAST'),
-            1, CASE WHEN _pr_cutoff_ok(k, 'k') THEN coalesce(k, 9223372036854775807) END),
-        lambda g, i: g / log2(CAST(i AS DOUBLE) + 1))), CAST(0 AS DOUBLE));
+            1, CASE WHEN _pr_cutoff_ok(k, 'k') THEN coalesce(k, 9223372036854775807) END)],
+        lambda _pr_g: list_transform(range(1, len(_pr_g) + 1),
+            lambda _pr_i: _pr_g[_pr_i] / log2(CAST(_pr_i AS DOUBLE) + 1)))[1]),
+        CAST(0 AS DOUBLE));
 
 -- nDCG@k = DCG@k / IDCG@k, 0 when IDCG = 0 (trec_eval ndcg, ndcg_cut_k; no relevance level).
 -- Example: judged a=3 b=2 c=1 d=0 e=2, run c d a: DCG@3 = 1 + 0 + 3/2 = 2.5,
@@ -292,23 +304,23 @@ CREATE OR REPLACE MACRO ndcg(rank, relevance, k := NULL, gain := 'linear', gains
 -- p - j non-relevant documents above it.
 CREATE OR REPLACE MACRO bpref(rank, relevance, relevance_level := 1) AS
     _pr_div(
-        coalesce(list_sum(list_transform(
-            list_filter(
-                list_transform(
-                    list_sort(list(2 * rank + CAST(_pr_rel(relevance, relevance_level) AS INTEGER))
-                        FILTER (WHERE rank IS NOT NULL
-                                AND (_pr_rel(relevance, relevance_level)
-                                     OR _pr_nonrel(relevance, relevance_level))),
-                        'ASC', 'NULLS LAST'),
-                    lambda x, p: p * (x % 2)),
-                lambda p: p > 0),
-            lambda p, j: CASE WHEN p - j > 0 THEN
-                1.0 - least(CAST(p - j AS DOUBLE),
+        coalesce(list_sum(list_transform([
+            list_transform([
+                list_sort(list(2 * rank + CAST(_pr_rel(relevance, relevance_level) AS INTEGER))
+                    FILTER (WHERE rank IS NOT NULL
+                            AND (_pr_rel(relevance, relevance_level)
+                                 OR _pr_nonrel(relevance, relevance_level))),
+                    'ASC', 'NULLS LAST')],
+                lambda _pr_s: list_filter(range(1, len(_pr_s) + 1),
+                                          lambda _pr_p: _pr_s[_pr_p] % 2 = 1))[1]],
+            lambda _pr_ps: list_transform(range(1, len(_pr_ps) + 1), lambda _pr_j:
+                CASE WHEN _pr_ps[_pr_j] - _pr_j > 0 THEN
+                1.0 - least(CAST(_pr_ps[_pr_j] - _pr_j AS DOUBLE),
                             num_rel(relevance, relevance_level := relevance_level))
                     / least(CAST(count(*) FILTER (WHERE _pr_nonrel(relevance, relevance_level))
                                  AS DOUBLE),
                             num_rel(relevance, relevance_level := relevance_level))
-                ELSE 1.0 END)), 0),
+                ELSE 1.0 END))[1]), 0),
         num_rel(relevance, relevance_level := relevance_level));
 
 -- SetP = relevant retrieved / retrieved (trec_eval set_P)
@@ -373,10 +385,9 @@ CREATE OR REPLACE MACRO eleven_pt_avg(rank, relevance,
                                       relevance_level := 1) AS
     CASE WHEN coalesce(len(points), 0) = 0 THEN error('eleven_pt_avg: points must not be empty')
     ELSE list_transform([{
-        'precs': list_transform(
+        'precs': _pr_precisions(
             coalesce(list_sort(list(rank) FILTER (WHERE _pr_rel(relevance, relevance_level)
-                                                  AND rank IS NOT NULL), 'ASC', 'NULLS LAST'), []),
-            lambda x, i: CAST(i AS DOUBLE) / CAST(x AS DOUBLE)),
+                                                  AND rank IS NOT NULL), 'ASC', 'NULLS LAST'), [])),
         'nrr': num_rel_ret(rank, relevance, relevance_level := relevance_level),
         'r': num_rel(relevance, relevance_level := relevance_level)}],
         lambda v: _pr_11pt(v.precs, v.nrr, v.r, points))[1] END;
@@ -430,7 +441,7 @@ CREATE OR REPLACE MACRO judge_by(run_table, qrels_table, group_by, max_rank := N
         SELECT DISTINCT
                struct_pack(*COLUMNS(lambda c: list_contains(group_by, c))) AS group_key,
                _pr_id_bytes(COLUMNS(lambda c: list_contains(group_by, c) OR c = '_pr_one'))
-        FROM (SELECT 1 AS _pr_one, * FROM query_table(run_table))
+        FROM (SELECT 1 AS "_pr_one", * FROM query_table(run_table))
     ),
     _qrels AS (
         SELECT g.group_key, q.query, q.doc, q.relevance
@@ -438,7 +449,7 @@ CREATE OR REPLACE MACRO judge_by(run_table, qrels_table, group_by, max_rank := N
         NATURAL JOIN (SELECT query, doc, relevance,
                              _pr_id_bytes(COLUMNS(lambda c: list_contains(group_by, c)
                                                             OR c = '_pr_one'))
-                      FROM (SELECT 1 AS _pr_one, * FROM query_table(qrels_table))) AS q
+                      FROM (SELECT 1 AS "_pr_one", * FROM query_table(qrels_table))) AS q
     ),
     _ranked AS (
         SELECT group_key, query, doc,

@@ -182,7 +182,7 @@ CREATE OR REPLACE MACRO user_coverage(top, users, k := NULL, relevance_level := 
 
 -- the elementwise sum of a list of equal-length vectors (NULL for an empty list)
 CREATE OR REPLACE MACRO _pr_vector_sum(vectors) AS
-    list_reduce(vectors, lambda a, b: list_transform(a, lambda x, i: x + b[i]));
+    list_reduce(vectors, lambda a, b: list_transform(range(1, len(a) + 1), lambda i: a[i] + b[i]));
 
 -- doc, u, sq: unit feature vectors u = x / |x| and sum u_j^2 (items with a zero or NULL
 -- vector are left out: similarity 0 with every item)

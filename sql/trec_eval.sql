@@ -77,7 +77,8 @@ CREATE OR REPLACE MACRO _te_ideal(relevance, gains) AS
 
 -- running ideal DCG [0, I_1, ..., I_P] of the ideal gains
 CREATE OR REPLACE MACRO _te_idcg(ideal) AS
-    _te_running(list_transform(ideal, lambda g, k: g / log2(CAST(k AS DOUBLE) + 1)));
+    _te_running(list_transform([ideal], lambda _te_g: list_transform(range(1, len(_te_g) + 1),
+        lambda _te_k: _te_g[_te_k] / log2(CAST(_te_k AS DOUBLE) + 1)))[1]);
 
 -- the sorted ranks of the retrieved relevant documents
 CREATE OR REPLACE MACRO _te_rel_ranks(rank, relevance, relevance_level) AS
@@ -122,8 +123,7 @@ CREATE OR REPLACE MACRO inferred_ap(rank, relevance, relevance_level := 1) AS
 -- relevant documents (AP * R)
 CREATE OR REPLACE MACRO yaap(rank, relevance, relevance_level := 1) AS
     list_transform([{
-        's': coalesce(list_sum(list_transform(_te_rel_ranks(rank, relevance, relevance_level),
-                                              lambda x, i: CAST(i AS DOUBLE) / CAST(x AS DOUBLE))),
+        's': coalesce(list_sum(_pr_precisions(_te_rel_ranks(rank, relevance, relevance_level))),
                       0.0),
         'r': num_rel(relevance, relevance_level := relevance_level)}],
         lambda v: ln((1.0 + v.s) / (1.0 + v.r - v.s)))[1];
@@ -154,8 +154,9 @@ CREATE OR REPLACE MACRO utility(rank, relevance, coefficients := [1.0, -1.0, 0.0
 -- binG (m_binG.c): (1/R) sum over retrieved relevant docs of 1/log2(2 + docs above it that
 -- are not relevant)
 CREATE OR REPLACE MACRO binary_g(rank, relevance, relevance_level := 1) AS
-    _pr_div(coalesce(list_sum(list_transform(_te_rel_ranks(rank, relevance, relevance_level),
-                                             lambda x, i: 1.0 / log2(CAST(2 + x - i AS DOUBLE)))),
+    _pr_div(coalesce(list_sum(list_transform([_te_rel_ranks(rank, relevance, relevance_level)],
+                lambda _te_r: list_transform(range(1, len(_te_r) + 1),
+                    lambda _te_i: 1.0 / log2(CAST(2 + _te_r[_te_i] - _te_i AS DOUBLE))))[1]),
                      0.0),
             num_rel(relevance, relevance_level := relevance_level));
 

@@ -12,6 +12,7 @@ call. The reference is the Polars engine, which shares no code with the SQL.
 
 from __future__ import annotations
 
+import re
 import warnings
 from pathlib import Path
 
@@ -51,15 +52,19 @@ from polars_rank.engines.duckdb.query import metric_sql
 ROOT = Path(__file__).resolve().parents[1]
 SQL_FILES = sorted((ROOT / "sql").glob("*.sql"))
 
-#: Session settings that could change an order, a comparison, a division or a NULL's place,
-#: as the statements a user runs on their connection, in three profiles that together make
-#: every such setting: a default NULL order can take only one value at a time, and the two
-#: ``*_ON_ASC_*`` orders differ from the plain ones only under the other default direction.
+#: Session settings that could change an order, a comparison, a division, a NULL's place, a
+#: lambda's index or a name, as the statements a user runs on their connection, in three
+#: profiles that together make every such setting: a default NULL order can take only one
+#: value at a time, and the two ``*_ON_ASC_*`` orders differ from the plain ones only under
+#: the other default direction.
 #: A profile breaks a number if any one of its settings does (each setting was also checked
 #: alone when the profiles were made); the static scan above catches an unstated sort even
-#: where the data would not show it.
+#: where the data would not show it. ``dialect_compatibility_mode`` (a lambda's index from 0)
+#: and ``preserve_identifier_case`` (unquoted names folded) are made with ``SET GLOBAL``, so
+#: that the engine's cursor has them too.
 SETTINGS = {
-    "order=DESC,nulls=FIRST,integer_division,no_ieee_ops,null_on_zero_division,threads=1": [
+    "order=DESC,nulls=FIRST,integer_division,no_ieee_ops,null_on_zero_division,threads=1,"
+    "spark_mode": [
         "SET default_order = 'DESC'",
         "SET default_null_order = 'NULLS_FIRST'",
         "SET integer_division = true",
@@ -67,16 +72,20 @@ SETTINGS = {
         "SET error_on_division_by_zero = false",
         "SET legacy_disable_null_type = true",
         "SET threads = 1",
+        "SET GLOBAL dialect_compatibility_mode = 'spark'",
     ],
-    "order=DESC,nulls=LAST_ON_ASC_FIRST_ON_DESC,collation=nocase,no_insertion_order": [
+    "order=DESC,nulls=LAST_ON_ASC_FIRST_ON_DESC,collation=nocase,no_insertion_order,"
+    "identifiers=upper": [
         "SET default_order = 'DESC'",
         "SET default_null_order = 'NULLS_LAST_ON_ASC_FIRST_ON_DESC'",
         "SET default_collation = 'nocase'",
         "SET preserve_insertion_order = false",
+        "SET GLOBAL preserve_identifier_case = 'uppercase'",
     ],
-    "nulls=FIRST_ON_ASC_LAST_ON_DESC,optimizer_off": [
+    "nulls=FIRST_ON_ASC_LAST_ON_DESC,optimizer_off,identifiers=lower": [
         "SET default_null_order = 'NULLS_FIRST_ON_ASC_LAST_ON_DESC'",
         "SET enable_optimizer = false",
+        "SET GLOBAL preserve_identifier_case = 'lowercase'",
     ],
 }
 
@@ -180,6 +189,49 @@ def test_the_scan_finds_unstated_sorts():
 @pytest.mark.parametrize("path", SQL_FILES, ids=lambda p: p.name)
 def test_macro_files_state_every_sort(path: Path):
     assert unstated_sorts(path.read_text(encoding="utf-8")) == []
+
+
+def indexed_lambdas(sql: str) -> list[str]:
+    """The lambdas of ``sql`` that take an index parameter: two or more parameters in any
+    function but a reduce (whose two are the accumulator and the element), three or more in
+    a reduce. ``dialect_compatibility_mode = 'spark'`` counts that index from 0."""
+    found = []
+    for match in re.finditer(r"\blambda\s+([\w\s,]+?):", sql, flags=re.IGNORECASE):
+        depth, i = 0, match.start() - 1
+        while i >= 0 and not (sql[i] == "(" and depth == 0):
+            depth += (sql[i] == ")") - (sql[i] == "(")
+            i -= 1
+        function = re.search(r"(\w+)\s*$", sql[:i]) if i >= 0 else None
+        name = function.group(1).lower() if function else ""
+        parameters = len(match.group(1).split(","))
+        if parameters >= (3 if name.endswith("reduce") else 2):
+            found.append(f"{name}(... {match.group(0)} ...)")
+    return found
+
+
+def test_the_scan_finds_indexed_lambdas():
+    sql = (
+        "SELECT list_transform(l, lambda x, i: i), list_filter(l, lambda x, i: i > 1), "
+        "list_reduce(l, lambda a, x, i: a + i), [i for x, i in l], "
+        "list_transform(l, lambda x: x), list_reduce(l, lambda acc, x: acc + x, 0), "
+        "list_reduce(l, lambda a, b: list_transform(a, lambda x: x + b[1]))"
+    )
+    assert indexed_lambdas(sql) == [
+        "list_transform(... lambda x, i: ...)",
+        "list_filter(... lambda x, i: ...)",
+        "list_reduce(... lambda a, x, i: ...)",
+    ]
+
+
+@pytest.mark.parametrize("path", SQL_FILES, ids=lambda p: p.name)
+def test_macro_files_take_no_lambda_index(path: Path):
+    """Positions come from ``range(1, len(l) + 1)`` and subscripts (1-based in every mode),
+    never from a lambda's index parameter; no list comprehension either (``[... for x, i in
+    l]`` has the same index)."""
+    text = path.read_text(encoding="utf-8")
+    code = "\n".join(line.split("--")[0] for line in text.splitlines())  # no comments
+    assert indexed_lambdas(code) == []
+    assert not re.search(r"\bfor\s+\w+\s*,\s*\w+\s+in\b", code, flags=re.IGNORECASE)
 
 
 CLASSIFICATION = ["AUC", "AP", "LogLoss", "F1", "precision", "Brier", "GAUC"]
@@ -495,3 +547,37 @@ def test_the_reported_numbers():
     qrels = pl.DataFrame({"query": ["q"] * 3, "doc": ["b", "d", "x"], "relevance": [1, 1, 1]})
     ap = pr.evaluate(run, qrels, ["AP"], engine="duckdb", con=con)["AP"].item()
     assert abs(ap - (1 / 2 + 2 / 4) / 3) < TOLERANCE
+
+
+def test_macros_find_their_own_columns_under_identifier_folding():
+    """``preserve_identifier_case = 'uppercase'`` on the connection the macros are registered
+    on: the macros that find a constant column by name (judge_by's ``_pr_one``, the curves'
+    ``__cls_all``) still find it, and the curve's columns keep their names. By hand: system s1
+    scores b (2.0) over a (1.0), so b is rank 1 and a rank 2; s2 retrieves a alone (rank 1); a
+    is relevant (1), b unjudged (NULL). The ROC curve of labels (1, 0) at scores (0.9, 0.1):
+    the first point (threshold +inf, 0, 0), then at 0.9 the positive only (fpr 0, tpr 1),
+    then at 0.1 both (1, 1)."""
+    con = duckdb.connect()  # alone: the profile's nocase collation would match '_PR_ONE'
+    con.execute("SET preserve_identifier_case = 'uppercase'")
+    prd.register(con)
+    con.execute(
+        "CREATE TABLE runs AS SELECT * FROM (VALUES ('q1', 'a', 1.0, 's1'), "
+        "('q1', 'b', 2.0, 's1'), ('q1', 'a', 1.0, 's2')) "
+        't("query", "doc", "score", "system")'
+    )
+    con.execute(
+        "CREATE TABLE judged AS SELECT * FROM (VALUES ('q1', 'a', 1)) "
+        't("query", "doc", "relevance")'
+    )
+    rows = con.sql(
+        "SELECT group_key.system, query, doc, rank, relevance "
+        "FROM judge_by('runs', 'judged', ['system']) "
+        "ORDER BY group_key.system ASC NULLS LAST, doc ASC NULLS LAST"
+    ).fetchall()
+    assert rows == [("s1", "q1", "a", 2, 1), ("s1", "q1", "b", 1, None), ("s2", "q1", "a", 1, 1)]
+    con.execute(
+        'CREATE TABLE scored AS SELECT * FROM (VALUES (1, 0.9), (0, 0.1)) t("label", "score")'
+    )
+    curve = con.sql("SELECT * FROM cls_roc_curve('scored', 'label', 'score')")
+    assert curve.columns == ["threshold", "fpr", "tpr"]
+    assert curve.fetchall() == [(float("inf"), 0.0, 0.0), (0.9, 0.0, 1.0), (0.1, 1.0, 1.0)]

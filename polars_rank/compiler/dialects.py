@@ -32,6 +32,9 @@ every division in the text is between DOUBLEs). :func:`render` parses it and rew
    carries the caller's own value where it is output (query ids, ``by`` values) or sorted as
    a number (integer item ids), wrapped in the placeholder :data:`RAW`, which is left as read.
 
+7. on DuckDB, every column name and column alias is quoted (DuckDB still resolves it
+   case-insensitively), so that ``preserve_identifier_case`` folds none of the output names.
+
 Then sqlglot prints the dialect. Apart from the integer-id keys of rewrite 5 (for
 PostgreSQL, DuckDB and Spark), no SQL string is written per dialect.
 
@@ -203,6 +206,26 @@ def _check_cte_names(tree, tables: dict[str, tuple[str, TableRef]]) -> None:
             )
 
 
+#: Dialects whose column names and aliases are printed quoted (rewrite 7).
+_QUOTED_COLUMNS = ("duckdb",)
+
+
+def _quote_columns(tree: exp.Expression) -> None:
+    """Rewrite 7: every column name and column alias quoted (tables and CTEs as they are).
+    DuckDB resolves a quoted name case-insensitively, as an unquoted one, but names an output
+    column as written only when quoted: ``preserve_identifier_case`` folds unquoted names."""
+    from sqlglot import exp
+
+    for node in tree.find_all(exp.Identifier):
+        parent, key = node.parent, node.arg_key
+        if (
+            (isinstance(parent, exp.Column) and key == "this")
+            or (isinstance(parent, exp.Alias) and key == "alias")
+            or (isinstance(parent, exp.TableAlias) and key == "columns")
+        ):
+            node.set("quoted", True)
+
+
 #: Dialects that take ``NULLS FIRST/LAST`` only in a query's ORDER BY (not in a window or an
 #: aggregate's ORDER BY).
 _NULLS_ONLY_IN_QUERY_ORDER = ("bigquery",)
@@ -284,4 +307,6 @@ def render(
         return node
 
     tree = tree.transform(rewrite, copy=False)
+    if dialect in _QUOTED_COLUMNS:
+        _quote_columns(tree)
     return _generator_class(dialect)(dialect=dialect, pretty=pretty).generate(tree, copy=False)

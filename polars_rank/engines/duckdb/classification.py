@@ -81,12 +81,11 @@ def evaluate_classification(
                     registered.append(parts[int(segment)])
             leading = {c: ident(v) for c, v in columns.items() if isinstance(v, str)}
             # an aggregate even when every metric is frame-level (one row per segment)
-            calls = ["count(*) AS __cls_rows"]
+            calls = [f"count(*) AS {ident('__cls_rows')}"]
             calls += [f"{_call(s, leading)} AS {ident(s.label)}" for s in scalar]
             # without by, no GROUP BY: one row even for no rows (counts 0, as in Polars)
-            segment, grouped = (
-                (_SEGMENT, f" GROUP BY {_SEGMENT}") if by else (f"0 AS {_SEGMENT}", "")
-            )
+            seg = ident(_SEGMENT)  # quoted: output names keep their case (identifier folding)
+            segment, grouped = (seg, f" GROUP BY {seg}") if by else (f"0 AS {seg}", "")
             sql = f"SELECT {', '.join([segment, *calls])} FROM {ident(name)}{grouped}"
             values = to_polars(connection.sql(sql)).cast({_SEGMENT: pl.UInt32})
             out = keys.join(values, on=_SEGMENT, how="left")
@@ -117,7 +116,7 @@ def _per_segment(
         leading = {c: literal(v) for c, v in columns.items()}
         leading |= {t: literal(view) for t in entry.tables}
         selects.append(
-            f"SELECT {segment} AS {_SEGMENT}, {ident(entry.name)} AS {ident(spec.label)} "
+            f"SELECT {segment} AS {ident(_SEGMENT)}, {ident(entry.name)} AS {ident(spec.label)} "
             f"FROM {_call(spec, leading)}"
         )
     return to_polars(connection.sql(" UNION ALL ".join(selects))).cast(schema)

@@ -281,13 +281,13 @@ _left AS ({left_out}),
 )
 """
     )
-    left = f"(SELECT n FROM _left) AS {LEFT_OUT}"
+    left = f"(SELECT n FROM _left) AS {ident(LEFT_OUT)}"
     if checks:
-        left += "".join(f", (SELECT {c} FROM _checks) AS {c}" for c in CHECKS)
+        left += "".join(f", (SELECT {c} FROM _checks) AS {ident(c)}" for c in CHECKS)
     if per_query:
         columns = ", ".join(
             [
-                f"query AS {QUERY_OUT}",
+                f"query AS {ident(QUERY_OUT)}",
                 *(ident(s.label) for s in specs),
                 left,
             ]
@@ -301,7 +301,7 @@ _left AS ({left_out}),
             aggregates.append(f"(SELECT {ident(s.label)} FROM _rec_corpus) AS {ident(s.label)}")
     aggregates.append(left)
     if outside is not None:
-        aggregates.append(f"(SELECT {outside} FROM _rec_corpus) AS {outside}")
+        aggregates.append(f"(SELECT {outside} FROM _rec_corpus) AS {ident(outside)}")
     source = " FROM _values" if query_level else ""  # corpus values only: one row
     return sql + f"SELECT {', '.join(aggregates)}{source}"
 
