@@ -182,9 +182,11 @@ CREATE OR REPLACE MACRO _te_g(rows, costs, total) AS
 CREATE OR REPLACE MACRO normalized_gain(rank, relevance, gains := NULL) AS
     list_transform([{'rows': _te_rows(rank, relevance, gains, 1),
                      'ideal': _te_ideal(relevance, gains)}],
-        lambda v: _te_g(v.rows,
-                        _te_running(list_transform(v.ideal, lambda g: greatest(g, 1.0))),
-                        coalesce(list_sum(v.ideal), 0.0)))[1];
+        lambda v: list_transform(
+            [_te_running(list_transform(v.ideal, lambda g: greatest(g, 1.0)))],
+            -- the costs bound once: a macro's argument is its text, which the walk's
+            -- lambda would otherwise compute again at every step
+            lambda costs: _te_g(v.rows, costs, coalesce(list_sum(v.ideal), 0.0)))[1])[1];
 
 -- ndcg_rel (m_ndcg_rel.c): (sum over retrieved docs with gain > 0 of D_i / I_min(i,P)
 -- + (P - their number) D_all / I_P) / P; 0 unless that sum is > 0 (P positive ideal gains).
