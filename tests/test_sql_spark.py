@@ -293,6 +293,7 @@ def spark_setting(spark, request):
                 spark.conf.set(key, value)
 
 
+@pytest.mark.slow  # a second pass of the Spark parity tests (100 s); the fast loop has the first
 def test_numbers_under_spark_session_settings(spark_setting, trec_dir):
     """ANSI mode on and off and case-sensitive names change no number: the Spark engine and
     the compiled SQL on views with mixed-case column names equal the Polars engine (ranking
