@@ -273,6 +273,9 @@ CREATE OR REPLACE MACRO cls_multiclass_f1(actual, predicted, average := 'macro',
 -- group column names (kept under their own names in the output). Output names, and names
 -- matched as strings (__cls_all), are written quoted: preserve_identifier_case folds the
 -- unquoted ones.
+-- Groups are told apart, and sorted, by their byte key __cls_b = create_sort_key(key, 'ASC
+-- NULLS LAST'), a BLOB: text compares as bytes (no collation of the column or the session,
+-- e.g. NOCASE, merges 'A' and 'a'; a struct of text compares under it), numbers as numbers.
 
 -- distinct scores of each group, highest first, with the cumulative counts of positives
 -- (tps) and negatives (fps) at or above each, the position i (1 = highest) and the number of
@@ -283,21 +286,24 @@ CREATE OR REPLACE MACRO _cls_points(tbl, label, score, by_cols) AS TABLE
                _cls_pos(COLUMNS(lambda c: c = label)) AS __cls_y,
                CAST(COLUMNS(lambda c: c = score) AS DOUBLE) AS __cls_s
         FROM query_table(tbl)
-    ), _grouped AS (
+    ), _keyed AS (
         SELECT struct_pack(*COLUMNS(lambda c: list_contains(by_cols, c) OR c = '__cls_all'))
-                   AS __cls_key,
-               __cls_s, count(*) FILTER (WHERE __cls_y) AS __cls_pos, count(*) AS __cls_n
+                   AS __cls_key, __cls_y, __cls_s
         FROM _in
         WHERE __cls_y IS NOT NULL AND __cls_s IS NOT NULL
+    ), _grouped AS (
+        SELECT __cls_key, create_sort_key(__cls_key, 'ASC NULLS LAST') AS __cls_b,
+               __cls_s, count(*) FILTER (WHERE __cls_y) AS __cls_pos, count(*) AS __cls_n
+        FROM _keyed
         GROUP BY ALL
     )
-    SELECT __cls_key, __cls_s,
+    SELECT __cls_key, __cls_b, __cls_s,
            CAST(sum(__cls_pos) OVER w AS BIGINT) AS __cls_tps,
            CAST(sum(__cls_n - __cls_pos) OVER w AS BIGINT) AS __cls_fps,
            row_number() OVER w AS __cls_i,
-           count(*) OVER (PARTITION BY __cls_key) AS __cls_k
+           count(*) OVER (PARTITION BY __cls_b) AS __cls_k
     FROM _grouped
-    WINDOW w AS (PARTITION BY __cls_key ORDER BY __cls_s DESC NULLS LAST ROWS UNBOUNDED PRECEDING);
+    WINDOW w AS (PARTITION BY __cls_b ORDER BY __cls_s DESC NULLS LAST ROWS UNBOUNDED PRECEDING);
 
 -- ROC curve as scikit-learn's roc_curve: a first point (threshold = +inf, fpr = tpr = 0),
 -- then one point per distinct score (score >= threshold is positive); with
@@ -309,27 +315,28 @@ AS TABLE
         SELECT *,
                lag(__cls_fps) OVER w - 2 * __cls_fps + lead(__cls_fps) OVER w AS __cls_dfp,
                lag(__cls_tps) OVER w - 2 * __cls_tps + lead(__cls_tps) OVER w AS __cls_dtp,
-               max(__cls_fps) OVER (PARTITION BY __cls_key) AS __cls_nn,
-               max(__cls_tps) OVER (PARTITION BY __cls_key) AS __cls_np
+               max(__cls_fps) OVER (PARTITION BY __cls_b) AS __cls_nn,
+               max(__cls_tps) OVER (PARTITION BY __cls_b) AS __cls_np
         FROM _cls_points(tbl, label, score, by_cols)
-        WINDOW w AS (PARTITION BY __cls_key ORDER BY __cls_i ASC NULLS LAST)
+        WINDOW w AS (PARTITION BY __cls_b ORDER BY __cls_i ASC NULLS LAST)
     ), _kept AS (
-        SELECT __cls_key, __cls_i AS __cls_order, __cls_s AS "threshold",
+        SELECT __cls_key, __cls_b, __cls_i AS __cls_order, __cls_s AS "threshold",
                __cls_fps, __cls_tps, __cls_nn, __cls_np
         FROM _p
         WHERE NOT drop_intermediate OR __cls_k <= 2 OR __cls_i = 1 OR __cls_i = __cls_k
               OR __cls_dfp <> 0 OR __cls_dtp <> 0
         UNION ALL
-        SELECT DISTINCT __cls_key, 0, CAST('Infinity' AS DOUBLE), 0, 0, __cls_nn, __cls_np
+        SELECT DISTINCT __cls_key, __cls_b, 0, CAST('Infinity' AS DOUBLE), 0, 0, __cls_nn,
+               __cls_np
         FROM _p
     ), _out AS (
-        SELECT unnest(__cls_key), __cls_key, __cls_order, "threshold",
+        SELECT unnest(__cls_key), __cls_b, __cls_order, "threshold",
                CASE WHEN __cls_nn > 0 THEN CAST(__cls_fps AS DOUBLE) / __cls_nn END AS "fpr",
                CASE WHEN __cls_np > 0 THEN CAST(__cls_tps AS DOUBLE) / __cls_np END AS "tpr"
         FROM _kept
     )
-    SELECT * EXCLUDE ("__cls_all", __cls_key, __cls_order) FROM _out
-    ORDER BY __cls_key ASC NULLS LAST, __cls_order ASC NULLS LAST;
+    SELECT * EXCLUDE ("__cls_all", __cls_b, __cls_order) FROM _out
+    ORDER BY __cls_b ASC NULLS LAST, __cls_order ASC NULLS LAST;
 
 -- precision-recall curve as scikit-learn's precision_recall_curve: one point per distinct
 -- score in increasing threshold order (precision = tps / (tps + fps), recall = tps / P),
@@ -343,31 +350,32 @@ AS TABLE
         SELECT *,
                __cls_tps <> lag(__cls_tps) OVER w OR __cls_tps <> lead(__cls_tps) OVER w
                    AS __cls_turn,
-               max(__cls_tps) OVER (PARTITION BY __cls_key) AS __cls_np
+               max(__cls_tps) OVER (PARTITION BY __cls_b) AS __cls_np
         FROM _cls_points(tbl, label, score, by_cols)
-        WINDOW w AS (PARTITION BY __cls_key ORDER BY __cls_i ASC NULLS LAST)
+        WINDOW w AS (PARTITION BY __cls_b ORDER BY __cls_i ASC NULLS LAST)
     ), _kept AS (
-        SELECT __cls_key, -__cls_i AS __cls_order, __cls_s AS "threshold",
+        SELECT __cls_key, __cls_b, -__cls_i AS __cls_order, __cls_s AS "threshold",
                CAST(__cls_tps AS DOUBLE) / CAST(__cls_tps + __cls_fps AS DOUBLE) AS "precision",
                CASE WHEN __cls_np > 0 THEN CAST(__cls_tps AS DOUBLE) / __cls_np END AS "recall"
         FROM _p
         WHERE NOT drop_intermediate OR __cls_k <= 2 OR __cls_i = 1 OR __cls_i = __cls_k
               OR __cls_turn
         UNION ALL
-        SELECT DISTINCT __cls_key, 1, CAST(NULL AS DOUBLE), CAST(1 AS DOUBLE),
+        SELECT DISTINCT __cls_key, __cls_b, 1, CAST(NULL AS DOUBLE), CAST(1 AS DOUBLE),
                CAST(0 AS DOUBLE)
         FROM _p
     ), _out AS (
-        SELECT unnest(__cls_key), __cls_key, __cls_order, "threshold", "precision", "recall"
+        SELECT unnest(__cls_key), __cls_b, __cls_order, "threshold", "precision", "recall"
         FROM _kept
     )
-    SELECT * EXCLUDE ("__cls_all", __cls_key, __cls_order) FROM _out
-    ORDER BY __cls_key ASC NULLS LAST, __cls_order ASC NULLS LAST;
+    SELECT * EXCLUDE ("__cls_all", __cls_b, __cls_order) FROM _out
+    ORDER BY __cls_b ASC NULLS LAST, __cls_order ASC NULLS LAST;
 
 -- GAUC: the mean of per-group ROC AUC weighted by the group's rows (impressions), over the
 -- groups that have both classes; groups_left_out counts the others. grp is one column name
--- (several: pack them first, e.g. a view with struct_pack); weight := 'uniform' gives every
--- group used the same weight.
+-- (several: pack them first, e.g. a view with struct_pack); groups are told apart by their byte
+-- key (as by_cols above: 'A' and 'a' are two groups under any collation); weight :=
+-- 'uniform' gives every group used the same weight.
 CREATE OR REPLACE MACRO cls_group_auc(tbl, grp, label, score, weight := 'impressions') AS TABLE
     WITH _in AS (
         SELECT COLUMNS(lambda c: c = grp) AS __cls_key,
@@ -377,7 +385,7 @@ CREATE OR REPLACE MACRO cls_group_auc(tbl, grp, label, score, weight := 'impress
         SELECT cls_roc_auc(__cls_y, __cls_s) AS a,
                count(*) FILTER (WHERE _cls_ok(__cls_y, __cls_s)) AS n
         FROM _in
-        GROUP BY __cls_key
+        GROUP BY create_sort_key(__cls_key, 'ASC NULLS LAST')
     )
     SELECT CASE WHEN weight = 'impressions'
                     THEN sum(a * n) FILTER (WHERE a IS NOT NULL)
@@ -391,54 +399,56 @@ CREATE OR REPLACE MACRO cls_group_auc(tbl, grp, label, score, weight := 'impress
 
 -- non-NULL (actual, predicted) pairs with their group key
 CREATE OR REPLACE MACRO _cls_pairs(tbl, actual, predicted, by_cols) AS TABLE
-    SELECT struct_pack(*COLUMNS(lambda c: list_contains(by_cols, c) OR c = '__cls_all'))
-               AS __cls_key, __cls_a, __cls_p
-    FROM (SELECT *, 0 AS "__cls_all", COLUMNS(lambda c: c = actual) AS __cls_a,
-                 COLUMNS(lambda c: c = predicted) AS __cls_p
-          FROM query_table(tbl))
-    WHERE __cls_a IS NOT NULL AND __cls_p IS NOT NULL;
+    SELECT __cls_key, create_sort_key(__cls_key, 'ASC NULLS LAST') AS __cls_b, __cls_a, __cls_p
+    FROM (SELECT struct_pack(*COLUMNS(lambda c: list_contains(by_cols, c) OR c = '__cls_all'))
+                     AS __cls_key, __cls_a, __cls_p
+          FROM (SELECT *, 0 AS "__cls_all", COLUMNS(lambda c: c = actual) AS __cls_a,
+                       COLUMNS(lambda c: c = predicted) AS __cls_p
+                FROM query_table(tbl))
+          WHERE __cls_a IS NOT NULL AND __cls_p IS NOT NULL);
 
 -- per (group, class): t = rows with actual = predicted = class, a = rows with actual class,
 -- p = rows predicted class; classes = labels seen in either column of the group
 CREATE OR REPLACE MACRO _cls_class_counts(tbl, actual, predicted, by_cols) AS TABLE
     WITH _in AS (SELECT * FROM _cls_pairs(tbl, actual, predicted, by_cols)),
-    _a AS (SELECT __cls_key, __cls_a AS c, count(*) AS a,
+    _a AS (SELECT __cls_key, __cls_b, __cls_a AS c, count(*) AS a,
                   count(*) FILTER (WHERE __cls_a = __cls_p) AS t
            FROM _in GROUP BY ALL),
-    _p AS (SELECT __cls_key, __cls_p AS c, count(*) AS p FROM _in GROUP BY ALL)
-    SELECT coalesce(_a.__cls_key, _p.__cls_key) AS __cls_key, coalesce(_a.c, _p.c) AS c,
+    _p AS (SELECT __cls_key, __cls_b, __cls_p AS c, count(*) AS p FROM _in GROUP BY ALL)
+    SELECT coalesce(_a.__cls_key, _p.__cls_key) AS __cls_key,
+           coalesce(_a.__cls_b, _p.__cls_b) AS __cls_b, coalesce(_a.c, _p.c) AS c,
            coalesce(t, 0) AS t, coalesce(a, 0) AS a, coalesce(p, 0) AS p
-    FROM _a FULL JOIN _p ON _a.__cls_key IS NOT DISTINCT FROM _p.__cls_key AND _a.c = _p.c;
+    FROM _a FULL JOIN _p ON _a.__cls_b = _p.__cls_b AND _a.c = _p.c;
 
 -- confusion matrix as a long table (by..., actual, predicted, count): every pair of the
 -- labels seen in the group (in either column), zero counts included, sorted
 CREATE OR REPLACE MACRO cls_confusion_matrix(tbl, actual, predicted, by_cols := []) AS TABLE
     WITH _in AS (SELECT * FROM _cls_pairs(tbl, actual, predicted, by_cols)),
-    _counts AS (SELECT __cls_key, __cls_a, __cls_p, count(*) AS n FROM _in GROUP BY ALL),
-    _classes AS (SELECT __cls_key, c FROM _cls_class_counts(tbl, actual, predicted, by_cols)),
+    _counts AS (SELECT __cls_b, __cls_a, __cls_p, count(*) AS n FROM _in GROUP BY ALL),
+    _classes AS (SELECT __cls_key, __cls_b, c
+                 FROM _cls_class_counts(tbl, actual, predicted, by_cols)),
     _out AS (
-        SELECT unnest(x.__cls_key), x.__cls_key, x.c AS "actual", y.c AS "predicted",
+        SELECT unnest(x.__cls_key), x.__cls_b, x.c AS "actual", y.c AS "predicted",
                coalesce(k.n, 0) AS "count", x.c AS __cls_ac, y.c AS __cls_pc
         FROM _classes AS x
-        JOIN _classes AS y ON x.__cls_key IS NOT DISTINCT FROM y.__cls_key
+        JOIN _classes AS y ON x.__cls_b = y.__cls_b
         LEFT JOIN _counts AS k
-            ON k.__cls_key IS NOT DISTINCT FROM x.__cls_key
-           AND k.__cls_a = x.c AND k.__cls_p = y.c
+            ON k.__cls_b = x.__cls_b AND k.__cls_a = x.c AND k.__cls_p = y.c
     )
-    SELECT * EXCLUDE ("__cls_all", __cls_key, __cls_ac, __cls_pc) FROM _out
-    ORDER BY __cls_key ASC NULLS LAST, __cls_ac ASC NULLS LAST, __cls_pc ASC NULLS LAST;
+    SELECT * EXCLUDE ("__cls_all", __cls_b, __cls_ac, __cls_pc) FROM _out
+    ORDER BY __cls_b ASC NULLS LAST, __cls_ac ASC NULLS LAST, __cls_pc ASC NULLS LAST;
 
 -- per-class report (by..., class, precision, recall, f1, support) like scikit-learn's
 -- precision_recall_fscore_support(average=None); classes = labels seen in either column
 CREATE OR REPLACE MACRO cls_classification_report(tbl, actual, predicted, by_cols := [],
                                                   zero_division := 0.0) AS TABLE
     WITH _out AS (
-        SELECT unnest(__cls_key), __cls_key, c AS "class",
+        SELECT unnest(__cls_key), __cls_b, c AS "class",
                _cls_div(t, p, zero_division) AS "precision",
                _cls_div(t, a, zero_division) AS "recall",
                _cls_div(2 * t, a + p, zero_division) AS "f1",
                a AS "support"
         FROM _cls_class_counts(tbl, actual, predicted, by_cols)
     )
-    SELECT * EXCLUDE ("__cls_all", __cls_key) FROM _out
-    ORDER BY __cls_key ASC NULLS LAST, class ASC NULLS LAST;
+    SELECT * EXCLUDE ("__cls_all", __cls_b) FROM _out
+    ORDER BY __cls_b ASC NULLS LAST, class ASC NULLS LAST;

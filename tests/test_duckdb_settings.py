@@ -493,6 +493,74 @@ def test_classification_macros_on_the_users_connection(setting: str):
         assert_same(expected, got.select(expected.columns).cast(expected.schema))
 
 
+def _case_connections() -> list[tuple[str, duckdb.DuckDBPyConnection]]:
+    """Two users' connections with a table ``preds`` of text groups and segments that differ
+    only by case: one under ``SET default_collation = 'nocase'``, one whose text columns are
+    declared ``VARCHAR COLLATE NOCASE``."""
+    rows = (
+        "('A', 'X', 1, 0.9, 1), ('A', 'X', 0, 0.1, 0), ('a', 'x', 1, 0.2, 0), ('a', 'x', 0, 0.3, 0)"
+    )
+    session = duckdb.connect()
+    session.execute("SET default_collation = 'nocase'")
+    session.execute(
+        f"CREATE TABLE preds AS SELECT * FROM (VALUES {rows}) t(grp, seg, label, score, pred)"
+    )
+    column = duckdb.connect()
+    column.execute(
+        "CREATE TABLE preds (grp VARCHAR COLLATE NOCASE, seg VARCHAR COLLATE NOCASE, "
+        "label INTEGER, score DOUBLE, pred INTEGER)"
+    )
+    column.execute(f"INSERT INTO preds VALUES {rows}")
+    return [("session", session), ("column", column)]
+
+
+@pytest.mark.parametrize("where", ["session", "column"])
+def test_text_groups_that_differ_by_case_stay_apart(where: str):
+    """GAUC's groups and the curves' and reports' segments that differ only by case are two
+    groups under a case-insensitive collation (of the session or of the column), in the
+    ``cls_*`` macros, ``to_sql`` and ``engine="duckdb"``, as in the Polars engine.
+
+    By hand: group ``A`` scores its positive 0.9 over its negative 0.1 (AUC 1), group ``a``
+    its positive 0.2 under its negative 0.3 (AUC 0): GAUC = (2·1 + 2·0) / 4 = 0.5; merged, 3
+    of the 4 (positive, negative) pairs are in order (0.9 > 0.1, 0.3; 0.2 > 0.1), 0.75.
+    Segments ``X``/``x`` (the same rows) sort ``X`` first (byte 0x58 < 0x78): ROC of ``X``
+    (+inf, 0, 0), (0.9, 0, 1), (0.1, 1, 1); of ``x`` (+inf, 0, 0), (0.3, 1, 0), (0.2, 1, 1).
+    With the predicted class ``pred``, ``X`` has one row of each class right; ``x`` predicts
+    0 twice: class 0 precision 1/2, recall 1, F1 2/3; class 1 0, 0, 0 (support 1 each)."""
+    con = dict(_case_connections())[where]
+    frame = con.sql("SELECT * FROM preds").pl()
+    prd.register(con)
+    gauc = con.sql(
+        "SELECT group_auc, groups_used FROM cls_group_auc('preds', 'grp', 'label', 'score')"
+    )
+    assert gauc.fetchall() == [(pytest.approx(0.5, abs=1e-12), 2)]
+    sql = pr.to_sql(["GAUC"], "duckdb", predictions="preds", group="grp")
+    assert con.sql(sql).fetchall()[0][-1] == pytest.approx(0.5, abs=1e-12)
+    got = pr.evaluate_classification("preds", ["GAUC"], group="grp", engine="duckdb", con=con)
+    assert got["GAUC"].item() == pytest.approx(0.5, abs=1e-12)
+    roc = con.sql("SELECT * FROM cls_roc_curve('preds', 'label', 'score', ['seg'])").fetchall()
+    inf = float("inf")
+    assert roc == [
+        ("X", inf, 0.0, 0.0), ("X", 0.9, 0.0, 1.0), ("X", 0.1, 1.0, 1.0),
+        ("x", inf, 0.0, 0.0), ("x", 0.3, 1.0, 0.0), ("x", 0.2, 1.0, 1.0),
+    ]  # fmt: skip
+    report = con.sql(
+        "SELECT * FROM cls_classification_report('preds', 'label', 'pred', ['seg'])"
+    ).fetchall()
+    assert report == [
+        ("X", 0, 1.0, 1.0, 1.0, 1), ("X", 1, 1.0, 1.0, 1.0, 1),
+        ("x", 0, 0.5, 1.0, pytest.approx(2 / 3, abs=1e-12), 1), ("x", 1, 0.0, 0.0, 0.0, 1),
+    ]  # fmt: skip
+    for function, args in (
+        (pr.classification.precision_recall_curve, ("label", "score")),
+        (pr.classification.confusion_matrix, ("label", "pred")),
+    ):
+        name = function.__name__
+        got = con.sql(f"SELECT * FROM cls_{name}('preds', '{args[0]}', '{args[1]}', ['seg'])")
+        expected = function(frame, *args, by="seg")
+        assert_same(expected, got.pl().select(expected.columns).cast(expected.schema))
+
+
 @pytest.mark.parametrize("setting", ALL)
 def test_engine_on_the_users_connection(setting: str):
     """``engine="duckdb", con=con``: ranking (frames and the user's table names, with
