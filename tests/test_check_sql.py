@@ -304,3 +304,77 @@ def test_to_sql_counts_repeated_run_pairs() -> None:
     assert con.sql(sql).fetchall() == [(*plain[0], 0)]
     with pytest.raises(pr.PolarsRankError, match="needs qrels and duplicates='error'"):
         pr.to_sql(["AP"], "duckdb", "run_t", "qrels_t", duplicates="max", duplicates_column="d")
+
+
+#: Ids that differ only by case, and one real repeated pair: (Q1, a) and (q1, a), (q1, D1)
+#: and (q1, d1) are four pairs; (q1, e) occurs twice.
+CASE_RUN = pl.DataFrame(
+    {
+        "query": ["Q1", "q1", "q1", "q1", "q1", "q1"],
+        "doc": ["a", "a", "D1", "d1", "e", "e"],
+        "score": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+    }
+)
+CASE_QRELS = CASE_RUN.select("query", "doc", relevance=pl.lit(1))
+
+#: By hand, comparing ids as bytes: only (q1, e) repeats, its 2 rows, in each table. Under a
+#: case-insensitive collation (q1, a), (q1, d1) and (q1, e) would each repeat: 6 rows.
+CASE_EXPECTED = [
+    ("run", "duplicate_pair", 2, "q1", "e"),
+    ("qrels", "duplicate_pair", 2, "q1", "e"),
+]
+
+
+def _case_counts(sql: str, keys: list[tuple[str, str]], query) -> dict[tuple[str, str], int]:
+    return {k: n for k, n in zip(keys, query(sql), strict=True) if n}
+
+
+@pytest.mark.parametrize("where", ["session", "column"])
+def test_ids_that_differ_by_case_are_not_duplicates_in_duckdb(where: str) -> None:
+    """``check_sql`` and ``check_counts_sql`` compare ids as bytes, as the evaluation does,
+    under ``SET default_collation = 'nocase'`` and on ``VARCHAR COLLATE NOCASE`` columns:
+    ids that differ only by case are not duplicate pairs (one repeated pair in each table)."""
+    from polars_rank.compiler.checks import check_counts_sql
+
+    con = duckdb.connect()
+    collate = " COLLATE NOCASE" if where == "column" else ""
+    if where == "session":
+        con.execute("SET default_collation = 'nocase'")
+    for name, frame, last in (
+        ("run_t", CASE_RUN, "score DOUBLE"),
+        ("qrels_t", CASE_QRELS, "relevance INTEGER"),
+    ):
+        con.execute(f"CREATE TABLE {name} (query VARCHAR{collate}, doc VARCHAR{collate}, {last})")
+        con.register("frame_v", frame.to_arrow())
+        con.execute(f"INSERT INTO {name} SELECT * FROM frame_v")
+        con.unregister("frame_v")
+    assert con.sql("SELECT COUNT(DISTINCT doc) FROM run_t").fetchall() == [(3,)]  # the guard
+    sql = pr.check_sql("duckdb", "run_t", "qrels_t")
+    assert _rows(pl.from_arrow(con.sql(sql).to_arrow_table())) == CASE_EXPECTED
+    counts, keys = check_counts_sql("duckdb", "run_t", "qrels_t")
+    failed = _case_counts(counts, keys, lambda s: con.sql(s).fetchall()[0])
+    assert failed == {("run", "duplicate_pair"): 1, ("qrels", "duplicate_pair"): 1}
+
+
+def test_ids_that_differ_by_case_are_not_duplicates_in_postgres(postgres) -> None:
+    """The same on PostgreSQL, in text columns of a nondeterministic (case-insensitive) ICU
+    collation; the duplicate pairs' query groups by the byte keys and reads its examples
+    through an aggregate (PostgreSQL refuses a column read outside the grouped keys)."""
+    from polars_rank.compiler.checks import check_counts_sql
+
+    with postgres.connect() as con:
+        con.execute(
+            "CREATE COLLATION IF NOT EXISTS pr_ci "
+            "(provider = icu, locale = 'und-u-ks-level2', deterministic = false)"
+        )
+    for name, frame in (("case_run_t", CASE_RUN), ("case_qrels_t", CASE_QRELS)):
+        postgres.load(name, frame)
+        with postgres.connect() as con:
+            for column in ("query", "doc"):
+                con.execute(f"ALTER TABLE {name} ALTER {column} TYPE text COLLATE pr_ci")
+    assert postgres.query("SELECT COUNT(DISTINCT doc) AS n FROM case_run_t").item() == 3
+    sql = pr.check_sql("postgres", "case_run_t", "case_qrels_t")
+    assert _rows(postgres.query(sql)) == CASE_EXPECTED
+    counts, keys = check_counts_sql("postgres", "case_run_t", "case_qrels_t")
+    failed = _case_counts(counts, keys, lambda s: postgres.query(s).row(0))
+    assert failed == {("run", "duplicate_pair"): 1, ("qrels", "duplicate_pair"): 1}

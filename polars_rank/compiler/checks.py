@@ -92,7 +92,8 @@ def _duplicates(table: str, label: str, keys: tuple[str, str], groups: Sequence[
     return (
         f"SELECT '{label}' AS {_INPUT}, 'duplicate_pair' AS {_PROBLEM}, "
         f"CAST(SUM(n) AS BIGINT) AS {_ROWS}, MIN(q) AS {_QUERY}, MIN(d) AS {_DOC} "
-        f"FROM (SELECT {_text(query)} AS q, {_text(doc)} AS d, COUNT(*) AS n FROM {table} "
+        f"FROM (SELECT MIN({_text(query)}) AS q, MIN({_text(doc)}) AS d, COUNT(*) AS n "
+        f"FROM {table} "
         f"GROUP BY {query}, {doc}{grouped} HAVING COUNT(*) > 1) AS pr_repeated "
         "HAVING COUNT(*) > 0"
     )
@@ -309,7 +310,7 @@ def check_counts_sql(
     order = {f"pr_k{n}": n for n in range(len(checks))}
     ordered = sorted(order, key=lambda c: order[c])
     text = f"SELECT {', '.join(ordered)} FROM ({text}) AS pr_counts"
-    return render(text, dialect, tables, names, doc_key="", pretty=pretty, byte_keys=False), keys
+    return render(text, dialect, tables, names, doc_key="", pretty=pretty), keys
 
 
 def check_sql(
@@ -537,7 +538,7 @@ def check_sql(
         **_OUT,
         **dict(zip(groups, by_columns, strict=True)),
     }
-    return render(text, dialect, tables, names, doc_key="", pretty=pretty, byte_keys=False)
+    return render(text, dialect, tables, names, doc_key="", pretty=pretty)
 
 
 def _grade_limit(specs: list[MetricSpec]) -> float | None:
