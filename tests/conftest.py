@@ -6,7 +6,8 @@ Markers (``pyproject.toml``): ``spark`` and ``postgres`` are added here to every
 uses the engine's fixture; ``slow`` and ``install`` are set by the tests. The README's test
 command runs ``-m "not slow and not install"`` with the ``dev`` hypothesis profile (a tenth of
 the examples); ``.ci/run`` runs everything with the ``ci`` profile (every example count as
-written in the tests). ``HYPOTHESIS_PROFILE`` chooses the profile. At the end of a run the
+written in the tests, derandomized: the same examples on every run). ``explore`` draws as
+many new ones each run. ``HYPOTHESIS_PROFILE`` chooses the profile. At the end of a run the
 time spent under each marker is printed.
 """
 
@@ -22,9 +23,19 @@ import polars as pl
 import pytest
 from hypothesis import HealthCheck, settings
 
-#: ``ci``: every test's example count as written; ``dev``: a tenth (see ``examples``).
+#: ``ci``: every test's example count as written, the same examples on every run (a CI
+#: result is reproduced by running it again); ``explore``: as many, new ones each run (to
+#: hunt for failing inputs); ``dev``: a tenth, new ones each run (see ``examples``).
 settings.register_profile(
-    "ci", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    "ci",
+    max_examples=100,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "explore", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.register_profile(
     "dev", max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow]

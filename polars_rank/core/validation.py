@@ -152,12 +152,13 @@ def _pair_hash_collisions(frame: pl.LazyFrame, cols: Columns, check: str) -> pl.
 
 
 def _duplicate_example(frame: pl.LazyFrame, cols: Columns, check: str) -> pl.LazyFrame:
-    """Count of duplicated ``(query, doc)`` pairs and the first one, in the checks' format."""
+    """Count of duplicated ``(query, doc)`` pairs and the first one in the frame's row order
+    (the same pair whichever rows a caller's filter kept), in the checks' format."""
     keys = [cols.query, cols.doc]
     n = fresh("len", keys)
     return (
         frame.select(keys)
-        .group_by(keys)
+        .group_by(keys, maintain_order=True)
         .len(n)
         .filter(pl.col(n) > 1)
         .select(
