@@ -13,6 +13,7 @@ import pytest
 import sklearn.metrics as skm
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 from strategies import examples
 
 import polars_rank.classification as cls
@@ -397,6 +398,57 @@ def test_lazy_in_lazy_out() -> None:
         assert isinstance(cls.group_auc(lf, "g", "y", "p", engine=engine), pl.LazyFrame)
         assert isinstance(cls.confusion_matrix(lf, "y", "p", engine=engine), pl.LazyFrame)
     assert isinstance(cls.roc_curve(lf.collect(), "y", "p"), pl.DataFrame)
+
+
+def test_frame_functions_read_a_table_on_con(tmp_path) -> None:
+    """With engine="duckdb" the frame functions read what evaluate_classification reads: a
+    table name on con (a view here, created in a schema named by con's search_path), a DuckDB
+    relation and a .parquet path, each giving the DataFrame the Polars engine gives for the
+    same rows; inside an open transaction of con a table name is refused (its reads would
+    miss the transaction's rows), and engine="polars" refuses a name."""
+    data = pl.DataFrame(
+        {
+            "g": ["u", "u", "u", "v", "v"],
+            "y": [0, 1, 1, 0, 1],
+            "p": [0.2, 0.7, 0.3, 0.6, 0.9],
+            "guess": [0, 1, 0, 1, 1],
+        }
+    )
+    con = duckdb.connect()
+    con.execute("CREATE SCHEMA s")
+    con.register("data_frame", data.to_arrow())
+    con.execute("CREATE TABLE s.clicks AS SELECT * FROM data_frame")
+    con.execute("SET search_path = 's'")
+    path = str(tmp_path / "clicks.parquet")
+    data.write_parquet(path)
+    calls = {
+        "roc_curve": lambda df, **kw: cls.roc_curve(df, "y", "p", by="g", **kw),
+        "precision_recall_curve": lambda df, **kw: cls.precision_recall_curve(df, "y", "p", **kw),
+        "group_auc": lambda df, **kw: cls.group_auc(df, "g", "y", "p", **kw),
+        "confusion_matrix": lambda df, **kw: cls.confusion_matrix(
+            df, "y", "p", threshold=0.5, **kw
+        ),
+        "classification_report": lambda df, **kw: cls.classification_report(df, "y", "guess", **kw),
+    }
+    for name, call in calls.items():
+        want = call(data)
+        for source in ("clicks", con.table("s.clicks"), path):
+            got = call(source, engine="duckdb", con=con)
+            assert isinstance(got, pl.DataFrame), name
+            assert_frame_equal(got, want, check_dtypes=False)
+    # group_auc by hand: u (labels 0 1 1, scores .2 .7 .3): both positives above the
+    # negative, AUC 1; v (0 1, .6 .9): AUC 1; (3 * 1 + 2 * 1) / 5 = 1.0
+    assert cls.group_auc("clicks", "g", "y", "p", engine="duckdb", con=con)["group_auc"][0] == 1
+    con.execute("BEGIN TRANSACTION")
+    con.execute("INSERT INTO s.clicks VALUES ('w', 1, 0.5, 1)")
+    for call in calls.values():
+        with pytest.raises(PolarsRankError, match="transaction"):
+            call("clicks", engine="duckdb", con=con)
+    con.execute("ROLLBACK")
+    with pytest.raises(PolarsRankError, match=r"df 'clicks'.*engine='duckdb'"):
+        cls.roc_curve("clicks", "y", "p")
+    with pytest.raises(PolarsRankError, match="needs con"):
+        cls.roc_curve("clicks", "y", "p", engine="duckdb")
 
 
 # ------------------------------------------------------------------------------------------

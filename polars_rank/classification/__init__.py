@@ -10,7 +10,10 @@ Scalar metrics are functions returning a ``pl.Expr`` (truth first, as in scikit-
 in ``select`` and inside ``group_by(...).agg(...)``. Curves, GAUC, confusion tables and the
 per-class report are frame-level functions: DataFrame or LazyFrame in, the same kind out,
 computed by Polars (``engine="polars"``) or by the macros of ``sql/classification.sql``
-(``engine="duckdb"``, on ``con`` or a fresh in-memory connection).
+(``engine="duckdb"``, on ``con`` or a fresh in-memory connection). With ``engine="duckdb"``
+they also take what :func:`polars_rank.evaluate_classification` takes there: a table or view
+name on ``con`` (a table reference only, read as ``con`` reads it; refused inside an open
+transaction of ``con``), a DuckDB relation or a ``.parquet`` path, and return a DataFrame.
 
 Conventions:
 
@@ -31,7 +34,7 @@ Conventions:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Literal, TypeVar
+from typing import Literal, TypeVar, overload
 
 import duckdb
 import polars as pl
@@ -69,6 +72,9 @@ from polars_rank.duckdb import define, table_macro
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 Engine = Literal["polars", "duckdb"]
+#: What the frame-level functions take: a frame, or with ``engine="duckdb"`` a table or view
+#: name on ``con``, a DuckDB relation or a ``.parquet`` path.
+Input = pl.DataFrame | pl.LazyFrame | str | duckdb.DuckDBPyRelation
 
 __all__ = [
     "EPS",
@@ -129,6 +135,27 @@ def _lazy(frame: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
     return to_lazy(frame, "the input")
 
 
+def _read(
+    df: Input, engine: str, con: duckdb.DuckDBPyConnection | None
+) -> tuple[pl.LazyFrame, pl.DataFrame | pl.LazyFrame]:
+    """The input as a LazyFrame, and the template of the result's kind (:func:`_like`): the
+    frame itself, or a DataFrame for what ``engine="duckdb"`` reads (a table name on ``con``,
+    a relation, a Parquet path: :func:`polars_rank.evaluation.duckdb_frame`)."""
+    _check_engine(engine)
+    if not isinstance(df, (str, duckdb.DuckDBPyRelation)):
+        return _lazy(df), df
+    if engine != "duckdb":
+        what = repr(df) if isinstance(df, str) else "a DuckDB relation"
+        raise PolarsRankError(
+            f"df {what}: a table or view name, a DuckDB relation or a .parquet path is read by "
+            "engine='duckdb' (with con); engine='polars' takes a Polars frame"
+        )
+    from polars_rank.evaluation import duckdb_frame
+
+    frame = duckdb_frame(df, "df", con)
+    return to_lazy(frame, "df"), pl.DataFrame()
+
+
 def _by(by: str | Sequence[str] | None) -> list[str]:
     if by is None:
         return []
@@ -173,7 +200,7 @@ def validate_binary(
 
 
 def _curve(
-    df: Frame,
+    df: Input,
     label: str,
     score: str,
     by: str | Sequence[str] | None,
@@ -182,23 +209,44 @@ def _curve(
     con: duckdb.DuckDBPyConnection | None,
     polars_curve: Callable[..., pl.LazyFrame],
     macro: str,
-) -> Frame:
+) -> pl.DataFrame | pl.LazyFrame:
     """A curve from its Polars builder or its DuckDB table macro, after the input checks."""
-    _check_engine(engine)
+    lf, template = _read(df, engine, con)
     groups: list[str] = _by(by)  # annotated: mypy#21693 (*x in a constrained generic)
-    lf = _lazy(df)
     _check_columns(lf, [label, score, *groups])
     _frames.validate_binary(lf, label, score)
     if engine == "polars":
-        return _like(polars_curve(lf, label, score, groups, drop_intermediate), df)
+        return _like(polars_curve(lf, label, score, groups, drop_intermediate), template)
     frame = lf.select(*groups, label, score).collect()
     options = {"by_cols": groups, "drop_intermediate": drop_intermediate}
     out = run_table_macro(frame, macro, [label, score], options, con)
-    return _like(_sorted(out, groups), df)
+    return _like(_sorted(out, groups), template)
 
 
+@overload
 def roc_curve(
     df: Frame,
+    label: str,
+    score: str,
+    *,
+    by: str | Sequence[str] | None = ...,
+    drop_intermediate: bool = ...,
+    engine: Engine = ...,
+    con: duckdb.DuckDBPyConnection | None = ...,
+) -> Frame: ...
+@overload
+def roc_curve(
+    df: str | duckdb.DuckDBPyRelation,
+    label: str,
+    score: str,
+    *,
+    by: str | Sequence[str] | None = ...,
+    drop_intermediate: bool = ...,
+    engine: Engine = ...,
+    con: duckdb.DuckDBPyConnection | None = ...,
+) -> pl.DataFrame: ...
+def roc_curve(
+    df: Input,
     label: str,
     score: str,
     *,
@@ -206,7 +254,7 @@ def roc_curve(
     drop_intermediate: bool = True,
     engine: Engine = "polars",
     con: duckdb.DuckDBPyConnection | None = None,
-) -> Frame:
+) -> pl.DataFrame | pl.LazyFrame:
     """ROC curve points ``[by...,] threshold, fpr, tpr`` — scikit-learn's ``roc_curve``.
 
     The first point of each group is (threshold = +inf, fpr = 0, tpr = 0); then one point per
@@ -223,8 +271,30 @@ def roc_curve(
     )
 
 
+@overload
 def precision_recall_curve(
     df: Frame,
+    label: str,
+    score: str,
+    *,
+    by: str | Sequence[str] | None = ...,
+    drop_intermediate: bool = ...,
+    engine: Engine = ...,
+    con: duckdb.DuckDBPyConnection | None = ...,
+) -> Frame: ...
+@overload
+def precision_recall_curve(
+    df: str | duckdb.DuckDBPyRelation,
+    label: str,
+    score: str,
+    *,
+    by: str | Sequence[str] | None = ...,
+    drop_intermediate: bool = ...,
+    engine: Engine = ...,
+    con: duckdb.DuckDBPyConnection | None = ...,
+) -> pl.DataFrame: ...
+def precision_recall_curve(
+    df: Input,
     label: str,
     score: str,
     *,
@@ -232,7 +302,7 @@ def precision_recall_curve(
     drop_intermediate: bool = False,
     engine: Engine = "polars",
     con: duckdb.DuckDBPyConnection | None = None,
-) -> Frame:
+) -> pl.DataFrame | pl.LazyFrame:
     """Precision-recall points ``[by...,] threshold, precision, recall`` — scikit-learn's
     ``precision_recall_curve``.
 
@@ -258,8 +328,30 @@ def precision_recall_curve(
     )
 
 
+@overload
 def group_auc(
     df: Frame,
+    group: str | Sequence[str],
+    label: str,
+    score: str,
+    *,
+    weight: Literal["impressions", "uniform"] = ...,
+    engine: Engine = ...,
+    con: duckdb.DuckDBPyConnection | None = ...,
+) -> Frame: ...
+@overload
+def group_auc(
+    df: str | duckdb.DuckDBPyRelation,
+    group: str | Sequence[str],
+    label: str,
+    score: str,
+    *,
+    weight: Literal["impressions", "uniform"] = ...,
+    engine: Engine = ...,
+    con: duckdb.DuckDBPyConnection | None = ...,
+) -> pl.DataFrame: ...
+def group_auc(
+    df: Input,
     group: str | Sequence[str],
     label: str,
     score: str,
@@ -267,7 +359,7 @@ def group_auc(
     weight: Literal["impressions", "uniform"] = "impressions",
     engine: Engine = "polars",
     con: duckdb.DuckDBPyConnection | None = None,
-) -> Frame:
+) -> pl.DataFrame | pl.LazyFrame:
     """GAUC: per-group ROC AUC averaged with each group's row count (impressions) as weight.
 
     GAUC = Σ_g n_g·AUC_g / Σ_g n_g over the groups g that have both classes. Returns one row
@@ -282,11 +374,11 @@ def group_auc(
     if weight not in ("impressions", "uniform"):
         raise bad_choice("weight", weight, ("impressions", "uniform"))
     groups: list[str] = _by(group)  # annotated: mypy#21693 (*x in a constrained generic)
-    lf = _lazy(df)
+    lf, template = _read(df, engine, con)
     _check_columns(lf, [label, score, *groups])
     _frames.validate_binary(lf, label, score)
     if engine == "polars":
-        return _like(_frames.group_auc(lf, groups, label, score, weight), df)
+        return _like(_frames.group_auc(lf, groups, label, score, weight), template)
     # each group numbered here, as Polars compares them: no collation of con merges two
     key = "__cls_group"
     numbers = lf.select(groups).unique(maintain_order=True).with_row_index(key)
@@ -295,7 +387,7 @@ def group_auc(
     out = run_table_macro(
         frame.collect(), "cls_group_auc", [key, label, score], {"weight": weight}, con
     )
-    return _like(out, df)
+    return _like(out, template)
 
 
 def _labels(
@@ -314,8 +406,30 @@ def _labels(
     )
 
 
+@overload
 def confusion_matrix(
     df: Frame,
+    actual: str,
+    predicted: str,
+    *,
+    threshold: float | None = ...,
+    by: str | Sequence[str] | None = ...,
+    engine: Engine = ...,
+    con: duckdb.DuckDBPyConnection | None = ...,
+) -> Frame: ...
+@overload
+def confusion_matrix(
+    df: str | duckdb.DuckDBPyRelation,
+    actual: str,
+    predicted: str,
+    *,
+    threshold: float | None = ...,
+    by: str | Sequence[str] | None = ...,
+    engine: Engine = ...,
+    con: duckdb.DuckDBPyConnection | None = ...,
+) -> pl.DataFrame: ...
+def confusion_matrix(
+    df: Input,
     actual: str,
     predicted: str,
     *,
@@ -323,7 +437,7 @@ def confusion_matrix(
     by: str | Sequence[str] | None = None,
     engine: Engine = "polars",
     con: duckdb.DuckDBPyConnection | None = None,
-) -> Frame:
+) -> pl.DataFrame | pl.LazyFrame:
     """Confusion matrix as a long table ``[by...,] actual, predicted, count``.
 
     One row per (actual, predicted) pair of the labels seen in the group (either column),
@@ -335,20 +449,41 @@ def confusion_matrix(
     >>> confusion_matrix(df, "a", "p")["count"].to_list()
     [1, 1, 0, 1]
     """
-    _check_engine(engine)
     groups: list[str] = _by(by)  # annotated: mypy#21693 (*x in a constrained generic)
-    lf = _lazy(df)
+    lf, template = _read(df, engine, con)
     _check_columns(lf, [actual, predicted, *groups])
     lf, a, p = _labels(lf, actual, predicted, threshold)
     if engine == "polars":
-        return _like(_frames.confusion_matrix(lf, a, p, groups), df)
+        return _like(_frames.confusion_matrix(lf, a, p, groups), template)
     frame = lf.select(*groups, a, p).collect()
     out = run_table_macro(frame, "cls_confusion_matrix", [a, p], {"by_cols": groups}, con)
-    return _like(_sorted(out, groups), df)
+    return _like(_sorted(out, groups), template)
 
 
+@overload
 def classification_report(
     df: Frame,
+    actual: str,
+    predicted: str,
+    *,
+    zero_division: float = ...,
+    by: str | Sequence[str] | None = ...,
+    engine: Engine = ...,
+    con: duckdb.DuckDBPyConnection | None = ...,
+) -> Frame: ...
+@overload
+def classification_report(
+    df: str | duckdb.DuckDBPyRelation,
+    actual: str,
+    predicted: str,
+    *,
+    zero_division: float = ...,
+    by: str | Sequence[str] | None = ...,
+    engine: Engine = ...,
+    con: duckdb.DuckDBPyConnection | None = ...,
+) -> pl.DataFrame: ...
+def classification_report(
+    df: Input,
     actual: str,
     predicted: str,
     *,
@@ -356,7 +491,7 @@ def classification_report(
     by: str | Sequence[str] | None = None,
     engine: Engine = "polars",
     con: duckdb.DuckDBPyConnection | None = None,
-) -> Frame:
+) -> pl.DataFrame | pl.LazyFrame:
     """Per-class ``[by...,] class, precision, recall, f1, support``.
 
     scikit-learn's ``precision_recall_fscore_support(actual, predicted, average=None)``: for
@@ -367,13 +502,12 @@ def classification_report(
     >>> classification_report(df, "a", "p")["precision"].to_list()
     [1.0, 0.5]
     """
-    _check_engine(engine)
     groups: list[str] = _by(by)  # annotated: mypy#21693 (*x in a constrained generic)
-    lf = _lazy(df)
+    lf, template = _read(df, engine, con)
     _check_columns(lf, [actual, predicted, *groups])
     if engine == "polars":
         report = _frames.classification_report(lf, actual, predicted, groups, zero_division)
-        return _like(report, df)
+        return _like(report, template)
     frame = lf.select(*groups, actual, predicted).collect()
     out = run_table_macro(
         frame,
@@ -382,4 +516,4 @@ def classification_report(
         {"by_cols": groups, "zero_division": check_zero_division(zero_division)},
         con,
     )
-    return _like(_sorted(out, groups), df)
+    return _like(_sorted(out, groups), template)
