@@ -519,9 +519,10 @@ def _by_inferred(project: DbtProject, target: str, read: Any) -> None:
     shared = _per_system({"bm25": qrels, "dense": qrels})
     columns = ["system", "query"] + [COLUMNS[m] for m in _BY_INFERRED["metrics"]]
     # the two references differ (dense's grades), so sharing the judgments would fail here
-    assert keyed.filter(pl.col("system") == "dense").rows() != shared.filter(
-        pl.col("system") == "dense"
-    ).rows()
+    assert (
+        keyed.filter(pl.col("system") == "dense").rows()
+        != shared.filter(pl.col("system") == "dense").rows()
+    )
     for model, want in (("by_keyed", keyed), ("by_shared", shared)):
         got = read(model).sort("system", "query")
         assert got.columns == columns, model

@@ -156,8 +156,7 @@ def _report_sql(report: Report, dialect: str, present: dict[str, list[str]]) -> 
             catalog=tables["catalog"],
             item_features=tables["item_features"],
             predictions=tables["predictions"],
-            **report.options,
-            **present,
+            **{**report.options, **present},
         )
     except PolarsRankError as err:
         raise PolarsRankError(
