@@ -4,6 +4,11 @@ left live, and ``polars_rank_generated()``, the catalogue the package's public m
 (``polars_rank.evaluate``, ``polars_rank.report``, the generic tests) look requests up in.
 dbt then runs them with no Python.
 
+A report with ``by`` that leaves ``qrels_by`` (or another ``*_by`` of a table it reads) out
+is compiled for every subset of ``by`` that table may have; the macros read the table's
+columns through the adapter when dbt runs and pick the variant (the engines' rule: a ``by``
+column the table has joins it on that column, one it lacks shares the table's rows).
+
 The SQL sits in ``{% raw %}`` blocks (a column named ``q{{x}}`` stays text); the tables are
 ``{{ tables['run'] }}``. The output is deterministic: :func:`generate` twice gives the same
 bytes, which is what ``polars-rank dbt check`` compares.
@@ -128,6 +133,9 @@ def _variants(report: Report) -> Iterator[dict[str, list[str]]]:
     ``by``'s order): the macros read the tables' columns when dbt runs and pick one.
     A report without inferred arguments has one variant, ``{}``."""
     inferred = inferred_by(report)
+    if not inferred:
+        yield {}
+        return
     by = by_list(report.options.get("by"))
     subsets = [list(c) for n in range(len(by) + 1) for c in itertools.combinations(by, n)]
     count = len(subsets) ** len(inferred)
