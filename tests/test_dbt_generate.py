@@ -307,3 +307,137 @@ def test_catalogue_is_json_for_jinja() -> None:
 class _Returned(Exception):
     def __init__(self, value: Any) -> None:
         self.value = value
+
+
+class _Column:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+class _Relation:
+    """A relation as dbt's macros see one: renders as its name; ``is_cte`` for an
+    ephemeral model."""
+
+    def __init__(self, name: str, is_cte: bool = False) -> None:
+        self.name, self.is_cte = name, is_cte
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class _CompilerError(Exception):
+    pass
+
+
+def _pick(
+    entry: dict[str, Any],
+    tables: dict[str, Any],
+    columns: dict[str, list[str]],
+    *,
+    execute: bool = True,
+) -> Any:
+    """The package's ``inferred_by_suffix`` macro rendered by plain Jinja with dbt's
+    context stand-ins: the adapter lists ``columns[relation name]``."""
+    macros = (Path(__file__).parents[1] / "dbt-package" / "macros" / "internal.sql").read_text()
+    env = jinja2.Environment(extensions=["jinja2.ext.do"], undefined=jinja2.StrictUndefined)
+
+    def raise_error(message: str) -> None:
+        raise _CompilerError(message)
+
+    env.globals.update(
+        {
+            "return": lambda value: (_ for _ in ()).throw(_Returned(value)),
+            "execute": execute,
+            "adapter": type(
+                "Adapter",
+                (),
+                {
+                    "get_columns_in_relation": staticmethod(
+                        lambda r: [_Column(c) for c in columns.get(str(r), [])]
+                    )
+                },
+            ),
+            "tojson": lambda value, sort_keys=False: json.dumps(value, sort_keys=sort_keys),
+            "local_md5": lambda text: hashlib.md5(text.encode()).hexdigest(),
+            "exceptions": type("E", (), {"raise_compiler_error": staticmethod(raise_error)}),
+        }
+    )
+    template = env.from_string(macros + "{{ inferred_by_suffix(entry, tables, 'the report') }}")
+    with pytest.raises(_Returned) as returned:
+        template.render(entry=entry, tables=tables)
+    return returned.value.value
+
+
+def _catalogue(text: str) -> dict[str, Any]:
+    env = jinja2.Environment(extensions=["jinja2.ext.do"])
+    env.globals["return"] = lambda value: (_ for _ in ()).throw(_Returned(value))
+    with pytest.raises(_Returned) as returned:
+        env.from_string(text + "{{ polars_rank_generated() }}").render()
+    catalogue: dict[str, Any] = returned.value.value
+    return catalogue
+
+
+@pytest.mark.parametrize("adapter", ["duckdb", "postgres"], ids=lambda a: f"infer-{a}")
+def test_by_without_qrels_by_reads_the_judgments_columns(adapter: str) -> None:
+    """A report with ``by`` and no ``qrels_by`` is generated for every subset of ``by`` (the
+    columns the judgments may have); the macros pick the one whose columns the adapter lists
+    for the judgments: present → joined on (``qrels_by=[those]``), absent → shared. The
+    pick, rendered, is ``to_sql`` with that ``qrels_by`` written out."""
+    report = {"name": "r", "metrics": ["nDCG@10", "AP"], "by": ["system", "date"]}
+    text = generate(parse_config({"adapters": [adapter], "reports": [report]}))
+    (entry,) = _catalogue(text)["reports"].values()
+    assert entry["infer"] == {"qrels_by": "qrels"} and len(entry["variants"]) == 4
+    tables = {"run": _Relation("db.run"), "qrels": _Relation("db.qrels")}
+    dialect = dbt_config.ADAPTERS[adapter]
+    for qrels_columns, shared in (
+        (["query", "doc", "relevance"], []),
+        (["date", "query", "doc", "relevance"], ["date"]),
+        (["query", "system", "doc", "relevance", "date"], ["system", "date"]),
+        (["query", "doc", "relevance", "System"], []),  # names compared exactly
+    ):
+        suffix = _pick(entry, tables, {"db.qrels": qrels_columns})
+        got = _render(
+            text, f"polars_rank__r__{adapter}{suffix}", {"run": "db.run", "qrels": "db.qrels"}
+        )
+        want = to_sql(
+            ["nDCG@10", "AP"],
+            dialect,
+            "db.run",
+            "db.qrels",  # type: ignore[arg-type]
+            by=["system", "date"],
+            qrels_by=shared,
+        )
+        assert got.strip() == want, qrels_columns
+    # no columns listed (a relation not built yet) or an ephemeral model: refused by name
+    for qrels in (_Relation("db.qrels"), _Relation("__dbt__cte__q", is_cte=True)):
+        with pytest.raises(_CompilerError, match=r"no qrels_by.*state qrels_by in polars_rank"):
+            _pick(entry, {**tables, "qrels": qrels}, {})
+    # when dbt only parses (no connection), any variant: the first
+    assert _pick(entry, tables, {}, execute=False) == "__0"
+
+
+def test_explicit_input_by_is_not_inferred() -> None:
+    """An explicit ``qrels_by`` (``[]`` included) is compiled as written, one macro; a report
+    reading several tables infers each missing ``*_by``, up to a limit of variants."""
+    shared = {"name": "r", "metrics": ["AP"], "by": ["system"], "qrels_by": []}
+    text = generate(parse_config({"adapters": ["duckdb"], "reports": [shared]}))
+    (entry,) = _catalogue(text)["reports"].values()
+    assert "infer" not in entry and "polars_rank__r__duckdb__0" not in text
+    recsys = {
+        "name": "s",
+        "metrics": ["coverage@5", "AP"],
+        "by": ["system"],
+        "tables": ["run", "qrels", "interactions"],
+        "interactions_by": [],
+    }
+    text = generate(parse_config({"adapters": ["duckdb"], "reports": [recsys]}))
+    (entry,) = _catalogue(text)["reports"].values()
+    assert entry["infer"] == {"qrels_by": "qrels"} and len(entry["variants"]) == 2
+    wide = {
+        "name": "w",
+        "metrics": ["coverage@5", "AP"],
+        "by": ["a", "b", "c", "d"],
+        "tables": ["run", "qrels", "interactions"],
+    }
+    with pytest.raises(PolarsRankError, match="report 'w'.*256.*state qrels_by, interactions_by"):
+        generate(parse_config({"adapters": ["duckdb"], "reports": [wide]}))

@@ -425,3 +425,181 @@ def test_dbt_spark_session(tmp_path: Path, dbt_venv: Path) -> None:
     _compare(read)
     _compare_classification(read)
     assert read("ranking_summary")["left_out"].dtype == pl.Int64
+
+
+#: A report with ``by`` and no ``qrels_by`` (issue 36 item 4): the package reads which
+#: ``by`` columns the judgments have from the adapter's column listing. One declared entry
+#: serves both models below: judgments with a ``system`` column (keyed) and without (shared).
+_BY_INFERRED = {
+    "name": "by_inferred",
+    "metrics": ["nDCG@10", "AP", "P@5"],
+    "by": ["system"],
+    "per_query": True,
+}
+
+
+def _judgments_by_system() -> pl.DataFrame:
+    """Judgments of their own per system: ``bm25`` gets the qrels seed as it is, ``dense``
+    other grades ((grade + 1) mod 4) and none for q09, so keyed and shared numbers differ."""
+    _, qrels = seeds()
+    dense = qrels.filter(pl.col("query") != "q09").with_columns((pl.col("relevance") + 1) % 4)
+    return pl.concat(
+        [qrels.with_columns(system=pl.lit("bm25")), dense.with_columns(system=pl.lit("dense"))]
+    ).select("system", "query", "doc", "relevance")
+
+
+def _per_system(judgments: dict[str, pl.DataFrame]) -> pl.DataFrame:
+    """The reference: per system, :func:`polars_rank.evaluate` (Polars engine, no ``by``) on
+    that system's run rows alone and ``judgments[system]``."""
+    run, parts = systems_run(), []
+    for system in ("bm25", "dense"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the run query without judgments
+            out = pr.evaluate(
+                run.filter(pl.col("system") == system).drop("system"),
+                judgments[system],
+                _BY_INFERRED["metrics"],
+                per_query=True,
+            )
+        assert isinstance(out, pl.DataFrame)
+        parts.append(out.select(pl.lit(system).alias("system"), pl.all()))
+    return pl.concat(parts).sort("system", "query")
+
+
+def _by_inferred(project: DbtProject, target: str, read: Any) -> None:
+    """Judgments with the ``by`` column: each system reads its own (``qrels_by`` inferred as
+    ``[system]``); without it (the qrels seed): shared by the systems (``[]``). Both from
+    one report without ``qrels_by``, against :func:`_per_system`."""
+    from polars_rank.cli import main
+
+    path = project.path
+    config = yaml.safe_load((path / "polars_rank.yml").read_text())
+    config["reports"].append(_BY_INFERRED)
+    (path / "polars_rank.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    assert main(["dbt", "generate", "--config", str(path / "polars_rank.yml")]) == 0
+    _judgments_by_system().write_csv(path / "seeds" / "qrels_by_system.csv")
+    text = "{{ 'string' if target.type == 'spark' else 'varchar' }}"
+    (path / "seeds" / "qrels_by_system.yml").write_text(
+        yaml.safe_dump(
+            {
+                "version": 2,
+                "seeds": [
+                    {
+                        "name": "qrels_by_system",
+                        "config": {
+                            "column_types": {
+                                "system": text,
+                                "query": text,
+                                "doc": text,
+                                "relevance": "integer",
+                            }
+                        },
+                    }
+                ],
+            }
+        )
+    )
+    metrics = repr(_BY_INFERRED["metrics"])
+    (path / "models" / "by_keyed.sql").write_text(
+        f"{{{{ polars_rank.evaluate(ref('run'), ref('qrels_by_system'), metrics={metrics}, "
+        "by=['system'], per_query=true) }}"
+    )
+    (path / "models" / "by_shared.sql").write_text(
+        "{{ polars_rank.report('by_inferred', ref('run'), ref('qrels')) }}"
+    )
+    project.dbt("deps")
+    project.dbt("seed", "--target", target, "-s", "run", "qrels", "qrels_by_system")
+    project.dbt("run", "--target", target, "-s", "by_keyed", "by_shared")
+
+    _, qrels = seeds()
+    own = _judgments_by_system()
+    keyed = _per_system(
+        {s: own.filter(pl.col("system") == s).drop("system") for s in ("bm25", "dense")}
+    )
+    shared = _per_system({"bm25": qrels, "dense": qrels})
+    columns = ["system", "query"] + [COLUMNS[m] for m in _BY_INFERRED["metrics"]]
+    # the two references differ (dense's grades), so sharing the judgments would fail here
+    assert (
+        keyed.filter(pl.col("system") == "dense").rows()
+        != shared.filter(pl.col("system") == "dense").rows()
+    )
+    for model, want in (("by_keyed", keyed), ("by_shared", shared)):
+        got = read(model).sort("system", "query")
+        assert got.columns == columns, model
+        assert got.height == want.height, model
+        for got_row, want_row in zip(got.rows(), want.rows(), strict=True):
+            _close(list(got_row), list(want_row), f"{model} {want_row[:2]}")
+
+
+def test_dbt_by_inferred_duckdb(tmp_path: Path, dbt_venv: Path) -> None:
+    database = tmp_path / "warehouse.duckdb"
+    project = copy_project(
+        tmp_path, dbt_venv, {"duckdb": {"type": "duckdb", "path": str(database), "threads": 1}}
+    )
+    _by_inferred(project, "duckdb", _duckdb_read(database))
+
+    # judgments the adapter cannot list (an ephemeral model): an error naming qrels_by
+    (project.path / "models" / "qrels_ephemeral.sql").write_text(
+        "{{ config(materialized='ephemeral') }} select * from {{ ref('qrels_by_system') }}"
+    )
+    (project.path / "models" / "by_ephemeral.sql").write_text(
+        "{{ polars_rank.report('by_inferred', ref('run'), ref('qrels_ephemeral')) }}"
+    )
+    result = project.dbt("run", "--target", "duckdb", "-s", "by_ephemeral", check=False)
+    assert result.returncode != 0
+    assert "has by: " in result.stdout and "no qrels_by" in result.stdout, result.stdout
+    assert "state qrels_by in polars_rank.yml" in " ".join(result.stdout.split())
+
+
+def test_dbt_by_inferred_postgres(tmp_path: Path, dbt_venv: Path, postgres: Any) -> None:
+    output = {
+        "type": "postgres",
+        "host": str(postgres.directory),  # the socket folder
+        "port": 5432,
+        "user": "postgres",
+        "password": "",
+        "dbname": "postgres",
+        "schema": SCHEMA + "_by",
+        "threads": 1,
+    }
+    project = copy_project(tmp_path, dbt_venv, {"postgres": output})
+
+    def read(name: str) -> pl.DataFrame:
+        with postgres.connect() as con, con.cursor() as cur:
+            cur.execute(f"SELECT * FROM {SCHEMA}_by.{name}")
+            columns = [d.name for d in cur.description]
+            return pl.DataFrame(
+                cur.fetchall(), schema=columns, orient="row", infer_schema_length=None
+            )
+
+    _by_inferred(project, "postgres", read)
+
+
+@pytest.mark.spark
+def test_dbt_by_inferred_spark(tmp_path: Path, dbt_venv: Path) -> None:
+    """:func:`_by_inferred` on dbt-spark (``method: session``): its column listing
+    (``describe``) tells the judgments' ``system`` column."""
+    warehouse = tmp_path / "warehouse"
+    output = {
+        "type": "spark",
+        "method": "session",
+        "host": "NA",
+        "schema": SCHEMA,
+        "threads": 1,
+        "server_side_parameters": {
+            "spark.master": "local[1]",
+            "spark.ui.enabled": "false",
+            "spark.ui.showConsoleProgress": "false",
+            "spark.sql.shuffle.partitions": "2",
+            "spark.driver.host": "127.0.0.1",
+            "spark.driver.bindAddress": "127.0.0.1",
+            "spark.sql.warehouse.dir": str(warehouse),
+            "spark.sql.session.timeZone": "UTC",
+        },
+    }
+    project = copy_project(tmp_path, dbt_venv, {"spark": output})
+
+    def read(name: str) -> pl.DataFrame:
+        return pl.read_parquet(warehouse / f"{SCHEMA}.db" / name / "*.parquet")
+
+    _by_inferred(project, "spark", read)

@@ -49,5 +49,5 @@
   {%- endif -%}
   {%- set found = generated['reports'][key] -%}
   {{ return(polars_rank.render_generated(generated, found['macro'], tables,
-                                         "the report '" ~ found['name'] ~ "'")) }}
+                                         "the report '" ~ found['name'] ~ "'", found)) }}
 {% endmacro %}

@@ -43,8 +43,9 @@
 {% endmacro %}
 
 {#- The SQL of a generated macro (`prefix` ~ the target's adapter type) on `tables`, or an
-    error naming what to add to polars_rank.yml. -#}
-{% macro render_generated(generated, prefix, tables, what) %}
+    error naming what to add to polars_rank.yml. `entry`: the report's catalogue entry,
+    whose inferred `*_by` arguments pick the variant (inferred_by_suffix). -#}
+{% macro render_generated(generated, prefix, tables, what, entry=none) %}
   {%- set adapter_type = target.type -%}
   {%- if adapter_type not in generated['adapters'] -%}
     {{ exceptions.raise_compiler_error(
@@ -52,7 +53,45 @@
         ~ "' (generated: " ~ (generated['adapters'] | join(', ')) ~ "). Add it to "
         ~ "adapters: in polars_rank.yml and run `polars-rank dbt generate`.") }}
   {%- endif -%}
-  {{ return(polars_rank_generated_sql(prefix ~ adapter_type, tables)) }}
+  {%- set suffix = polars_rank.inferred_by_suffix(entry, tables, what)
+                   if entry is not none else '' -%}
+  {{ return(polars_rank_generated_sql(prefix ~ adapter_type ~ suffix, tables)) }}
+{% endmacro %}
+
+{#- A report with `by` whose polars_rank.yml entry leaves out `qrels_by` (or
+    `interactions_by`, `catalog_by`, `item_features_by`: entry['infer'], argument -> table)
+    reads them from the tables, by the engines' rule: a `by` column the table has (in the
+    adapter's column listing, names compared exactly) joins that table on it; one it lacks
+    shares the table's rows across the groups. The generator compiled every outcome; this
+    picks one (the suffix of its macros). When dbt only parses (no connection), the first. -#}
+{% macro inferred_by_suffix(entry, tables, what) %}
+  {%- if not entry.get('infer') -%}{{ return('') }}{%- endif -%}
+  {%- if not execute -%}{{ return(entry['variants'].values() | list | first) }}{%- endif -%}
+  {%- set present = {} -%}
+  {%- for argument, table in entry['infer'] | dictsort -%}
+    {%- set relation = tables[table] -%}
+    {%- set columns = [] -%}
+    {%- if relation is not string and not relation.is_cte -%}
+      {%- for column in adapter.get_columns_in_relation(relation) -%}
+        {%- do columns.append(column.name) -%}
+      {%- endfor -%}
+    {%- endif -%}
+    {%- if columns | length == 0 -%}
+      {{ exceptions.raise_compiler_error(
+          "polars_rank: " ~ what ~ " has by: " ~ tojson(entry['by']) ~ " and no " ~ argument
+          ~ ": it reads which by columns the " ~ table ~ " table has from the database, but "
+          ~ "the adapter lists no columns of " ~ relation ~ " (not built yet, an ephemeral "
+          ~ "model or not a relation). Build it first, or state " ~ argument ~ " in "
+          ~ "polars_rank.yml and in the model (the by columns the " ~ table ~ " table has; "
+          ~ "[]: its rows are shared across the groups).") }}
+    {%- endif -%}
+    {%- set shared = [] -%}
+    {%- for column in entry['by'] -%}
+      {%- if column in columns -%}{%- do shared.append(column) -%}{%- endif -%}
+    {%- endfor -%}
+    {%- do present.update({argument: shared}) -%}
+  {%- endfor -%}
+  {{ return(entry['variants'][local_md5(tojson(present, sort_keys=true))]) }}
 {% endmacro %}
 
 {#- The tables given, by name (None left out), checked against what a report reads. -#}

@@ -31,5 +31,5 @@
         ~ ", given " ~ tojson(tables.keys() | list)) }}
   {%- endif -%}
   {{ return(polars_rank.render_generated(generated, entry['macro'], tables,
-                                         "the report '" ~ name ~ "'")) }}
+                                         "the report '" ~ name ~ "'", entry)) }}
 {% endmacro %}

@@ -137,6 +137,19 @@ def request_key(kind: str, request: Mapping[str, Any]) -> str:
     return hashlib.md5(text.encode("utf-8"), usedforsecurity=False).hexdigest()
 
 
+def present_key(present: Mapping[str, list[str]]) -> str:
+    """The key of one value of a report's inferred ``*_by`` arguments (argument → the ``by``
+    columns its table has), as the package's macros compute it from the tables' columns:
+    ``local_md5(tojson(present, sort_keys=true))``.
+
+    >>> present_key({"qrels_by": ["system"]}) == hashlib.md5(
+    ...     b'{"qrels_by": ["system"]}').hexdigest()
+    True
+    """
+    text = json.dumps(dict(present), sort_keys=True)
+    return hashlib.md5(text.encode("utf-8"), usedforsecurity=False).hexdigest()
+
+
 @dataclass(frozen=True)
 class Report:
     """A declared report: ``name``, ``metrics``, the ``tables`` it reads and the options that

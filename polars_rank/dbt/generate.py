@@ -4,6 +4,11 @@ left live, and ``polars_rank_generated()``, the catalogue the package's public m
 (``polars_rank.evaluate``, ``polars_rank.report``, the generic tests) look requests up in.
 dbt then runs them with no Python.
 
+A report with ``by`` that leaves ``qrels_by`` (or another ``*_by`` of a table it reads) out
+is compiled for every subset of ``by`` that table may have; the macros read the table's
+columns through the adapter when dbt runs and pick the variant (the engines' rule: a ``by``
+column the table has joins it on that column, one it lacks shares the table's rows).
+
 The SQL sits in ``{% raw %}`` blocks (a column named ``q{{x}}`` stays text); the tables are
 ``{{ tables['run'] }}``. The output is deterministic: :func:`generate` twice gives the same
 bytes, which is what ``polars-rank dbt check`` compares.
@@ -17,13 +22,16 @@ True
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from polars_rank.compiler.checks import check_sql
 from polars_rank.compiler.compile import to_sql
 from polars_rank.core.errors import PolarsRankError
+from polars_rank.core.grouping import by_list
 from polars_rank.dbt.config import (
     ADAPTERS,
     TABLES,
@@ -31,6 +39,7 @@ from polars_rank.dbt.config import (
     DbtConfig,
     Report,
     check_defaults,
+    present_key,
     report_defaults,
 )
 
@@ -49,6 +58,19 @@ CATALOG_MACRO = "polars_rank_generated"
 #: out (an ``if`` per macro): dbt gives a generic test only the macros its templates call
 #: by name, and a computed name crashes its parser.
 RENDER_MACRO = "polars_rank_generated_sql"
+
+
+#: The ``*_by`` argument of each table a report with ``by`` may read besides the run.
+INPUT_BY: dict[str, str] = {
+    "qrels": "qrels_by",
+    "interactions": "interactions_by",
+    "catalog": "catalog_by",
+    "item_features": "item_features_by",
+}
+
+#: The most variants (compiled SQL texts per adapter) a report whose ``*_by`` arguments are
+#: read from the tables may need: one per subset of ``by`` per such table.
+MAX_VARIANTS = 64
 
 
 def _version() -> str:
@@ -86,7 +108,50 @@ def _refuse_placeholder(where: str, options: dict[str, Any]) -> None:
             )
 
 
-def _report_sql(report: Report, dialect: str) -> str:
+def inferred_by(report: Report) -> dict[str, str]:
+    """The ``*_by`` arguments ``report`` leaves to the tables (argument → table): with
+    ``by``, those of the tables it reads (besides the run) that polars_rank.yml does not
+    state. An explicit list, ``[]`` included, is never inferred.
+
+    >>> inferred_by(Report("r", ("AP",), options={"by": ["system"]}))
+    {'qrels_by': 'qrels'}
+    >>> inferred_by(Report("r", ("AP",), options={"by": ["system"], "qrels_by": []}))
+    {}
+    """
+    try:
+        if not by_list(report.options.get("by")):
+            return {}
+    except PolarsRankError:
+        return {}  # a bad by is to_sql's error, named with the report
+    return {
+        INPUT_BY[t]: t for t in report.tables if t in INPUT_BY and INPUT_BY[t] not in report.options
+    }
+
+
+def _variants(report: Report) -> Iterator[dict[str, list[str]]]:
+    """Every value the inferred ``*_by`` arguments can take (each a subset of ``by``, in
+    ``by``'s order): the macros read the tables' columns when dbt runs and pick one.
+    A report without inferred arguments has one variant, ``{}``."""
+    inferred = inferred_by(report)
+    if not inferred:
+        yield {}
+        return
+    by = by_list(report.options.get("by"))
+    subsets = [list(c) for n in range(len(by) + 1) for c in itertools.combinations(by, n)]
+    count = len(subsets) ** len(inferred)
+    if count > MAX_VARIANTS:
+        raise PolarsRankError(
+            f"polars_rank.yml: report {report.name!r}: by has {len(by)} columns, so reading "
+            f"{', '.join(inferred)} from the tables needs {count} compiled variants (at most "
+            f"{MAX_VARIANTS}); state {', '.join(inferred)} (the by columns each table has "
+            "too; [] shares the table across the groups)"
+        )
+    for combination in itertools.product(subsets, repeat=len(inferred)):
+        yield dict(zip(inferred, combination, strict=True))
+
+
+def _report_sql(report: Report, dialect: str, present: dict[str, list[str]]) -> str:
+    """The SQL of ``report`` with the inferred ``*_by`` arguments set to ``present``."""
     tables = {t: (f"{_PREFIX}{t}" if t in report.tables else None) for t in TABLES}
     _refuse_placeholder(f"report {report.name!r}", report.options)
     try:
@@ -99,7 +164,7 @@ def _report_sql(report: Report, dialect: str) -> str:
             catalog=tables["catalog"],
             item_features=tables["item_features"],
             predictions=tables["predictions"],
-            **report.options,
+            **{**report.options, **present},
         )
     except PolarsRankError as err:
         raise PolarsRankError(
@@ -149,17 +214,26 @@ def generate(config: DbtConfig) -> str:
     ]
     reports, checks, macros = [], [], []
     for report in config.reports:
-        for adapter in config.adapters:
-            sql = _report_sql(report, ADAPTERS[adapter])
-            macros.append(f"polars_rank__{report.name}__{adapter}")
-            parts.append(_macro(macros[-1], _jinja(sql)))
-        entry = {
+        variants: dict[str, str] = {}
+        for n, present in enumerate(_variants(report)):
+            # a variant's macro ends in __<n> (a report's own name cannot give that ending)
+            suffix = f"__{n}" if present else ""
+            variants[present_key(present)] = suffix
+            for adapter in config.adapters:
+                sql = _report_sql(report, ADAPTERS[adapter], present)
+                macros.append(f"polars_rank__{report.name}__{adapter}{suffix}")
+                parts.append(_macro(macros[-1], _jinja(sql)))
+        entry: dict[str, Any] = {
             "name": report.name,
             "metrics": list(report.metrics),
             "tables": list(report.tables),
             "options": report.options,
             "macro": f"polars_rank__{report.name}__",
         }
+        if inferred_by(report):
+            entry["by"] = by_list(report.options.get("by"))
+            entry["infer"] = inferred_by(report)
+            entry["variants"] = variants
         reports.append(f"    {_literal(report.key())}: {_literal(entry)}")
     for check in config.checks:
         for adapter in config.adapters:
