@@ -415,8 +415,9 @@ def classification_sql(
     pretty: bool = True,
 ) -> str:
     """One ``SELECT`` computing classification ``metrics`` over the ``predictions`` table in
-    ``dialect``: the ``by`` columns, then one DOUBLE column per metric (named by
-    :func:`~polars_rank.compiler.columns.column_names`), one row per ``by`` segment (sorted,
+    ``dialect``: the ``by`` columns, then one DOUBLE column per metric (the counts BIGINT
+    without ``weight``; named by :func:`~polars_rank.compiler.columns.column_names`), one
+    row per ``by`` segment (sorted,
     NULL keys first) — :func:`polars_rank.evaluate_classification`'s numbers within 1e-12.
 
     Args:

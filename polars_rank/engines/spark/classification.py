@@ -124,5 +124,6 @@ def evaluate_classification_spark(
     result = result.rename({v: k for k, v in names.items()})
     labels = [s.label for s in specs]
     # the SQL's BIGINT counts (unweighted) stay integers, as the Polars engine's Int64
-    dtypes = {c: pl.Int64 if result.schema[c].is_integer() else pl.Float64 for c in labels}
-    return result.select(*by, *labels).cast(dtypes)
+    return result.select(*by, *labels).with_columns(
+        pl.col(c).cast(pl.Int64 if result.schema[c].is_integer() else pl.Float64) for c in labels
+    )
