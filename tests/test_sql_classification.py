@@ -369,7 +369,9 @@ def test_postgres_equals_sklearn(postgres):
             weight="w" if weighted else None,
         )
         result = postgres.query(sql)
-        assert all(result.schema[c] == pl.Float64 for c in labels.values())
+        counts = {labels[m] for m in ("TP", "FP", "TN", "FN")}
+        integer = {c: pl.Int64 if c in counts and not weighted else pl.Float64 for c in counts}
+        assert all(result.schema[c] == integer.get(c, pl.Float64) for c in labels.values())
         assert_matches(result, reference(frame, weighted), labels)
     for kind in ("roc", "pr"):
         sql = pr.curve_sql(kind, "postgres", "preds_t", by="seg", weight="w")
@@ -604,3 +606,107 @@ def test_check_sql_predictions_refuses_by():
         pr.check_sql("duckdb", predictions="p", by="seg")
     with pytest.raises(PolarsRankError, match=r"does not take order_by="):
         pr.check_sql("duckdb", predictions="p", order_by="rank")
+
+
+#: Counts and the ratios of them: integer counts unweighted (as the Polars engine's Int64).
+COUNTS = ["TP", "FP", "TN", "FN"]
+COUNT_RATIOS = ["precision", "recall", "accuracy", "F1", "specificity"]
+#: Two segments with tied scores at the 0.5 threshold, a NULL label and a NULL score
+#: (skipped rows), weights 0.5-3.
+COUNT_DATA = pl.DataFrame(
+    {
+        "seg": [1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2],
+        "label": [1, 0, 1, 1, 0, 0, None, 0, 1, 0, 1, 1],
+        "score": [0.9, 0.5, 0.5, 0.2, 0.1, 0.7, 0.8, 0.6, 0.4, 0.3, 0.9, None],
+        "w": [1.0, 2.0, 0.5, 3.0, 1.0, 1.5, 1.0, 2.5, 1.0, 0.5, 2.0, 1.0],
+    }
+)
+
+
+def _count_reference(weighted: bool) -> dict[int, dict[str, float]]:
+    """Per segment, scikit-learn's confusion_matrix at score >= 0.5 (rows with a NULL label or
+    score left out) and the ratios of its cells, divided as the SQL divides them (DOUBLEs:
+    exact integers, one correctly rounded division)."""
+    out = {}
+    for (seg,), part in COUNT_DATA.drop_nulls(["label", "score"]).group_by("seg"):
+        y, p = part["label"].to_numpy(), part["score"].to_numpy()
+        w = part["w"].to_numpy() if weighted else None
+        cells = confusion_matrix(y, (p >= 0.5).astype(int), labels=[0, 1], sample_weight=w)
+        tn, fp, fn, tp = (float(c) for c in cells.ravel())
+        out[int(seg)] = {
+            "TP": tp,
+            "FP": fp,
+            "TN": tn,
+            "FN": fn,
+            "precision": tp / (tp + fp),
+            "recall": tp / (tp + fn),
+            "accuracy": (tp + tn) / (tp + tn + fp + fn),
+            "F1": (1.0 + 1.0) * tp / (1.0 * (tp + fn) + tp + fp),
+            "specificity": tn / (tn + fp),
+        }
+    return out
+
+
+def _assert_counts(result: pl.DataFrame, weighted: bool, lower: bool = True) -> None:
+    """Counts Int64 unweighted (Float64 weighted), ratios Float64, every value exactly the
+    reference's (the ratios too: no integer division, no rounding of the counts)."""
+    want = _count_reference(weighted)
+    name = (lambda m: m.lower()) if lower else (lambda m: m)
+    for metric in COUNTS:
+        assert result.schema[name(metric)] == (pl.Float64 if weighted else pl.Int64), metric
+    for metric in COUNT_RATIOS:
+        assert result.schema[name(metric)] == pl.Float64, metric
+    assert result["seg"].to_list() == [1, 2]
+    for row in result.iter_rows(named=True):
+        assert {m: row[name(m)] for m in want[row["seg"]]} == want[row["seg"]], row["seg"]
+
+
+def test_counts_are_integers_in_to_sql_on_duckdb():
+    """By hand, segment 1 at threshold 0.5 (the NULL-label row skipped): (1, .9) TP, (0, .5)
+    FP, (1, .5) TP, (1, .2) FN, (0, .1) TN, (0, .7) FP -> TP 2, FP 2, TN 1, FN 1 (weighted:
+    TP 1 + .5, FP 2 + 1.5, TN 1, FN 3); segment 2 (the NULL-score row skipped): (0, .6) FP,
+    (1, .4) FN, (0, .3) TN, (1, .9) TP -> 1 each. The counts are BIGINT in every dialect
+    (transpiled to DuckDB), the ratios DOUBLE, even under the user's integer_division."""
+    hand = _count_reference(False)
+    assert hand[1] == {"TP": 2, "FP": 2, "TN": 1, "FN": 1, "precision": 2 / 4, "recall": 2 / 3,
+                       "accuracy": 3 / 6, "F1": 4 / 7, "specificity": 1 / 3}  # fmt: skip
+    assert hand[2] == {"TP": 1, "FP": 1, "TN": 1, "FN": 1, "precision": 1 / 2, "recall": 1 / 2,
+                       "accuracy": 2 / 4, "F1": 2 / 4, "specificity": 1 / 2}  # fmt: skip
+    assert [_count_reference(True)[1][m] for m in COUNTS] == [1.5, 3.5, 1.0, 3.0]
+    metrics = COUNTS + COUNT_RATIOS
+    for weighted in (False, True):
+        for dialect in DIALECTS:
+            sql = pr.to_sql(metrics, dialect, predictions="preds_t", by="seg",
+                            weight="w" if weighted else None)  # fmt: skip
+            _assert_counts(_duckdb_run(sql, dialect, COUNT_DATA), weighted)
+        con = duckdb.connect()
+        con.execute("SET integer_division = true")
+        con.register("preds_t", COUNT_DATA)
+        sql = pr.to_sql(metrics, "duckdb", predictions="preds_t", by="seg",
+                        weight="w" if weighted else None)  # fmt: skip
+        _assert_counts(con.sql(sql).pl(), weighted)
+
+
+def test_counts_are_integers_in_to_sql_on_postgres(postgres):
+    """As on DuckDB: BIGINT counts and DOUBLE PRECISION ratios of them on a live server
+    (PostgreSQL's SUM of a BIGINT is a NUMERIC and its / of integers truncates: neither
+    shows)."""
+    postgres.load("count_t", COUNT_DATA)
+    metrics = COUNTS + COUNT_RATIOS
+    for weighted in (False, True):
+        sql = pr.to_sql(metrics, "postgres", predictions="count_t", by="seg",
+                        weight="w" if weighted else None)  # fmt: skip
+        _assert_counts(postgres.query(sql), weighted)
+
+
+def test_spark_result_schema_equals_the_polars_engine(spark):
+    """The Spark engine's frame is the Polars engine's: the same dtypes (the counts Int64
+    without a weight, Float64 with one) and the same values, the counts scikit-learn's."""
+    metrics = [*COUNTS, *COUNT_RATIOS, "AUC"]
+    data = spark.createDataFrame(COUNT_DATA.to_arrow())
+    for weight in (None, "w"):
+        got = pr.evaluate_classification(data, metrics, by="seg", weight=weight, engine="spark")
+        want = pr.evaluate_classification(COUNT_DATA, metrics, by="seg", weight=weight)
+        assert got.schema == want.schema, weight
+        assert got.drop("AUC").equals(want.drop("AUC")), weight
+        _assert_counts(got.drop("AUC"), weight is not None, lower=False)

@@ -11,7 +11,11 @@ only, with the Polars engine's numbers (scikit-learn's, within 1e-12):
 * AP = Σ_s w⁺(s)·precision(≥ s) / W⁺, scikit-learn's step rule (tied scores are one
   threshold), NULL without positives;
 * log loss clips p and 1 − p to [2⁻⁵², 1 − 2⁻⁵²] (the Polars engine's ε);
-* the thresholded metrics predict positive when ``score >= threshold``.
+* the thresholded metrics predict positive when ``score >= threshold``;
+* the counts (TP, FP, TN, FN) are BIGINT without a weight (sums of 1 over the rows: the
+  Polars engine's Int64) and DOUBLE with one (sums of weights: its Float64); every other
+  metric is DOUBLE, each division one of DOUBLEs (never an integer division, whatever the
+  dialect or the session's settings).
 
 The query sums each segment's parts in one ``UNION ALL`` of at most three blocks (rows;
 distinct scores; GAUC's groups and their scores) and divides at the end, so segments whose
@@ -210,14 +214,20 @@ def _div(numerator: str, denominator: str, otherwise: str = "NULL") -> str:
     )
 
 
-def _metric(spec: MetricSpec, n: int, parts: dict[str, tuple[str, str]]) -> str:
-    """The final expression of metric number ``n``, registering the row-block parts it sums
-    (``parts``: name → (block, per-row expression))."""
+#: A part of the sums: (block, per-row expression, SQL type).
+Part = tuple[str, str, str]
+_DOUBLE, _BIGINT = "DOUBLE PRECISION", "BIGINT"
+
+
+def _metric(spec: MetricSpec, n: int, parts: dict[str, Part], weighted: bool) -> str:
+    """The final expression of metric number ``n``, registering the parts it sums (``parts``:
+    name → :data:`Part`). Without ``weighted``, the counts are BIGINT parts (a count metric's
+    expression is its part's name), read as DOUBLE in the ratios."""
     entry, args = spec.entry, spec.arguments()
     name = entry.name
 
-    def part(key: str, block: str, expression: str) -> str:
-        parts.setdefault(key, (block, expression))
+    def part(key: str, block: str, expression: str, kind: str = _DOUBLE) -> str:
+        parts.setdefault(key, (block, expression, kind))
         return key
 
     w, y, s = "pr_w", "pr_y", "pr_s"
@@ -263,13 +273,25 @@ def _metric(spec: MetricSpec, n: int, parts: dict[str, tuple[str, str]]) -> str:
     if name == "calibration":
         return _div(part("pr_sws", "rows", f"{w} * {s}"), swy)
     cut = _num(args["threshold"])
-    tp = part(f"pr_tp{n}", "rows", f"CASE WHEN {s} >= {cut} THEN {w} * {y} ELSE 0.0 END")
-    fp = part(f"pr_fp{n}", "rows", f"CASE WHEN {s} >= {cut} THEN {w} * (1.0 - {y}) ELSE 0.0 END")
-    fn = part(f"pr_fn{n}", "rows", f"CASE WHEN {s} < {cut} THEN {w} * {y} ELSE 0.0 END")
-    tn = part(f"pr_tn{n}", "rows", f"CASE WHEN {s} < {cut} THEN {w} * (1.0 - {y}) ELSE 0.0 END")
-    counts = {"tp": tp, "fp": fp, "fn": fn, "tn": tn}
+    counts = {}
+    for cell, side, positive in (("tp", ">=", 1), ("fp", ">=", 0), ("fn", "<", 1), ("tn", "<", 0)):
+        if weighted:
+            weight = f"{w} * {y}" if positive else f"{w} * (1.0 - {y})"
+            counts[cell] = part(
+                f"pr_{cell}{n}", "rows", f"CASE WHEN {s} {side} {cut} THEN {weight} ELSE 0.0 END"
+            )
+        else:  # each row counts 1 (a skipped row, pr_ok = 0, none): a sum of integers
+            counts[cell] = part(
+                f"pr_{cell}{n}",
+                "rows",
+                f"CASE WHEN pr_ok = 1 AND {s} {side} {cut} AND {y} = {positive} THEN 1 ELSE 0 END",
+                _BIGINT,
+            )
     if name in counts:
         return counts[name]
+    if not weighted:  # the ratios divide DOUBLEs
+        counts = {cell: f"CAST({key} AS {_DOUBLE})" for cell, key in counts.items()}
+    tp, fp, fn, tn = counts["tp"], counts["fp"], counts["fn"], counts["tn"]
     zd = _num(args.get("zero_division", 0.0))
     if name == "accuracy":
         return _div(f"{tp} + {tn}", f"{tp} + {tn} + {fp} + {fn}")
@@ -286,19 +308,19 @@ def _metric(spec: MetricSpec, n: int, parts: dict[str, tuple[str, str]]) -> str:
 
 
 def _query(specs: list[MetricSpec], segments: int, groups: int, weighted: bool) -> str:
-    parts: dict[str, tuple[str, str]] = {}
-    finals = [_metric(spec, n, parts) for n, spec in enumerate(specs, 1)]
+    parts: dict[str, Part] = {}
+    finals = [_metric(spec, n, parts, weighted) for n, spec in enumerate(specs, 1)]
     keys = [k for i in range(segments) for k in (f"pr_b{i}v", f"pr_b{i}")]
     lead = "".join(f"{k}, " for k in keys)
-    blocks = {block for block, _ in parts.values()}
+    blocks = {block for block, _, _ in parts.values()}
     ctes = [_rows_cte(segments, groups if "groups" in blocks else 0, weighted)]
     selects = []
     for block in ("rows", "scores", "groups"):
         if block not in blocks and block != "rows":
             continue
         columns = [
-            f"SUM({expr}) AS {key}" if where == block else f"CAST(0.0 AS DOUBLE PRECISION) AS {key}"
-            for key, (where, expr) in parts.items()
+            f"SUM({expr}) AS {key}" if where == block else f"CAST(0 AS {kind}) AS {key}"
+            for key, (where, expr, kind) in parts.items()
         ]
         source = {"rows": "pr_rows", "scores": "pr_points", "groups": "pr_group_auc"}[block]
         selects.append(f"SELECT {lead}{', '.join(columns)} FROM {source}{_group_by(keys)}")
@@ -321,11 +343,14 @@ def _query(specs: list[MetricSpec], segments: int, groups: int, weighted: bool) 
             "FROM pr_group_sums)"
         )
     ctes.append("pr_parts AS (" + " UNION ALL ".join(selects) + ")")
-    sums = ", ".join(f"COALESCE(SUM({key}), 0.0) AS {key}" for key in parts)
+    sums = ", ".join(
+        f"COALESCE(SUM({key}), CAST(0 AS {kind})) AS {key}" for key, (_, _, kind) in parts.items()
+    )
     ctes.append(f"pr_sums AS (SELECT {lead}{sums} FROM pr_parts{_group_by(keys)})")
     outputs = [f"pr_b{i}v AS pr_col_bout{i}" for i in range(segments)]
     outputs += [
-        f"CAST({final} AS DOUBLE PRECISION) AS pr_m{n}" for n, final in enumerate(finals, 1)
+        f"CAST({final} AS {parts[final][2] if final in parts else _DOUBLE}) AS pr_m{n}"
+        for n, final in enumerate(finals, 1)
     ]
     return "WITH " + ", ".join(ctes) + f" SELECT {', '.join(outputs)} FROM pr_sums" + _order(keys)
 
@@ -390,8 +415,9 @@ def classification_sql(
     pretty: bool = True,
 ) -> str:
     """One ``SELECT`` computing classification ``metrics`` over the ``predictions`` table in
-    ``dialect``: the ``by`` columns, then one DOUBLE column per metric (named by
-    :func:`~polars_rank.compiler.columns.column_names`), one row per ``by`` segment (sorted,
+    ``dialect``: the ``by`` columns, then one DOUBLE column per metric (the counts BIGINT
+    without ``weight``; named by :func:`~polars_rank.compiler.columns.column_names`), one
+    row per ``by`` segment (sorted,
     NULL keys first) — :func:`polars_rank.evaluate_classification`'s numbers within 1e-12.
 
     Args:

@@ -7,7 +7,8 @@ Polars frame (sent through Arrow: for tests and small data). The input is regist
 temporary view under a unique name (dropped afterwards), checked by one aggregation job (the
 query of :func:`~polars_rank.check_sql` with ``predictions=``) unless ``validate=False``, and
 evaluated by one query (dialect ``"spark"``). The result has the Polars engine's columns (the
-``by`` columns in their Spark types, then the metric labels as written, Float64).
+``by`` columns in their Spark types, then the metric labels as written: Float64, the counts
+Int64 without a weight, as in the Polars engine).
 
 Example, with ``spark`` a running SparkSession (``tests/test_sql_classification.py`` runs it)::
 
@@ -122,4 +123,7 @@ def evaluate_classification_spark(
     names = column_names(specs, reserved=list(by))
     result = result.rename({v: k for k, v in names.items()})
     labels = [s.label for s in specs]
-    return result.select(*by, *labels).with_columns(pl.col(labels).cast(pl.Float64))
+    # the SQL's BIGINT counts (unweighted) stay integers, as the Polars engine's Int64
+    return result.select(*by, *labels).with_columns(
+        pl.col(c).cast(pl.Int64 if result.schema[c].is_integer() else pl.Float64) for c in labels
+    )
