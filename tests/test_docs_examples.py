@@ -53,7 +53,13 @@ def blocks(path: Path, lang: str) -> list[tuple[str | None, str]]:
 # pages whose examples define or load their inputs and show what they print
 SELF_CONTAINED = [
     ROOT / "docs" / page
-    for page in ("index.md", "getting-started.md", "guides/by.md", "guides/comparing-runs.md")
+    for page in (
+        "index.md",
+        "getting-started.md",
+        "common-tasks.md",
+        "guides/by.md",
+        "guides/comparing-runs.md",
+    )
 ]
 _SHOWN = re.compile(r"\s*(?:<!-- wide -->\n)?```text\n(?P<out>.*?)\n```", re.S)
 
