@@ -561,6 +561,51 @@ def test_text_groups_that_differ_by_case_stay_apart(where: str):
         assert_same(expected, got.pl().select(expected.columns).cast(expected.schema))
 
 
+@pytest.mark.parametrize("where", ["session", "column"])
+def test_text_labels_that_differ_by_case_stay_apart(where: str):
+    """Multi-class labels that differ only by case are two classes under a case-insensitive
+    collation (of the session or of the columns): the ``cls_multiclass_*`` aggregates, the
+    confusion matrix and the report (classes sorted by their bytes, ``A`` < ``B`` < ``a`` <
+    ``b``) give scikit-learn's numbers on the same labels."""
+    import sklearn.metrics as skm
+
+    actual = ["A", "a", "B", "b", "A", "a", "b"]
+    predicted = ["a", "a", "b", "B", "A", "A", "b"]
+    rows = ", ".join(f"('{y}', '{p}')" for y, p in zip(actual, predicted, strict=True))
+    con = duckdb.connect()
+    if where == "session":
+        con.execute("SET default_collation = 'nocase'")
+        con.execute(f"CREATE TABLE preds AS SELECT * FROM (VALUES {rows}) t(y, p)")
+    else:
+        con.execute("CREATE TABLE preds (y VARCHAR COLLATE NOCASE, p VARCHAR COLLATE NOCASE)")
+        con.execute(f"INSERT INTO preds VALUES {rows}")
+    prd.register(con)
+    got = con.sql(
+        "SELECT cls_multiclass_accuracy(y, p), cls_multiclass_precision(y, p), "
+        "cls_multiclass_recall(y, p, 'weighted'), cls_multiclass_f1(y, p, 'micro'), "
+        "cls_multiclass_fbeta(y, p, 2.0, 'weighted') FROM preds"
+    ).fetchall()[0]
+    zd = {"zero_division": 0.0}
+    expected = (
+        skm.accuracy_score(actual, predicted),
+        skm.precision_score(actual, predicted, average="macro", **zd),
+        skm.recall_score(actual, predicted, average="weighted", **zd),
+        skm.f1_score(actual, predicted, average="micro", **zd),
+        skm.fbeta_score(actual, predicted, beta=2.0, average="weighted", **zd),
+    )
+    assert got == pytest.approx(expected, abs=1e-12)
+    classes = sorted(set(actual) | set(predicted))  # bytes: A, B, a, b
+    matrix = skm.confusion_matrix(actual, predicted, labels=classes)
+    cells = [(y, p, int(matrix[i, j])) for i, y in enumerate(classes) for j, p in enumerate(classes)]
+    got = con.sql("SELECT * FROM cls_confusion_matrix('preds', 'y', 'p')").fetchall()
+    assert got == cells
+    report = skm.precision_recall_fscore_support(actual, predicted, labels=classes, **zd)
+    got = con.sql("SELECT * FROM cls_classification_report('preds', 'y', 'p')").fetchall()
+    assert [r[0] for r in got] == classes
+    for column, values in enumerate(report, start=1):
+        assert [r[column] for r in got] == pytest.approx(list(values), abs=1e-12)
+
+
 @pytest.mark.parametrize("setting", ALL)
 def test_engine_on_the_users_connection(setting: str):
     """``engine="duckdb", con=con``: ranking (frames and the user's table names, with
