@@ -288,28 +288,45 @@ CREATE OR REPLACE MACRO cls_multiclass_f1(actual, predicted, average := 'macro',
 -- group column names (kept under their own names in the output). Output names, and names
 -- matched as strings (__cls_all), are written quoted: preserve_identifier_case folds the
 -- unquoted ones.
--- Groups are told apart, and sorted, by their byte key __cls_b = create_sort_key(key, 'ASC
--- NULLS LAST'), a BLOB: text compares as bytes (no collation of the column or the session,
--- e.g. NOCASE, merges 'A' and 'a'; a struct of text compares under it), numbers as numbers.
+-- Groups are told apart, and sorted, by their byte key __cls_b (_cls_keyed), a BLOB: text
+-- compares as bytes (no collation of the column or the session, e.g. NOCASE, merges 'A' and
+-- 'a'; a struct of text compares under it), numbers as numbers, and a NULL group value sorts
+-- first, column by column, as the Python functions, the DuckDB engine and the compiled SQL
+-- order their groups.
+
+-- the rows of tbl as __cls_key (the struct of the by_cols values and the constant
+-- "__cls_all"), __cls_b (its byte key) and the columns named first (__cls_1) and second
+-- (__cls_2). __cls_b is the create_sort_key of the struct of each column's own
+-- create_sort_key(value, 'ASC NULLS FIRST'): a struct of the values themselves would sort a
+-- NULL field last whatever the order asked for, and compare text under the collation
+CREATE OR REPLACE MACRO _cls_keyed(tbl, by_cols, first, second) AS TABLE
+    SELECT __cls_key,
+           create_sort_key(struct_pack(*COLUMNS(lambda c: list_contains(by_cols, c)
+                                                          OR c = '__cls_all')),
+                           'ASC NULLS LAST') AS __cls_b,
+           __cls_1, __cls_2
+    FROM (SELECT struct_pack(*COLUMNS(lambda c: list_contains(by_cols, c) OR c = '__cls_all'))
+                     AS __cls_key,
+                 create_sort_key(COLUMNS(lambda c: list_contains(by_cols, c) OR c = '__cls_all'),
+                                 'ASC NULLS FIRST'),
+                 __cls_1, __cls_2
+          FROM (SELECT *, 0 AS "__cls_all", COLUMNS(lambda c: c = first) AS __cls_1,
+                       COLUMNS(lambda c: c = second) AS __cls_2
+                FROM query_table(tbl)));
 
 -- distinct scores of each group, highest first, with the cumulative counts of positives
 -- (tps) and negatives (fps) at or above each, the position i (1 = highest) and the number of
 -- points k of the group
 CREATE OR REPLACE MACRO _cls_points(tbl, label, score, by_cols) AS TABLE
-    WITH _in AS (
-        SELECT *, 0 AS "__cls_all",
-               _cls_pos(COLUMNS(lambda c: c = label)) AS __cls_y,
-               CAST(COLUMNS(lambda c: c = score) AS DOUBLE) AS __cls_s
-        FROM query_table(tbl)
-    ), _keyed AS (
-        SELECT struct_pack(*COLUMNS(lambda c: list_contains(by_cols, c) OR c = '__cls_all'))
-                   AS __cls_key, __cls_y, __cls_s
-        FROM _in
-        WHERE __cls_y IS NOT NULL AND __cls_s IS NOT NULL
+    WITH _keyed AS (
+        SELECT __cls_key, __cls_b, _cls_pos(__cls_1) AS __cls_y,
+               CAST(__cls_2 AS DOUBLE) AS __cls_s
+        FROM _cls_keyed(tbl, by_cols, label, score)
     ), _grouped AS (
-        SELECT __cls_key, create_sort_key(__cls_key, 'ASC NULLS LAST') AS __cls_b,
+        SELECT __cls_key, __cls_b,
                __cls_s, count(*) FILTER (WHERE __cls_y) AS __cls_pos, count(*) AS __cls_n
         FROM _keyed
+        WHERE __cls_y IS NOT NULL AND __cls_s IS NOT NULL
         GROUP BY ALL
     )
     SELECT __cls_key, __cls_b, __cls_s,
@@ -414,14 +431,10 @@ CREATE OR REPLACE MACRO cls_group_auc(tbl, grp, label, score, weight := 'impress
 
 -- non-NULL (actual, predicted) pairs with their group key and the labels' byte keys
 CREATE OR REPLACE MACRO _cls_pairs(tbl, actual, predicted, by_cols) AS TABLE
-    SELECT __cls_key, create_sort_key(__cls_key, 'ASC NULLS LAST') AS __cls_b, __cls_a, __cls_p,
-           _cls_ka(__cls_a, __cls_p) AS __cls_ak, _cls_kp(__cls_a, __cls_p) AS __cls_pk
-    FROM (SELECT struct_pack(*COLUMNS(lambda c: list_contains(by_cols, c) OR c = '__cls_all'))
-                     AS __cls_key, __cls_a, __cls_p
-          FROM (SELECT *, 0 AS "__cls_all", COLUMNS(lambda c: c = actual) AS __cls_a,
-                       COLUMNS(lambda c: c = predicted) AS __cls_p
-                FROM query_table(tbl))
-          WHERE __cls_a IS NOT NULL AND __cls_p IS NOT NULL);
+    SELECT __cls_key, __cls_b, __cls_1 AS __cls_a, __cls_2 AS __cls_p,
+           _cls_ka(__cls_1, __cls_2) AS __cls_ak, _cls_kp(__cls_1, __cls_2) AS __cls_pk
+    FROM _cls_keyed(tbl, by_cols, actual, predicted)
+    WHERE __cls_1 IS NOT NULL AND __cls_2 IS NOT NULL;
 
 -- per (group, class): t = rows with actual = predicted = class, a = rows with actual class,
 -- p = rows predicted class; classes = labels seen in either column of the group; ck = the

@@ -596,7 +596,8 @@ def test_text_labels_that_differ_by_case_stay_apart(where: str):
     assert got == pytest.approx(expected, abs=1e-12)
     classes = sorted(set(actual) | set(predicted))  # bytes: A, B, a, b
     matrix = skm.confusion_matrix(actual, predicted, labels=classes)
-    cells = [(y, p, int(matrix[i, j])) for i, y in enumerate(classes) for j, p in enumerate(classes)]
+    pairs = [(i, y, j, p) for i, y in enumerate(classes) for j, p in enumerate(classes)]
+    cells = [(y, p, int(matrix[i, j])) for i, y, j, p in pairs]
     got = con.sql("SELECT * FROM cls_confusion_matrix('preds', 'y', 'p')").fetchall()
     assert got == cells
     report = skm.precision_recall_fscore_support(actual, predicted, labels=classes, **zd)
@@ -733,14 +734,13 @@ def test_table_macros_name_their_columns_under_identifier_folding(case: str | No
         "inter": ("query, doc", "('u1', 'a'), ('u2', 'a'), ('u2', 'b')"),
         "pop": ("doc, popularity", "('a', 2), ('b', 1)"),
         "items": (
-            "doc, popularity, self_information, in_tail", "('a', 2, 0.5, false), ('b', 1, 1.5, true)"
+            "doc, popularity, self_information, in_tail",
+            "('a', 2, 0.5, false), ('b', 1, 1.5, true)",
         ),
         "feats": ("doc, vector", "('a', [1.0, 0.0]), ('b', [0.6, 0.8])"),
         "cats": ("doc, category", "('a', 'x'), ('b', 'x'), ('b', 'y')"),
         "sims": ("doc_a, doc_b, similarity", "('a', 'b', 0.5)"),
-        "preds": (
-            "label, score, pred, seg, grp", "(1, 0.9, 1, 'X', 'g'), (0, 0.1, 1, 'X', 'g')"
-        ),
+        "preds": ("label, score, pred, seg, grp", "(1, 0.9, 1, 'X', 'g'), (0, 0.1, 1, 'X', 'g')"),
     }
     for name, (columns, rows) in tables.items():
         quoted = ", ".join(ident(c) for c in columns.split(", "))
