@@ -204,13 +204,28 @@ CREATE OR REPLACE MACRO cls_check_binary(label, score, probability := false) AS
 -- average := 'macro' (plain mean over classes), 'weighted' (mean weighted by A) or 'micro'
 -- (from the summed counts: sum T / n for all three). With zero_division := 'NaN'::DOUBLE an
 -- undefined class is left out of the average, as scikit-learn does.
+-- Labels are told apart, compared and sorted by their byte key (_cls_ka, _cls_kp: the
+-- create_sort_key of the label in the common type of the two columns, a BLOB): text as bytes
+-- (no collation of the column or the session, e.g. NOCASE, merges 'A' and 'a'), numbers as
+-- numbers.
 
--- per-class {c, t, a, p} for the group
+-- byte keys of the actual and of the predicted label, in the two columns' common type
+CREATE OR REPLACE MACRO _cls_ka(actual, predicted) AS
+    create_sort_key([actual, predicted][1], 'ASC NULLS LAST');
+CREATE OR REPLACE MACRO _cls_kp(actual, predicted) AS
+    create_sort_key([actual, predicted][2], 'ASC NULLS LAST');
+
+-- both labels present and the same (byte for byte)
+CREATE OR REPLACE MACRO _cls_same(actual, predicted) AS
+    _cls_ok(actual, predicted) AND _cls_ka(actual, predicted) = _cls_kp(actual, predicted);
+
+-- per-class {c, t, a, p} for the group (c: the class's byte key)
 CREATE OR REPLACE MACRO _cls_mc_counts(actual, predicted) AS
     list_transform(
-        [{'ha': histogram(actual) FILTER (WHERE _cls_ok(actual, predicted)),
-          'hp': histogram(predicted) FILTER (WHERE _cls_ok(actual, predicted)),
-          'ht': histogram(actual) FILTER (WHERE actual = predicted)}],
+        [{'ha': histogram(_cls_ka(actual, predicted)) FILTER (WHERE _cls_ok(actual, predicted)),
+          'hp': histogram(_cls_kp(actual, predicted)) FILTER (WHERE _cls_ok(actual, predicted)),
+          'ht': histogram(_cls_ka(actual, predicted))
+                    FILTER (WHERE _cls_same(actual, predicted))}],
         lambda h: list_transform(
             list_distinct(list_concat(coalesce(map_keys(h.ha), []),
                                       coalesce(map_keys(h.hp), []))),
@@ -234,7 +249,7 @@ CREATE OR REPLACE MACRO _cls_mc_average(vw) AS
 -- beta_p on P: precision = (0, 1), recall = (1, 0), F-beta = (beta^2, 1)
 CREATE OR REPLACE MACRO _cls_mc_score(actual, predicted, wa, wp, average, zero_division) AS
     CASE WHEN average = 'micro' THEN
-             CAST(count(*) FILTER (WHERE actual = predicted) AS DOUBLE)
+             CAST(count(*) FILTER (WHERE _cls_same(actual, predicted)) AS DOUBLE)
              / CAST(nullif(count(*) FILTER (WHERE _cls_ok(actual, predicted)), 0) AS DOUBLE)
          WHEN average IN ('macro', 'weighted') THEN
              _cls_mc_average(list_transform(_cls_mc_counts(actual, predicted), lambda k: {
@@ -244,9 +259,9 @@ CREATE OR REPLACE MACRO _cls_mc_score(actual, predicted, wa, wp, average, zero_d
                  'w': CASE WHEN average = 'weighted' THEN k.a ELSE CAST(1 AS DOUBLE) END}))
          ELSE error('average must be ''macro'', ''micro'' or ''weighted''') END;
 
--- share of rows with actual = predicted
+-- share of rows with actual = predicted (byte for byte)
 CREATE OR REPLACE MACRO cls_multiclass_accuracy(actual, predicted) AS
-    CAST(count(*) FILTER (WHERE actual = predicted) AS DOUBLE)
+    CAST(count(*) FILTER (WHERE _cls_same(actual, predicted)) AS DOUBLE)
     / CAST(nullif(count(*) FILTER (WHERE _cls_ok(actual, predicted)), 0) AS DOUBLE);
 
 CREATE OR REPLACE MACRO cls_multiclass_precision(actual, predicted, average := 'macro',
@@ -273,28 +288,45 @@ CREATE OR REPLACE MACRO cls_multiclass_f1(actual, predicted, average := 'macro',
 -- group column names (kept under their own names in the output). Output names, and names
 -- matched as strings (__cls_all), are written quoted: preserve_identifier_case folds the
 -- unquoted ones.
--- Groups are told apart, and sorted, by their byte key __cls_b = create_sort_key(key, 'ASC
--- NULLS LAST'), a BLOB: text compares as bytes (no collation of the column or the session,
--- e.g. NOCASE, merges 'A' and 'a'; a struct of text compares under it), numbers as numbers.
+-- Groups are told apart, and sorted, by their byte key __cls_b (_cls_keyed), a BLOB: text
+-- compares as bytes (no collation of the column or the session, e.g. NOCASE, merges 'A' and
+-- 'a'; a struct of text compares under it), numbers as numbers, and a NULL group value sorts
+-- first, column by column, as the Python functions, the DuckDB engine and the compiled SQL
+-- order their groups.
+
+-- the rows of tbl as __cls_key (the struct of the by_cols values and the constant
+-- "__cls_all"), __cls_b (its byte key) and the columns named first (__cls_1) and second
+-- (__cls_2). __cls_b is the create_sort_key of the struct of each column's own
+-- create_sort_key(value, 'ASC NULLS FIRST'): a struct of the values themselves would sort a
+-- NULL field last whatever the order asked for, and compare text under the collation
+CREATE OR REPLACE MACRO _cls_keyed(tbl, by_cols, first, second) AS TABLE
+    SELECT __cls_key,
+           create_sort_key(struct_pack(*COLUMNS(lambda c: list_contains(by_cols, c)
+                                                          OR c = '__cls_all')),
+                           'ASC NULLS LAST') AS __cls_b,
+           __cls_1, __cls_2
+    FROM (SELECT struct_pack(*COLUMNS(lambda c: list_contains(by_cols, c) OR c = '__cls_all'))
+                     AS __cls_key,
+                 create_sort_key(COLUMNS(lambda c: list_contains(by_cols, c) OR c = '__cls_all'),
+                                 'ASC NULLS FIRST'),
+                 __cls_1, __cls_2
+          FROM (SELECT *, 0 AS "__cls_all", COLUMNS(lambda c: c = first) AS __cls_1,
+                       COLUMNS(lambda c: c = second) AS __cls_2
+                FROM query_table(tbl)));
 
 -- distinct scores of each group, highest first, with the cumulative counts of positives
 -- (tps) and negatives (fps) at or above each, the position i (1 = highest) and the number of
 -- points k of the group
 CREATE OR REPLACE MACRO _cls_points(tbl, label, score, by_cols) AS TABLE
-    WITH _in AS (
-        SELECT *, 0 AS "__cls_all",
-               _cls_pos(COLUMNS(lambda c: c = label)) AS __cls_y,
-               CAST(COLUMNS(lambda c: c = score) AS DOUBLE) AS __cls_s
-        FROM query_table(tbl)
-    ), _keyed AS (
-        SELECT struct_pack(*COLUMNS(lambda c: list_contains(by_cols, c) OR c = '__cls_all'))
-                   AS __cls_key, __cls_y, __cls_s
-        FROM _in
-        WHERE __cls_y IS NOT NULL AND __cls_s IS NOT NULL
+    WITH _keyed AS (
+        SELECT __cls_key, __cls_b, _cls_pos(__cls_1) AS __cls_y,
+               CAST(__cls_2 AS DOUBLE) AS __cls_s
+        FROM _cls_keyed(tbl, by_cols, label, score)
     ), _grouped AS (
-        SELECT __cls_key, create_sort_key(__cls_key, 'ASC NULLS LAST') AS __cls_b,
+        SELECT __cls_key, __cls_b,
                __cls_s, count(*) FILTER (WHERE __cls_y) AS __cls_pos, count(*) AS __cls_n
         FROM _keyed
+        WHERE __cls_y IS NOT NULL AND __cls_s IS NOT NULL
         GROUP BY ALL
     )
     SELECT __cls_key, __cls_b, __cls_s,
@@ -397,43 +429,45 @@ CREATE OR REPLACE MACRO cls_group_auc(tbl, grp, label, score, weight := 'impress
            CAST(coalesce(sum(n) FILTER (WHERE a IS NOT NULL), 0) AS BIGINT) AS "impressions_used"
     FROM _g;
 
--- non-NULL (actual, predicted) pairs with their group key
+-- non-NULL (actual, predicted) pairs with their group key and the labels' byte keys
 CREATE OR REPLACE MACRO _cls_pairs(tbl, actual, predicted, by_cols) AS TABLE
-    SELECT __cls_key, create_sort_key(__cls_key, 'ASC NULLS LAST') AS __cls_b, __cls_a, __cls_p
-    FROM (SELECT struct_pack(*COLUMNS(lambda c: list_contains(by_cols, c) OR c = '__cls_all'))
-                     AS __cls_key, __cls_a, __cls_p
-          FROM (SELECT *, 0 AS "__cls_all", COLUMNS(lambda c: c = actual) AS __cls_a,
-                       COLUMNS(lambda c: c = predicted) AS __cls_p
-                FROM query_table(tbl))
-          WHERE __cls_a IS NOT NULL AND __cls_p IS NOT NULL);
+    SELECT __cls_key, __cls_b, __cls_1 AS __cls_a, __cls_2 AS __cls_p,
+           _cls_ka(__cls_1, __cls_2) AS __cls_ak, _cls_kp(__cls_1, __cls_2) AS __cls_pk
+    FROM _cls_keyed(tbl, by_cols, actual, predicted)
+    WHERE __cls_1 IS NOT NULL AND __cls_2 IS NOT NULL;
 
 -- per (group, class): t = rows with actual = predicted = class, a = rows with actual class,
--- p = rows predicted class; classes = labels seen in either column of the group
+-- p = rows predicted class; classes = labels seen in either column of the group; ck = the
+-- class's byte key (groups and classes are grouped and joined by their byte keys only)
 CREATE OR REPLACE MACRO _cls_class_counts(tbl, actual, predicted, by_cols) AS TABLE
     WITH _in AS (SELECT * FROM _cls_pairs(tbl, actual, predicted, by_cols)),
-    _a AS (SELECT __cls_key, __cls_b, __cls_a AS c, count(*) AS a,
-                  count(*) FILTER (WHERE __cls_a = __cls_p) AS t
-           FROM _in GROUP BY ALL),
-    _p AS (SELECT __cls_key, __cls_b, __cls_p AS c, count(*) AS p FROM _in GROUP BY ALL)
+    _a AS (SELECT any_value(__cls_key) AS __cls_key, __cls_b, any_value(__cls_a) AS c,
+                  __cls_ak AS ck, count(*) AS a, count(*) FILTER (WHERE __cls_ak = __cls_pk) AS t
+           FROM _in GROUP BY __cls_b, __cls_ak),
+    _p AS (SELECT any_value(__cls_key) AS __cls_key, __cls_b, any_value(__cls_p) AS c,
+                  __cls_pk AS ck, count(*) AS p
+           FROM _in GROUP BY __cls_b, __cls_pk)
     SELECT coalesce(_a.__cls_key, _p.__cls_key) AS __cls_key,
            coalesce(_a.__cls_b, _p.__cls_b) AS __cls_b, coalesce(_a.c, _p.c) AS c,
+           coalesce(_a.ck, _p.ck) AS ck,
            coalesce(t, 0) AS t, coalesce(a, 0) AS a, coalesce(p, 0) AS p
-    FROM _a FULL JOIN _p ON _a.__cls_b = _p.__cls_b AND _a.c = _p.c;
+    FROM _a FULL JOIN _p ON _a.__cls_b = _p.__cls_b AND _a.ck = _p.ck;
 
 -- confusion matrix as a long table (by..., actual, predicted, count): every pair of the
 -- labels seen in the group (in either column), zero counts included, sorted
 CREATE OR REPLACE MACRO cls_confusion_matrix(tbl, actual, predicted, by_cols := []) AS TABLE
     WITH _in AS (SELECT * FROM _cls_pairs(tbl, actual, predicted, by_cols)),
-    _counts AS (SELECT __cls_b, __cls_a, __cls_p, count(*) AS n FROM _in GROUP BY ALL),
-    _classes AS (SELECT __cls_key, __cls_b, c
+    _counts AS (SELECT __cls_b, __cls_ak, __cls_pk, count(*) AS n
+                FROM _in GROUP BY __cls_b, __cls_ak, __cls_pk),
+    _classes AS (SELECT __cls_key, __cls_b, c, ck
                  FROM _cls_class_counts(tbl, actual, predicted, by_cols)),
     _out AS (
         SELECT unnest(x.__cls_key), x.__cls_b, x.c AS "actual", y.c AS "predicted",
-               coalesce(k.n, 0) AS "count", x.c AS __cls_ac, y.c AS __cls_pc
+               coalesce(k.n, 0) AS "count", x.ck AS __cls_ac, y.ck AS __cls_pc
         FROM _classes AS x
         JOIN _classes AS y ON x.__cls_b = y.__cls_b
         LEFT JOIN _counts AS k
-            ON k.__cls_b = x.__cls_b AND k.__cls_a = x.c AND k.__cls_p = y.c
+            ON k.__cls_b = x.__cls_b AND k.__cls_ak = x.ck AND k.__cls_pk = y.ck
     )
     SELECT * EXCLUDE ("__cls_all", __cls_b, __cls_ac, __cls_pc) FROM _out
     ORDER BY __cls_b ASC NULLS LAST, __cls_ac ASC NULLS LAST, __cls_pc ASC NULLS LAST;
@@ -443,12 +477,12 @@ CREATE OR REPLACE MACRO cls_confusion_matrix(tbl, actual, predicted, by_cols := 
 CREATE OR REPLACE MACRO cls_classification_report(tbl, actual, predicted, by_cols := [],
                                                   zero_division := 0.0) AS TABLE
     WITH _out AS (
-        SELECT unnest(__cls_key), __cls_b, c AS "class",
+        SELECT unnest(__cls_key), __cls_b, ck AS __cls_ck, c AS "class",
                _cls_div(t, p, zero_division) AS "precision",
                _cls_div(t, a, zero_division) AS "recall",
                _cls_div(2 * t, a + p, zero_division) AS "f1",
                a AS "support"
         FROM _cls_class_counts(tbl, actual, predicted, by_cols)
     )
-    SELECT * EXCLUDE ("__cls_all", __cls_b) FROM _out
-    ORDER BY __cls_b ASC NULLS LAST, class ASC NULLS LAST;
+    SELECT * EXCLUDE ("__cls_all", __cls_b, __cls_ck) FROM _out
+    ORDER BY __cls_b ASC NULLS LAST, __cls_ck ASC NULLS LAST;

@@ -411,8 +411,8 @@ CREATE OR REPLACE MACRO judge(run_table, qrels_table, max_rank := NULL) AS TABLE
         FROM query_table(_pr_checked(run_table, _pr_cutoff_ok(max_rank, 'max_rank')))
         QUALIFY max_rank IS NULL OR rank <= max_rank
     )
-    SELECT coalesce(r.query, q.query) AS query, coalesce(r.doc, q.doc) AS doc,
-           r.rank AS rank, q.relevance AS relevance
+    SELECT coalesce(r.query, q.query) AS "query", coalesce(r.doc, q.doc) AS "doc",
+           r.rank AS "rank", q.relevance AS "relevance"
     FROM _ranked AS r
     FULL OUTER JOIN (SELECT query, doc, relevance FROM query_table(qrels_table)) AS q
         ON _pr_id_bytes(r.query) = _pr_id_bytes(q.query)
@@ -460,9 +460,9 @@ CREATE OR REPLACE MACRO judge_by(run_table, qrels_table, group_by, max_rank := N
         FROM _run
         QUALIFY max_rank IS NULL OR rank <= max_rank
     )
-    SELECT coalesce(r.group_key, q.group_key) AS group_key,
-           coalesce(r.query, q.query) AS query, coalesce(r.doc, q.doc) AS doc,
-           r.rank AS rank, q.relevance AS relevance
+    SELECT coalesce(r.group_key, q.group_key) AS "group_key",
+           coalesce(r.query, q.query) AS "query", coalesce(r.doc, q.doc) AS "doc",
+           r.rank AS "rank", q.relevance AS "relevance"
     FROM _ranked AS r
     FULL OUTER JOIN _qrels AS q
         ON _pr_id_bytes(r.group_key) = _pr_id_bytes(q.group_key)
@@ -473,22 +473,22 @@ CREATE OR REPLACE MACRO judge_by(run_table, qrels_table, group_by, max_rank := N
 -- run scores 0; run queries without judgments are left out):
 --     SELECT avg(ndcg_10) FROM standard_metrics('run', 'qrels');
 CREATE OR REPLACE MACRO standard_metrics(run_table, qrels_table, relevance_level := 1) AS TABLE
-    SELECT any_value(query) AS query,
-           ndcg(rank, relevance, k := 10) AS ndcg_10,
-           ndcg(rank, relevance) AS ndcg,
-           reciprocal_rank(rank, relevance, k := 10, relevance_level := relevance_level) AS rr_10,
-           reciprocal_rank(rank, relevance, relevance_level := relevance_level) AS rr,
-           average_precision(rank, relevance, relevance_level := relevance_level) AS ap,
+    SELECT any_value(query) AS "query",
+           ndcg(rank, relevance, k := 10) AS "ndcg_10",
+           ndcg(rank, relevance) AS "ndcg",
+           reciprocal_rank(rank, relevance, k := 10, relevance_level := relevance_level) AS "rr_10",
+           reciprocal_rank(rank, relevance, relevance_level := relevance_level) AS "rr",
+           average_precision(rank, relevance, relevance_level := relevance_level) AS "ap",
            average_precision(rank, relevance, k := 100, relevance_level := relevance_level)
-               AS ap_100,
-           "precision"(rank, relevance, 10, relevance_level := relevance_level) AS p_10,
-           recall(rank, relevance, k := 100, relevance_level := relevance_level) AS r_100,
-           recall(rank, relevance, k := 1000, relevance_level := relevance_level) AS r_1000,
-           r_precision(rank, relevance, relevance_level := relevance_level) AS rprec,
-           bpref(rank, relevance, relevance_level := relevance_level) AS bpref,
-           num_ret(rank) AS num_ret,
-           num_rel(relevance, relevance_level := relevance_level) AS num_rel,
-           num_rel_ret(rank, relevance, relevance_level := relevance_level) AS num_rel_ret
+               AS "ap_100",
+           "precision"(rank, relevance, 10, relevance_level := relevance_level) AS "p_10",
+           recall(rank, relevance, k := 100, relevance_level := relevance_level) AS "r_100",
+           recall(rank, relevance, k := 1000, relevance_level := relevance_level) AS "r_1000",
+           r_precision(rank, relevance, relevance_level := relevance_level) AS "rprec",
+           bpref(rank, relevance, relevance_level := relevance_level) AS "bpref",
+           num_ret(rank) AS "num_ret",
+           num_rel(relevance, relevance_level := relevance_level) AS "num_rel",
+           num_rel_ret(rank, relevance, relevance_level := relevance_level) AS "num_rel_ret"
     FROM judge(run_table, qrels_table)
     GROUP BY _pr_id_bytes(query)
     HAVING count(relevance) > 0

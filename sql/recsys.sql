@@ -34,7 +34,7 @@ CREATE OR REPLACE MACRO top_k(run, k := NULL) AS TABLE
                row_number() OVER (PARTITION BY _pr_id_bytes(query)
                                   ORDER BY _pr_score_key(score) DESC NULLS LAST,
                                            _pr_id_bytes(doc) DESC NULLS LAST)
-                   AS rank
+                   AS "rank"
         FROM query_table(_pr_checked(run, _pr_cutoff_ok(k, 'k'))))
     WHERE _pr_within(rank, k);
 
@@ -42,7 +42,7 @@ CREATE OR REPLACE MACRO top_k(run, k := NULL) AS TABLE
 CREATE OR REPLACE MACRO item_popularity(interactions, count := 'users') AS TABLE
     SELECT doc,
            CAST(CASE WHEN count = 'users' THEN count(DISTINCT query) ELSE count(*) END AS BIGINT)
-               AS popularity
+               AS "popularity"
     FROM query_table(_pr_checked(interactions,
                                  _pr_choice_ok(count, ['users', 'interactions'],
                                                'count must be ''users'' or ''interactions''')))
@@ -50,7 +50,7 @@ CREATE OR REPLACE MACRO item_popularity(interactions, count := 'users') AS TABLE
 
 -- n_users: the distinct users of the interactions (the discovery model's |U|)
 CREATE OR REPLACE MACRO user_count(interactions) AS TABLE
-    SELECT CAST(count(DISTINCT query) AS DOUBLE) AS n_users FROM query_table(interactions);
+    SELECT CAST(count(DISTINCT query) AS DOUBLE) AS "n_users" FROM query_table(interactions);
 
 -- doc, popularity, self_information, in_tail for every item of a popularity table
 -- (doc, popularity: item_popularity, or counts of your own, items with count 0 included).
@@ -75,19 +75,19 @@ CREATE OR REPLACE MACRO item_table(popularity_table, n_users := NULL, model := '
            CASE WHEN popularity > 0
                     THEN -log2(CASE WHEN model = 'choice' THEN choice
                                     ELSE CAST(popularity AS DOUBLE) / CAST(n_users AS DOUBLE) END)
-               END AS self_information,
+               END AS "self_information",
            CASE WHEN tail_popularity IS NOT NULL
                     THEN CAST(popularity AS DOUBLE) <= CAST(tail_popularity AS DOUBLE)
                 WHEN tail_share IS NOT NULL
                     THEN pos <= greatest(floor(n * CAST(tail_share AS DOUBLE)), 1.0)
-                ELSE pos <= n - floor(n * CAST(head_share AS DOUBLE)) END AS in_tail
+                ELSE pos <= n - floor(n * CAST(head_share AS DOUBLE)) END AS "in_tail"
     FROM ordered;
 
 -- the recommendations with the item columns; an item without interactions has popularity 0,
 -- a NULL self-information and is tail unless unknown_in_tail := false (RecBole)
 CREATE OR REPLACE MACRO enrich(top, items, unknown_in_tail := true) AS TABLE
-    SELECT t.*, coalesce(i.popularity, 0) AS popularity, i.self_information,
-           coalesce(i.in_tail, unknown_in_tail) AS in_tail
+    SELECT t.*, coalesce(i.popularity, 0) AS "popularity", i.self_information,
+           coalesce(i.in_tail, unknown_in_tail) AS "in_tail"
     FROM query_table(top) AS t LEFT JOIN query_table(items) AS i ON t.doc = i.doc;
 
 -- the default catalog: the items of the interactions and every item of the run
@@ -121,7 +121,7 @@ CREATE OR REPLACE MACRO long_tail_share(rank, in_tail, k := NULL) AS
 
 -- doc, count: how many users have the item in their top k
 CREATE OR REPLACE MACRO recommendation_counts(top, k := NULL) AS TABLE
-    SELECT doc, count(*) AS count FROM query_table(_pr_checked(top, _pr_cutoff_ok(k, 'k')))
+    SELECT doc, count(*) AS "count" FROM query_table(_pr_checked(top, _pr_cutoff_ok(k, 'k')))
     WHERE _pr_within(rank, k) GROUP BY doc;
 
 -- catalog coverage: distinct catalog items in any top k / catalog size (items outside the
@@ -132,7 +132,7 @@ CREATE OR REPLACE MACRO catalog_coverage(top, catalog, k := NULL) AS TABLE
               SEMI JOIN items AS i ON c.doc = i.doc)
     SELECT CASE WHEN (SELECT count(*) FROM items) > 0
                 THEN CAST((SELECT n FROM shown) AS DOUBLE)
-                     / CAST((SELECT count(*) FROM items) AS DOUBLE) END AS catalog_coverage;
+                     / CAST((SELECT count(*) FROM items) AS DOUBLE) END AS "catalog_coverage";
 
 -- Shannon entropy of the recommendation counts: -sum p log_base p, p = count / sum count
 -- (MS Recommenders distributional_coverage: base 2); per_item divides by the number of
@@ -146,7 +146,7 @@ CREATE OR REPLACE MACRO shannon_entropy(top, k := NULL, base := 2.0, per_item :=
                -list_sum(list(p * (ln(p) / ln(CAST(base AS DOUBLE))) ORDER BY
                               p * (ln(p) / ln(CAST(base AS DOUBLE))) ASC NULLS LAST))
                / CASE WHEN per_item THEN CAST(count(*) AS DOUBLE) ELSE 1.0 END
-           END AS shannon_entropy
+           END AS "shannon_entropy"
     FROM probs;
 
 -- Gini index of the recommendation counts over the n catalog items (RecBole GiniIndex):
@@ -162,7 +162,7 @@ CREATE OR REPLACE MACRO gini_index(top, catalog, k := NULL) AS TABLE
                    + CAST(row_number() OVER (ORDER BY c ASC NULLS LAST) AS DOUBLE) AS j
         FROM counts, size)
     SELECT CASE WHEN sum(c) > 0 THEN sum((2.0 * j - n - 1.0) * c) / (first(n) * sum(c)) END
-               AS gini
+               AS "gini"
     FROM positioned;
 
 -- user coverage: share of the users with an item in their top k; with relevance_level, with
@@ -175,7 +175,7 @@ CREATE OR REPLACE MACRO user_coverage(top, users, k := NULL, relevance_level := 
               AND (relevance_level IS NULL OR _pr_rel(t.relevance, relevance_level)))
     SELECT CASE WHEN (SELECT count(*) FROM everyone) > 0
                 THEN CAST((SELECT count(*) FROM hit) AS DOUBLE)
-                     / CAST((SELECT count(*) FROM everyone) AS DOUBLE) END AS user_coverage;
+                     / CAST((SELECT count(*) FROM everyone) AS DOUBLE) END AS "user_coverage";
 
 -- ------------------------------------------------------------------------------------------
 -- item similarity inputs
@@ -191,22 +191,22 @@ CREATE OR REPLACE MACRO unit_vectors(item_features) AS TABLE
         SELECT doc, list_transform(vector, lambda x: CAST(x AS DOUBLE)) AS x
         FROM query_table(item_features)),
     normed AS (SELECT doc, x, sqrt(list_sum(list_transform(x, lambda e: e * e))) AS norm FROM v)
-    SELECT doc, u, list_sum(list_transform(u, lambda e: e * e)) AS sq
-    FROM (SELECT doc, list_transform(x, lambda e: e / norm) AS u FROM normed WHERE norm > 0);
+    SELECT doc, u, list_sum(list_transform(u, lambda e: e * e)) AS "sq"
+    FROM (SELECT doc, list_transform(x, lambda e: e / norm) AS "u" FROM normed WHERE norm > 0);
 
 -- doc, category, w, size: the unit multi-hot category vector of each item (w = 1/sqrt|C|)
 -- and its number of categories; repeated (doc, category) rows count once
 CREATE OR REPLACE MACRO category_weights(item_features) AS TABLE
     WITH c AS (SELECT DISTINCT doc, category FROM query_table(item_features))
     SELECT doc, category,
-           1.0 / sqrt(CAST(count(*) OVER (PARTITION BY doc) AS DOUBLE)) AS w,
-           CAST(count(*) OVER (PARTITION BY doc) AS DOUBLE) AS size
+           1.0 / sqrt(CAST(count(*) OVER (PARTITION BY doc) AS DOUBLE)) AS "w",
+           CAST(count(*) OVER (PARTITION BY doc) AS DOUBLE) AS "size"
     FROM c;
 
 -- a similarity table keyed by (least(doc_a, doc_b), greatest(doc_a, doc_b)), self pairs out
 CREATE OR REPLACE MACRO canonical_pairs(item_features) AS TABLE
-    SELECT least(doc_a, doc_b) AS a, greatest(doc_a, doc_b) AS b,
-           first(CAST(similarity AS DOUBLE)) AS sim
+    SELECT least(doc_a, doc_b) AS "a", greatest(doc_a, doc_b) AS "b",
+           first(CAST(similarity AS DOUBLE)) AS "sim"
     FROM query_table(item_features)
     WHERE doc_a <> doc_b
     GROUP BY ALL;
@@ -215,10 +215,10 @@ CREATE OR REPLACE MACRO canonical_pairs(item_features) AS TABLE
 CREATE OR REPLACE MACRO cooccurrence_similarity(interactions) AS TABLE
     WITH h AS (SELECT DISTINCT query, doc FROM query_table(interactions)),
     roots AS (SELECT doc, sqrt(CAST(count(*) AS DOUBLE)) AS root FROM h GROUP BY doc),
-    pairs AS (SELECT a.doc AS doc_a, b.doc AS doc_b, CAST(count(*) AS DOUBLE) AS shared
+    pairs AS (SELECT a.doc AS "doc_a", b.doc AS "doc_b", CAST(count(*) AS DOUBLE) AS shared
               FROM h AS a JOIN h AS b ON a.query = b.query AND a.doc < b.doc
               GROUP BY a.doc, b.doc)
-    SELECT p.doc_a, p.doc_b, p.shared / (ra.root * rb.root) AS similarity
+    SELECT p.doc_a, p.doc_b, p.shared / (ra.root * rb.root) AS "similarity"
     FROM pairs AS p JOIN roots AS ra ON ra.doc = p.doc_a JOIN roots AS rb ON rb.doc = p.doc_b
     ORDER BY p.doc_a ASC NULLS LAST, p.doc_b ASC NULLS LAST;
 
@@ -242,7 +242,7 @@ CREATE OR REPLACE MACRO intra_list_diversity_vectors(top, item_features, k := NU
         GROUP BY t.query)
     SELECT query,
            _pr_ild((coalesce(list_sum(list_transform(s, lambda e: e * e)), 0.0)
-                    - coalesce(sq, 0.0)) / 2.0, n) AS intra_list_diversity
+                    - coalesce(sq, 0.0)) / 2.0, n) AS "intra_list_diversity"
     FROM sums;
 
 -- categories: cosine of multi-hot vectors (similarity := 'cosine') or Jaccard ('jaccard')
@@ -275,7 +275,7 @@ CREATE OR REPLACE MACRO intra_list_diversity_categories(top, item_features, k :=
         GROUP BY query),
     pair_sums AS (SELECT * FROM cosine UNION ALL SELECT * FROM jaccard)
     SELECT s.query,
-           _pr_ild(p.pair_sum, s.n) AS intra_list_diversity
+           _pr_ild(p.pair_sum, s.n) AS "intra_list_diversity"
     FROM sizes AS s LEFT JOIN pair_sums AS p ON s.query = p.query;
 
 -- a similarity table (either orientation; a missing pair counts 0)
@@ -289,7 +289,7 @@ CREATE OR REPLACE MACRO intra_list_diversity_similarities(top, item_features, k 
         SELECT p.query, sum(s.sim) AS pair_sum
         FROM pairs AS p JOIN canonical_pairs(item_features) AS s ON p.a = s.a AND p.b = s.b
         GROUP BY p.query)
-    SELECT s.query, _pr_ild(p.pair_sum, s.n) AS intra_list_diversity
+    SELECT s.query, _pr_ild(p.pair_sum, s.n) AS "intra_list_diversity"
     FROM sizes AS s LEFT JOIN pair_sums AS p ON s.query = p.query;
 
 -- ------------------------------------------------------------------------------------------
@@ -309,7 +309,7 @@ CREATE OR REPLACE MACRO unexpectedness_vectors(top, interactions, item_features,
         FROM h LEFT JOIN units AS u ON h.doc = u.doc GROUP BY h.query)
     SELECT t.query, t.doc, t.rank,
            1.0 - coalesce(list_dot_product(u.u, c.c), 0.0) / CAST(c.size AS DOUBLE)
-               AS unexpectedness
+               AS "unexpectedness"
     FROM query_table(_pr_checked(top, _pr_cutoff_ok(k, 'k'))) AS t
     JOIN centroid AS c ON t.query = c.query
     LEFT JOIN units AS u ON t.doc = u.doc
@@ -328,7 +328,7 @@ CREATE OR REPLACE MACRO unexpectedness_categories(top, interactions, item_featur
              FROM rows_ AS r JOIN weights AS w ON r.doc = w.doc
              JOIN profile AS p ON p.query = r.query AND p.category = w.category
              GROUP BY r.query, r.doc)
-    SELECT r.query, r.doc, r.rank, 1.0 - coalesce(d.simsum, 0.0) / s.size AS unexpectedness
+    SELECT r.query, r.doc, r.rank, 1.0 - coalesce(d.simsum, 0.0) / s.size AS "unexpectedness"
     FROM rows_ AS r JOIN sizes AS s ON r.query = s.query
     LEFT JOIN dots AS d ON d.query = r.query AND d.doc = r.doc;
 
@@ -345,7 +345,7 @@ CREATE OR REPLACE MACRO unexpectedness_similarities(top, interactions, item_feat
              FROM pairs AS p LEFT JOIN canonical_pairs(item_features) AS s
                  ON s.a = p.a AND s.b = p.b
              GROUP BY p.query, p.doc)
-    SELECT r.query, r.doc, r.rank, 1.0 - coalesce(d.simsum, 0.0) / s.size AS unexpectedness
+    SELECT r.query, r.doc, r.rank, 1.0 - coalesce(d.simsum, 0.0) / s.size AS "unexpectedness"
     FROM rows_ AS r JOIN sizes AS s ON r.query = s.query
     LEFT JOIN sums AS d ON d.query = r.query AND d.doc = r.doc;
 
@@ -388,14 +388,14 @@ CREATE OR REPLACE MACRO serendipity_vectors(top, interactions, item_features, k 
     SELECT s.query,
            CASE WHEN c.size IS NOT NULL THEN
                (s.total - coalesce(list_dot_product(s.t, c.c), 0.0) / CAST(c.size AS DOUBLE))
-               / CAST(s.n AS DOUBLE) END AS serendipity
+               / CAST(s.n AS DOUBLE) END AS "serendipity"
     FROM sums AS s LEFT JOIN centroid AS c ON s.query = c.query;
 
 CREATE OR REPLACE MACRO serendipity_categories(top, interactions, item_features, k := NULL,
                                                gain := 'binary', relevance_level := 1) AS TABLE
     SELECT t.query,
            avg(x.unexpectedness * _pr_serendipity_gain(t.relevance, gain, relevance_level))
-               AS serendipity
+               AS "serendipity"
     FROM query_table(_pr_checked(top, _pr_cutoff_ok(k, 'k')
                                       AND _pr_serendipity_gain_ok(gain))) AS t
     LEFT JOIN unexpectedness_categories(top, interactions, item_features, k := k) AS x
@@ -407,7 +407,7 @@ CREATE OR REPLACE MACRO serendipity_similarities(top, interactions, item_feature
                                                  gain := 'binary', relevance_level := 1) AS TABLE
     SELECT t.query,
            avg(x.unexpectedness * _pr_serendipity_gain(t.relevance, gain, relevance_level))
-               AS serendipity
+               AS "serendipity"
     FROM query_table(_pr_checked(top, _pr_cutoff_ok(k, 'k')
                                       AND _pr_serendipity_gain_ok(gain))) AS t
     LEFT JOIN unexpectedness_similarities(top, interactions, item_features, k := k) AS x

@@ -654,3 +654,52 @@ def test_duckdb_gauc_groups_differing_by_case_stay_apart_under_nocase():
     assert got.item() == pytest.approx(0.5, abs=1e-12)
     frame = cls.group_auc(df, "g", "y", "p", engine="duckdb", con=con).row(0, named=True)
     assert frame["group_auc"] == pytest.approx(0.5, abs=1e-12)
+
+
+def test_null_segments_sort_first_everywhere():
+    """A NULL ``by`` value is a segment of its own and sorts first, column by column, in the
+    Polars functions, ``engine="duckdb"``, the ``cls_*`` table macros called by hand and the
+    compiled SQL (``to_sql``, ``curve_sql``): the same row order everywhere. By hand, the
+    segments (s, n) sorted with nulls first in s, then in n: (null, null), (null, 1),
+    ('a', null), ('a', 2), ('b', 1)."""
+    import polars_rank as pr
+
+    df = pl.DataFrame(
+        {
+            "s": ["b", None, "a", "b", None, "a", None, "a", "a", None],
+            "n": [1, 1, None, 1, None, None, 1, 2, 2, None],
+            "y": [1, 0, 1, 0, 1, 0, 1, 1, 0, 0],
+            "p": [0.9, 0.2, 0.3, 0.4, 0.8, 0.1, 0.7, 0.6, 0.5, 0.3],
+            "q": [1, 0, 0, 0, 1, 1, 1, 1, 0, 1],
+        }
+    )
+    segments = [(None, None), (None, 1), ("a", None), ("a", 2), ("b", 1)]
+    by = ["s", "n"]
+    con = duckdb.connect()
+    prd.register(con)
+    con.register("preds", df)
+
+    def order(frame: pl.DataFrame) -> list[tuple]:
+        return frame.select(by).unique(maintain_order=True).rows()
+
+    for function, args in (
+        (cls.roc_curve, ("y", "p")),
+        (cls.precision_recall_curve, ("y", "p")),
+        (cls.confusion_matrix, ("y", "q")),
+        (cls.classification_report, ("y", "q")),
+    ):
+        expected = function(df, *args, by=by)
+        assert order(expected) == segments, function.__name__
+        assert_frame_close(function(df, *args, by=by, engine="duckdb", con=con), expected)
+        got = con.sql(
+            f"SELECT * FROM cls_{function.__name__}('preds', '{args[0]}', '{args[1]}', ['s', 'n'])"
+        )
+        assert_frame_close(got.pl().select(expected.columns), expected)
+    for curve in ("roc", "pr"):
+        got = con.sql(pr.curve_sql(curve, "duckdb", "preds", label="y", score="p", by=by)).pl()
+        assert order(got) == segments
+    metrics = ["AUC", "F1"]
+    expected = pr.evaluate_classification(df, metrics, label="y", score="p", by=by)
+    assert order(expected) == segments
+    sql = pr.to_sql(metrics, "duckdb", predictions="preds", label="y", score="p", by=by)
+    assert order(con.sql(sql).pl()) == segments

@@ -561,6 +561,52 @@ def test_text_groups_that_differ_by_case_stay_apart(where: str):
         assert_same(expected, got.pl().select(expected.columns).cast(expected.schema))
 
 
+@pytest.mark.parametrize("where", ["session", "column"])
+def test_text_labels_that_differ_by_case_stay_apart(where: str):
+    """Multi-class labels that differ only by case are two classes under a case-insensitive
+    collation (of the session or of the columns): the ``cls_multiclass_*`` aggregates, the
+    confusion matrix and the report (classes sorted by their bytes, ``A`` < ``B`` < ``a`` <
+    ``b``) give scikit-learn's numbers on the same labels."""
+    import sklearn.metrics as skm
+
+    actual = ["A", "a", "B", "b", "A", "a", "b"]
+    predicted = ["a", "a", "b", "B", "A", "A", "b"]
+    rows = ", ".join(f"('{y}', '{p}')" for y, p in zip(actual, predicted, strict=True))
+    con = duckdb.connect()
+    if where == "session":
+        con.execute("SET default_collation = 'nocase'")
+        con.execute(f"CREATE TABLE preds AS SELECT * FROM (VALUES {rows}) t(y, p)")
+    else:
+        con.execute("CREATE TABLE preds (y VARCHAR COLLATE NOCASE, p VARCHAR COLLATE NOCASE)")
+        con.execute(f"INSERT INTO preds VALUES {rows}")
+    prd.register(con)
+    got = con.sql(
+        "SELECT cls_multiclass_accuracy(y, p), cls_multiclass_precision(y, p), "
+        "cls_multiclass_recall(y, p, 'weighted'), cls_multiclass_f1(y, p, 'micro'), "
+        "cls_multiclass_fbeta(y, p, 2.0, 'weighted') FROM preds"
+    ).fetchall()[0]
+    zd = {"zero_division": 0.0}
+    expected = (
+        skm.accuracy_score(actual, predicted),
+        skm.precision_score(actual, predicted, average="macro", **zd),
+        skm.recall_score(actual, predicted, average="weighted", **zd),
+        skm.f1_score(actual, predicted, average="micro", **zd),
+        skm.fbeta_score(actual, predicted, beta=2.0, average="weighted", **zd),
+    )
+    assert got == pytest.approx(expected, abs=1e-12)
+    classes = sorted(set(actual) | set(predicted))  # bytes: A, B, a, b
+    matrix = skm.confusion_matrix(actual, predicted, labels=classes)
+    pairs = [(i, y, j, p) for i, y in enumerate(classes) for j, p in enumerate(classes)]
+    cells = [(y, p, int(matrix[i, j])) for i, y, j, p in pairs]
+    got = con.sql("SELECT * FROM cls_confusion_matrix('preds', 'y', 'p')").fetchall()
+    assert got == cells
+    report = skm.precision_recall_fscore_support(actual, predicted, labels=classes, **zd)
+    got = con.sql("SELECT * FROM cls_classification_report('preds', 'y', 'p')").fetchall()
+    assert [r[0] for r in got] == classes
+    for column, values in enumerate(report, start=1):
+        assert [r[column] for r in got] == pytest.approx(list(values), abs=1e-12)
+
+
 @pytest.mark.parametrize("setting", ALL)
 def test_engine_on_the_users_connection(setting: str):
     """``engine="duckdb", con=con``: ranking (frames and the user's table names, with
@@ -615,6 +661,99 @@ def test_the_reported_numbers():
     qrels = pl.DataFrame({"query": ["q"] * 3, "doc": ["b", "d", "x"], "relevance": [1, 1, 1]})
     ap = pr.evaluate(run, qrels, ["AP"], engine="duckdb", con=con)["AP"].item()
     assert abs(ap - (1 / 2 + 2 / 4) / 3) < TOLERANCE
+
+
+#: Every public table macro of the macro files, called on small tables, with the output
+#: columns its comment in the macro file names (the group column ``seg`` keeps the table's
+#: name). Names that the macro writes must not depend on ``preserve_identifier_case``.
+TABLE_MACRO_COLUMNS = {
+    "judge('run', 'qrels')": ["query", "doc", "rank", "relevance"],
+    "judge_by('run', 'qrels', ['system'])": ["group_key", "query", "doc", "rank", "relevance"],
+    "standard_metrics('run', 'qrels')": [
+        "query", "ndcg_10", "ndcg", "rr_10", "rr", "ap", "ap_100", "p_10", "r_100", "r_1000",
+        "rprec", "bpref", "num_ret", "num_rel", "num_rel_ret",
+    ],
+    "top_k('run')": ["query", "doc", "rank"],
+    "item_popularity('inter')": ["doc", "popularity"],
+    "user_count('inter')": ["n_users"],
+    "item_table('pop')": ["doc", "popularity", "self_information", "in_tail"],
+    "enrich('top', 'items')": [
+        "query", "doc", "rank", "relevance", "popularity", "self_information", "in_tail",
+    ],
+    "default_catalog('run', 'inter')": ["doc"],
+    "recommendation_counts('top')": ["doc", "count"],
+    "catalog_coverage('top', 'inter')": ["catalog_coverage"],
+    "shannon_entropy('top')": ["shannon_entropy"],
+    "gini_index('top', 'inter')": ["gini"],
+    "user_coverage('top', 'inter')": ["user_coverage"],
+    "unit_vectors('feats')": ["doc", "u", "sq"],
+    "category_weights('cats')": ["doc", "category", "w", "size"],
+    "canonical_pairs('sims')": ["a", "b", "sim"],
+    "cooccurrence_similarity('inter')": ["doc_a", "doc_b", "similarity"],
+    "intra_list_diversity_vectors('top', 'feats')": ["query", "intra_list_diversity"],
+    "intra_list_diversity_categories('top', 'cats')": ["query", "intra_list_diversity"],
+    "intra_list_diversity_similarities('top', 'sims')": ["query", "intra_list_diversity"],
+    "unexpectedness_vectors('top', 'inter', 'feats')": ["query", "doc", "rank", "unexpectedness"],
+    "unexpectedness_categories('top', 'inter', 'cats')": [
+        "query", "doc", "rank", "unexpectedness",
+    ],
+    "unexpectedness_similarities('top', 'inter', 'sims')": [
+        "query", "doc", "rank", "unexpectedness",
+    ],
+    "serendipity_vectors('top', 'inter', 'feats')": ["query", "serendipity"],
+    "serendipity_categories('top', 'inter', 'cats')": ["query", "serendipity"],
+    "serendipity_similarities('top', 'inter', 'sims')": ["query", "serendipity"],
+    "cls_roc_curve('preds', 'label', 'score', ['seg'])": ["seg", "threshold", "fpr", "tpr"],
+    "cls_precision_recall_curve('preds', 'label', 'score', ['seg'])": [
+        "seg", "threshold", "precision", "recall",
+    ],
+    "cls_group_auc('preds', 'grp', 'label', 'score')": [
+        "group_auc", "groups_used", "groups_left_out", "impressions_used",
+    ],
+    "cls_confusion_matrix('preds', 'label', 'pred', ['seg'])": [
+        "seg", "actual", "predicted", "count",
+    ],
+    "cls_classification_report('preds', 'label', 'pred', ['seg'])": [
+        "seg", "class", "precision", "recall", "f1", "support",
+    ],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", [None, "uppercase", "lowercase"])
+def test_table_macros_name_their_columns_under_identifier_folding(case: str | None):
+    """Under ``preserve_identifier_case`` (either folding) every table macro's output columns
+    keep the names its comment states (the tables' own columns are quoted lower case)."""
+    con = duckdb.connect()
+    if case is not None:
+        con.execute(f"SET preserve_identifier_case = '{case}'")
+    prd.register(con)
+    tables = {
+        "run": ("query, doc, score, system", "('q1', 'a', 1.0, 's'), ('q1', 'b', 2.0, 's')"),
+        "qrels": ("query, doc, relevance", "('q1', 'a', 1)"),
+        "top": ("query, doc, rank, relevance", "('u1', 'a', 1, 1), ('u1', 'b', 2, 0)"),
+        "inter": ("query, doc", "('u1', 'a'), ('u2', 'a'), ('u2', 'b')"),
+        "pop": ("doc, popularity", "('a', 2), ('b', 1)"),
+        "items": (
+            "doc, popularity, self_information, in_tail",
+            "('a', 2, 0.5, false), ('b', 1, 1.5, true)",
+        ),
+        "feats": ("doc, vector", "('a', [1.0, 0.0]), ('b', [0.6, 0.8])"),
+        "cats": ("doc, category", "('a', 'x'), ('b', 'x'), ('b', 'y')"),
+        "sims": ("doc_a, doc_b, similarity", "('a', 'b', 0.5)"),
+        "preds": ("label, score, pred, seg, grp", "(1, 0.9, 1, 'X', 'g'), (0, 0.1, 1, 'X', 'g')"),
+    }
+    for name, (columns, rows) in tables.items():
+        quoted = ", ".join(ident(c) for c in columns.split(", "))
+        con.execute(f"CREATE TABLE {name} AS SELECT * FROM (VALUES {rows}) t({quoted})")
+    public = con.sql(
+        "SELECT DISTINCT function_name FROM duckdb_functions() "
+        "WHERE function_type = 'table_macro' AND NOT internal AND function_name[1] <> '_'"
+    ).fetchall()
+    assert sorted(call.split("(")[0] for call in TABLE_MACRO_COLUMNS) == sorted(
+        name.lower() for (name,) in public
+    )
+    for call, columns in TABLE_MACRO_COLUMNS.items():
+        assert con.sql(f"SELECT * FROM {call}").columns == columns, call
 
 
 def test_macros_find_their_own_columns_under_identifier_folding():
