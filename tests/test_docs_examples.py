@@ -59,6 +59,7 @@ SELF_CONTAINED = [
         "common-tasks.md",
         "guides/by.md",
         "guides/comparing-runs.md",
+        "guides/polars.md",
     )
 ]
 _SHOWN = re.compile(r"\s*(?:<!-- wide -->\n)?```text\n(?P<out>.*?)\n```", re.S)
