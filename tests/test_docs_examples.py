@@ -60,6 +60,7 @@ SELF_CONTAINED = [
         "guides/by.md",
         "guides/comparing-runs.md",
         "guides/polars.md",
+        "guides/recommender.md",
     )
 ]
 _SHOWN = re.compile(r"\s*(?:<!-- wide -->\n)?```text\n(?P<out>.*?)\n```", re.S)
