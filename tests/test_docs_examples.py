@@ -61,6 +61,7 @@ SELF_CONTAINED = [
         "guides/comparing-runs.md",
         "guides/polars.md",
         "guides/recommender.md",
+        "guides/classification.md",
     )
 ]
 _SHOWN = re.compile(r"\s*(?:<!-- wide -->\n)?```text\n(?P<out>.*?)\n```", re.S)
