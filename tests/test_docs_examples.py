@@ -62,6 +62,7 @@ SELF_CONTAINED = [
         "guides/polars.md",
         "guides/recommender.md",
         "guides/classification.md",
+        "guides/duckdb.md",
     )
 ]
 _SHOWN = re.compile(r"\s*(?:<!-- wide -->\n)?```text\n(?P<out>.*?)\n```", re.S)
