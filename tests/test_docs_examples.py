@@ -61,6 +61,7 @@ SELF_CONTAINED = [
         "common-tasks.md",
         "guides/by.md",
         "guides/comparing-runs.md",
+        "guides/warehouses.md",
     )
 ]
 _SHOWN = re.compile(r"\s*(?:<!-- wide -->\n)?```(?:text|sql)\n(?P<out>.*?)\n```", re.S)
