@@ -62,6 +62,7 @@ SELF_CONTAINED = [
         "guides/by.md",
         "guides/comparing-runs.md",
         "guides/warehouses.md",
+        "guides/classification-sql.md",
     )
 ]
 _SHOWN = re.compile(r"\s*(?:<!-- wide -->\n)?```(?:text|sql)\n(?P<out>.*?)\n```", re.S)
