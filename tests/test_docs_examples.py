@@ -63,6 +63,7 @@ SELF_CONTAINED = [
         "guides/comparing-runs.md",
         "guides/warehouses.md",
         "guides/classification-sql.md",
+        "guides/cli.md",
     )
 ]
 _SHOWN = re.compile(r"\s*(?:<!-- wide -->\n)?```(?:text|sql)\n(?P<out>.*?)\n```", re.S)
