@@ -14,9 +14,11 @@ session), ``run_df`` and ``qrels_df`` and the views ``run`` and ``qrels``. Every
 The pages of ``SELF_CONTAINED`` use none of those names: their examples define or load every
 input (from ``polars_rank.demo``) and run in a bare namespace, and a ```` ```text ```` block
 right after a ``python`` block (only blank lines between) is what that block prints, compared
-line by line (trailing spaces dropped); a block that prints shows its output. The DuckDB guide's SQL
-blocks that start with ``.read`` run as written in the ``duckdb`` command-line shell
-(``duckdb-cli``) in a folder holding the repository's ``sql/`` and the Parquet files.
+line by line (trailing spaces dropped); a block that prints shows its output. A ```` ```sql ````
+block in that place is checked the same way: warehouse SQL a page shows is what ``to_sql``
+prints for it, never pasted. The DuckDB guide's SQL blocks that start with ``.read`` run as
+written in the ``duckdb`` command-line shell (``duckdb-cli``) in a folder holding the
+repository's ``sql/`` and the Parquet files.
 """
 
 from __future__ import annotations
@@ -63,14 +65,18 @@ SELF_CONTAINED = [
         "guides/recommender.md",
         "guides/classification.md",
         "guides/duckdb.md",
+        "guides/warehouses.md",
+        "guides/classification-sql.md",
+        "guides/cli.md",
     )
 ]
-_SHOWN = re.compile(r"\s*(?:<!-- wide -->\n)?```text\n(?P<out>.*?)\n```", re.S)
+_SHOWN = re.compile(r"\s*(?:<!-- wide -->\n)?```(?:text|sql)\n(?P<out>.*?)\n```", re.S)
 
 
 def examples(path: Path) -> list[tuple[str | None, str, str | None]]:
     """``(needs, code, shown)`` of every ``python`` block of the page; ``shown`` is the text
-    of the ```` ```text ```` block right after it (only blank lines between), or None."""
+    of the ```` ```text ```` or ```` ```sql ```` block right after it (only blank lines
+    between), or None."""
     text = path.read_text(encoding="utf-8")
     found: list[tuple[str | None, str, str | None]] = []
     for m in _FENCE.finditer(text):
