@@ -313,3 +313,28 @@ def test_the_dbt_install_steps_are_one_numbered_list() -> None:
     install = text.split("## Install", 1)[1].split("\n## ", 1)[0]
     html = markdown.markdown(install, extensions=["pymdownx.superfences", "md_in_html"])
     assert re.findall(r"<(/?ol|li)\b", html) == ["ol", "li", "li", "/ol"]
+
+
+def test_the_dialect_table_of_the_warehouse_guide_is_what_to_sql_writes() -> None:
+    """warehouses.md's table "How the dialects differ" quotes, per dialect, the table read,
+    the line that ranks the run and the floating type: each is in what ``to_sql`` writes for
+    that dialect and table (whitespace and the spaces inside parentheses ignored)."""
+    text = (ROOT / "docs" / "guides" / "warehouses.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `(\w+)` \| `([^`]+)` \| `([^`]+)`[^|]*\| `([^`]+)` \|$", text, re.M)
+    assert {row[0] for row in rows} == {
+        "spark",
+        "postgres",
+        "bigquery",
+        "snowflake",
+        "trino",
+        "duckdb",
+    }
+
+    def flat(sql: str) -> str:
+        return re.sub(r"\(\s+", "(", re.sub(r"\s+\)", ")", " ".join(sql.split())))
+
+    for dialect, table, ranking, double in rows:
+        sql = flat(pr.to_sql(["nDCG@10", "AP"], dialect, table, "qrels"))
+        assert f"FROM {table} AS pr_src" in sql, dialect
+        assert flat(ranking.removeprefix("... ")) in sql, (dialect, ranking)
+        assert f"AS {double})" in sql, (dialect, double)
