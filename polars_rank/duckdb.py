@@ -37,6 +37,7 @@ from polars_rank.core.arrow import register_frame, to_polars
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.identifiers import table_reference
 from polars_rank.core.sqltext import ident, literal, table_name
+from polars_rank.core.types import TableInput
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -343,6 +344,25 @@ def read_table(con: duckdb.DuckDBPyConnection | None, name: str, what: str) -> p
                 message = f"{what} {name!r} cannot be read by DuckDB: {error}"
                 raise PolarsRankError(message) from None
             return frame
+
+
+def read_input(obj: TableInput, what: str, con: object = None) -> TableInput:
+    """An input of ``engine="duckdb"`` read into Polars: a DuckDB relation or a table name
+    (read as ``con`` reads it, on a cursor of ``con``: :func:`read_table`) is read into memory,
+    a Parquet path scanned lazily; anything else is returned as it is. ``what`` names the
+    argument in the errors."""
+    if isinstance(obj, duckdb.DuckDBPyRelation):
+        return to_polars(obj)
+    if isinstance(obj, str):
+        if obj.lower().endswith(".parquet"):
+            return pl.scan_parquet(obj)
+        if not isinstance(con, duckdb.DuckDBPyConnection):
+            raise PolarsRankError(
+                f"engine='duckdb': the {what} table {obj!r} needs con (the DuckDB "
+                "connection that has it)"
+            )
+        return read_table(con, obj, what)
+    return obj
 
 
 def table_macro(

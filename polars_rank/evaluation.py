@@ -501,26 +501,10 @@ def _evaluate_recommender_by(
 
 
 def duckdb_frame(obj: TableInput, what: str, con: Connection | None = None) -> TableInput:
-    """An input of ``engine="duckdb"`` read into Polars: a DuckDB relation or a table name
-    (read as ``con`` reads it, on a cursor of ``con``: :func:`polars_rank.duckdb.read_table`)
-    is read into memory, a Parquet path scanned lazily; anything else is returned as it is."""
-    import duckdb
+    """:func:`polars_rank.duckdb.read_input`: an input of ``engine="duckdb"`` read into Polars."""
+    from polars_rank.duckdb import read_input
 
-    from polars_rank.core.arrow import to_polars
-    from polars_rank.duckdb import read_table
-
-    if isinstance(obj, duckdb.DuckDBPyRelation):
-        return to_polars(obj)
-    if isinstance(obj, str):
-        if obj.lower().endswith(".parquet"):
-            return pl.scan_parquet(obj)
-        if not isinstance(con, duckdb.DuckDBPyConnection):
-            raise PolarsRankError(
-                f"engine='duckdb': the {what} table {obj!r} needs con (the DuckDB "
-                "connection that has it)"
-            )
-        return read_table(con, obj, what)
-    return obj
+    return read_input(obj, what, con)
 
 
 def evaluate_runs(

@@ -68,7 +68,7 @@ from polars_rank.classification.multiclass import (
 from polars_rank.core.errors import PolarsRankError, bad_choice
 from polars_rank.core.frames import like as _like
 from polars_rank.core.frames import to_lazy
-from polars_rank.duckdb import define, table_macro
+from polars_rank.duckdb import define, read_input, table_macro
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 Engine = Literal["polars", "duckdb"]
@@ -140,7 +140,7 @@ def _read(
 ) -> tuple[pl.LazyFrame, pl.DataFrame | pl.LazyFrame]:
     """The input as a LazyFrame, and the template of the result's kind (:func:`_like`): the
     frame itself, or a DataFrame for what ``engine="duckdb"`` reads (a table name on ``con``,
-    a relation, a Parquet path: :func:`polars_rank.evaluation.duckdb_frame`)."""
+    a relation, a Parquet path: :func:`polars_rank.duckdb.read_input`)."""
     _check_engine(engine)
     if not isinstance(df, (str, duckdb.DuckDBPyRelation)):
         return _lazy(df), df
@@ -150,9 +150,7 @@ def _read(
             f"df {what}: a table or view name, a DuckDB relation or a .parquet path is read by "
             "engine='duckdb' (with con); engine='polars' takes a Polars frame"
         )
-    from polars_rank.evaluation import duckdb_frame
-
-    frame = duckdb_frame(df, "df", con)
+    frame = read_input(df, "df", con)
     return to_lazy(frame, "df"), pl.DataFrame()
 
 
