@@ -4,9 +4,9 @@ several runs into one frame with a ``run`` column."""
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any, Literal, Unpack, cast, get_args
+from typing import Any, Unpack
 
 import polars as pl
 
@@ -23,14 +23,11 @@ from polars_rank.core.types import (
     Connection,
     EngineName,
     EvaluateOptions,
-    FrameLike,
     MetricNames,
     TableInput,
 )
-
-if TYPE_CHECKING:
-    import duckdb
-    from pyspark.sql import SparkSession
+from polars_rank.engines import registry
+from polars_rank.engines.base import ClassificationRequest, Request
 
 Engine = EngineName
 
@@ -200,8 +197,7 @@ def _evaluate(
         grade_limit=grade_limit(specs),
         **settings,
     )
-    if engine not in get_args(Engine):
-        raise messages.bad_choice("engine", engine, get_args(Engine))
+    backend = registry.engine(engine)
     for spec in specs:
         if spec.label == query or spec.label in RESERVED:
             raise PolarsRankError(f"metric name {spec.label!r} clashes with a column name")
@@ -212,299 +208,30 @@ def _evaluate(
             )
         if spec.entry.table == "judged":
             spec.expr()  # checks the parameters (gain tables, lists) the same way for every engine
-    by_columns = by_list(by)
-    if by_columns:
-        recommender_inputs = {
+    request = Request(
+        run,
+        qrels,
+        specs,
+        options,
+        per_query,
+        by=by_list(by),
+        recommender={
             "interactions": interactions,
             "item_features": item_features,
             "catalog": catalog,
-        }
-        if any(v is not None for v in recommender_inputs.values()) or any(
-            s.entry.table != "judged" for s in specs
-        ):
-            if engine == "spark":
-                from polars_rank.engines.spark.recsys import evaluate_spark_recommender
-
-                return evaluate_spark_recommender(  # one query (to_sql's by)
-                    run,
-                    qrels,
-                    specs,
-                    options,
-                    per_query=per_query,
-                    recommender=recommender_inputs,
-                    con=cast("SparkSession | None", con),
-                    warn=warn,
-                    by=by_columns,
-                )
-            return _evaluate_recommender_by(
-                run,
-                qrels,
-                specs,
-                options,
-                by_columns,
-                recommender_inputs,
-                per_query=per_query,
-                engine=engine,
-                con=con,
-                warn=warn,
-                run_names=run_names,
-            )
-        per_run = None
-        if run_names is not None and engine != "spark":  # evaluate_runs: a warning per run
-            per_run = (run_names, site)
-        return _evaluate_grouped(
-            run,
-            qrels,
-            specs,
-            options,
-            by_columns,
-            per_query=per_query,
-            engine=engine,
-            con=con,
-            warn=warn,
-            per_run=per_run,
-        )
-    recommender: dict[str, CatalogInput | None] = {
-        "interactions": interactions,
-        "item_features": item_features,
-        "catalog": catalog,
-    }
-    if engine == "spark":
-        from polars_rank.engines.spark.ranking import evaluate_spark
-
-        # engine="spark" takes the SparkSession as con (evaluate's docstring)
-        spark = cast("SparkSession | None", con)
-        if any(v is not None for v in recommender.values()) or any(
-            s.entry.family == "recommender" for s in specs
-        ):
-            from polars_rank.engines.spark.recsys import evaluate_spark_recommender
-
-            return evaluate_spark_recommender(
-                run,
-                qrels,
-                specs,
-                options,
-                per_query=per_query,
-                recommender=recommender,
-                con=spark,
-                warn=warn,
-            )
-        return evaluate_spark(run, qrels, specs, options, per_query=per_query, con=spark, warn=warn)
-    if engine == "duckdb":
-        from polars_rank.engines.duckdb.ranking import evaluate_duckdb
-
-        return evaluate_duckdb(
-            run,
-            qrels,
-            specs,
-            options,
-            per_query=per_query,
-            con=cast("duckdb.DuckDBPyConnection | None", con),  # engine="duckdb": a DuckDB one
-            recommender=recommender,
-            warn=warn,
-        )
-    from polars_rank.core.recommender_inputs import prepare
-    from polars_rank.engines.polars.ranking import evaluate_polars
-
-    inputs = prepare(specs, run, qrels, recommender, options, per_query=per_query)
-    return evaluate_polars(
-        run, qrels, specs, options, per_query=per_query, inputs=inputs, warn=warn
+        },
+        con=con,
+        warn=warn,
+        run_names=run_names,
+        site=site,
     )
-
-
-def _evaluate_grouped(
-    run: TableInput,
-    qrels: TableInput | None,
-    specs: list[MetricSpec],
-    options: Options,
-    by: list[str],
-    *,
-    per_query: bool,
-    engine: Engine,
-    con: Connection | None,
-    warn: Callable[[int], None],
-    per_run: tuple[Sequence[str], CallSite] | None = None,
-) -> pl.DataFrame | pl.LazyFrame:
-    """:func:`evaluate` with ``by`` (:mod:`polars_rank.core.grouping`): the engine evaluates
-    the run keyed by (group, query), per query; the groups are summarised here. With
-    ``per_run`` (:func:`evaluate_runs`: the run names and the call site; the first ``by``
-    column holds each row's run, an Enum of those names), an empty run is an error naming
-    it and the run queries left out are warned about per run instead of through ``warn``.
-    ``engine="duckdb"`` with the run as a Parquet path, table name or relation keys it in
-    DuckDB (:mod:`polars_rank.engines.duckdb.grouped`) unless that module hands it back."""
-    from polars_rank.compiler.columns import metric_outputs
-    from polars_rank.core import grouping
-    from polars_rank.core.frames import to_lazy
-
+    if not request.by:
+        return backend.evaluate(request)
+    if request.recommends:
+        return backend.evaluate_recommender_by(request)
     if qrels is None:
         raise PolarsRankError("by: evaluating groups needs qrels")
-    if engine == "spark":
-        from polars_rank.engines.spark.ranking import evaluate_spark
-
-        spark = cast("SparkSession | None", con)
-        return evaluate_spark(
-            run, qrels, specs, options, per_query=per_query, con=spark, warn=warn, by=by
-        )
-    lazy_out = isinstance(run, pl.LazyFrame)
-    duck = cast("duckdb.DuckDBPyConnection | None", con)
-    if engine == "duckdb" and per_run is None:
-        from polars_rank.engines.duckdb import grouped
-
-        if grouped.in_duckdb(run, options, duck):  # the run stays in DuckDB
-            found = grouped.evaluate_duckdb_by(run, qrels, specs, options, by, con=duck, warn=warn)
-            if found is not None:
-                values, groups = found
-                if not per_query:
-                    summaries = [(s.label, s.summary) for s in specs]
-                    query = options.columns.query
-                    values = grouping.group_summary(values, summaries, by, query, groups)
-                return values.collect()
-    if engine == "duckdb":
-        run = duckdb_frame(run, "run", con)
-        qrels = duckdb_frame(qrels, "qrels", con)
-    run_lf, qrels_lf = to_lazy(run, "run"), to_lazy(qrels, "qrels")
-    run_schema, qrels_schema = run_lf.collect_schema(), qrels_lf.collect_schema()
-    options.resolve(run_schema, qrels_schema)  # the inputs' own names in the messages
-    grouping.check_by(by, run_schema, qrels_schema, options, metric_outputs(specs))
-    groups = grouping.run_groups(run_lf, by)
-    keyed_run, keyed_qrels = grouping.keyed_inputs(run_lf, qrels_lf, by, options, groups)
-    query = options.columns.query
-    summaries = [(s.label, s.summary) for s in specs]
-    assert keyed_qrels is not None
-    if per_run is not None:
-        run_names, site = per_run
-        present = set(groups[by[0]].to_physical().to_list())
-        for position, name in enumerate(run_names):
-            if position not in present:
-                raise PolarsRankError(f"evaluating run {name!r}: {messages.empty_input('run')}")
-        judged = keyed_qrels.filter(pl.col(options.columns.relevance).is_not_null())
-        left_out = keyed_run.select(query).unique().join(judged.select(query), on=query, how="anti")
-
-        def warn(_: int) -> None:  # counted per run instead
-            counts = dict(
-                left_out.select(pl.col(query).struct.field(by[0]).to_physical().alias("position"))
-                .group_by("position")
-                .len()
-                .collect()
-                .rows()
-            )
-            for position, name in enumerate(run_names):
-                messages.warn_left_out(counts.get(position, 0), site, run=name)
-
-    if grouping.judges_no_group(qrels_lf, keyed_qrels):
-        if options.validate:  # the inputs' checks, each table keyed by its own groups
-            from polars_rank.core.validation import validate
-
-            resolved = options.resolve(run_schema, qrels_schema)
-            shared = [c for c in by if c in qrels_schema]
-            judged = qrels_lf.with_columns(grouping.group_key(shared, query)).drop(shared)
-            validate(keyed_run, judged, resolved, in_memory=isinstance(run, pl.DataFrame))
-        warn(keyed_run.select(pl.col(query).n_unique()).collect().item())
-        values = grouping.no_values(run_schema, by, query, summaries)
-    elif engine == "duckdb":
-        from polars_rank.engines.duckdb.ranking import evaluate_duckdb
-
-        run_df, qrels_df, ids, checked = grouping.numbered_inputs(
-            keyed_run.collect(), keyed_qrels.collect(), options
-        )
-        numbered = evaluate_duckdb(
-            run_df,
-            qrels_df,
-            specs,
-            checked,
-            per_query=True,
-            con=duck,
-            warn=warn,
-        )
-        values = grouping.from_numbers(numbered.lazy(), ids, query)
-    else:
-        from polars_rank.engines.polars.ranking import evaluate_polars
-
-        values = evaluate_polars(
-            keyed_run, keyed_qrels, specs, options, per_query=True, warn=warn
-        ).lazy()
-    values = grouping.per_query_frame(values, by, query)
-    if not per_query:
-        values = grouping.group_summary(values, summaries, by, query, groups)
-    return values if lazy_out else values.collect()
-
-
-def _evaluate_recommender_by(
-    run: TableInput,
-    qrels: TableInput | None,
-    specs: list[MetricSpec],
-    options: Options,
-    by: list[str],
-    inputs: dict[str, CatalogInput | None],
-    *,
-    per_query: bool,
-    engine: Engine,
-    con: Connection | None,
-    warn: Callable[[int], None],
-    run_names: Sequence[str] | None,
-) -> pl.DataFrame | pl.LazyFrame:
-    """:func:`evaluate` with ``by`` and recommender metrics or inputs in the Polars engine
-    (one plan, :mod:`polars_rank.engines.polars.grouped`) or the DuckDB engine (one query,
-    :mod:`polars_rank.engines.duckdb.grouped_recsys`; DuckDB tables, relations and Parquet paths
-    are read into Polars first). Each group's numbers are those of :func:`evaluate` on its
-    rows alone, with the judgments, interactions, catalog and item features it sees (a
-    table having a ``by`` column joins the group on it; one without it is shared by every
-    group). With :func:`evaluate_runs` (``run_names``: the first ``by`` column is the run's
-    position), an empty run is an error naming it."""
-    from polars_rank.compiler.columns import metric_outputs
-    from polars_rank.core import grouping
-    from polars_rank.core.frames import to_lazy
-
-    lazy_out = isinstance(run, pl.LazyFrame)
-
-    def read(obj: Any, what: str) -> Any:
-        if engine == "duckdb" and not isinstance(obj, pl.Series):
-            obj = duckdb_frame(obj, what, con)
-        return obj if isinstance(obj, pl.Series) else to_lazy(obj, what)
-
-    run_lf = read(run, "run")
-    qrels_lf = None if qrels is None else read(qrels, "qrels")
-    run_schema = run_lf.collect_schema()
-    qrels_schema = None if qrels_lf is None else qrels_lf.collect_schema()
-    if qrels_schema is not None:
-        options.resolve(run_schema, qrels_schema)  # the inputs' own names in messages
-    grouping.check_by(by, run_schema, qrels_schema, options, metric_outputs(specs))
-    groups = grouping.run_groups(run_lf, by)
-    if run_names is not None:  # evaluate_runs: the first by column is the run's position
-        present = set(groups[by[0]].to_physical().to_list())
-        for position, name in enumerate(run_names):
-            if position not in present:
-                raise PolarsRankError(f"evaluating run {name!r}: {messages.empty_input('run')}")
-    given = {name: read(value, name) for name, value in inputs.items() if value is not None}
-    if engine == "duckdb":
-        from polars_rank.engines.duckdb.grouped_recsys import evaluate_duckdb_by
-
-        result = evaluate_duckdb_by(
-            run_lf.collect(),
-            None if qrels_lf is None else qrels_lf.collect(),
-            specs,
-            options,
-            by,
-            groups,
-            given,
-            per_query=per_query,
-            con=cast("duckdb.DuckDBPyConnection | None", con),
-            warn=warn,
-        )
-        return result.lazy() if lazy_out else result
-    from polars_rank.engines.polars.grouped import evaluate_by
-
-    values = evaluate_by(
-        run_lf, qrels_lf, specs, options, by, groups, given, per_query=per_query, warn=warn
-    )
-    return values if lazy_out else values.collect()
-
-
-def duckdb_frame(obj: TableInput, what: str, con: Connection | None = None) -> TableInput:
-    """:func:`polars_rank.duckdb.read_input`: an input of ``engine="duckdb"`` read into Polars."""
-    from polars_rank.duckdb import read_input
-
-    return read_input(obj, what, con)
+    return backend.evaluate_by(request)
 
 
 def evaluate_runs(
@@ -670,7 +397,7 @@ def evaluate_classification(
     group: str | Iterable[str] | None = None,
     threshold: float = 0.5,
     weight: str | None = None,
-    engine: Literal["polars", "duckdb", "spark"] = "polars",
+    engine: Engine = "polars",
     con: Any = None,
     validate: bool = True,
 ) -> pl.DataFrame:
@@ -717,84 +444,31 @@ def evaluate_classification(
         >>> pr.evaluate_classification(data, ["AUC", "F1(threshold=0.4)", "TP"]).rows()
         [(0.875, 0.8, 1)]
     """
-    import math
-
-    from polars_rank.catalog.classification import PROBABILITY
     from polars_rank.catalog.model import TARGETS
-    from polars_rank.classification import frames
-    from polars_rank.compiler.columns import metric_outputs
-    from polars_rank.core import grouping
-    from polars_rank.core.frames import to_lazy
-    from polars_rank.engines.duckdb import classification as duckdb_engine
-    from polars_rank.engines.polars import classification as polars_engine
 
     specs = parse_metrics(metrics, scope="classification")
-    if engine == "spark":
-        from polars_rank.engines.spark.classification import evaluate_classification_spark
-
-        return evaluate_classification_spark(
-            data,
-            specs,
-            label=label,
-            score=score,
-            by=_column_list(by),
-            group=_column_list(group),
-            threshold=threshold,
-            weight=weight,
-            con=con,
-            validate=validate,
-        )
-    if engine not in ("polars", "duckdb"):
-        refused = [s for s in specs if engine in TARGETS and s.entry.reason(engine)]
-        why = f"; {refused[0].label}: {refused[0].entry.reason(engine)}" if refused else ""
+    backend = registry.find(engine)
+    if backend is None:
+        refused = [s for s in specs if engine in TARGETS and s.entry.reason(str(engine))]
+        why = f"; {refused[0].label}: {refused[0].entry.reason(str(engine))}" if refused else ""
+        *rest, last = [repr(name) for name in registry.names()]
         raise PolarsRankError(
-            f"engine {engine!r}: evaluate_classification runs on 'polars', 'duckdb' or "
-            f"'spark' (for SQL, pr.to_sql(..., predictions=...)){why}"
+            f"engine {engine!r}: evaluate_classification runs on {', '.join(rest)} or {last} "
+            f"(for SQL, pr.to_sql(..., predictions=...)){why}"
         )
-    segments, groups = _column_list(by), _column_list(group)
-    if engine == "duckdb":  # a table name or relation of con, a Parquet path: read as evaluate
-        data = duckdb_frame(data, "data", con)
-    lf = to_lazy(cast("FrameLike", data), "data")
-    schema = lf.collect_schema()
-    weights = [weight] if weight is not None else []
-    for column in dict.fromkeys([label, score, *segments, *groups, *weights]):
-        if column not in schema:
-            raise PolarsRankError(f"column {column!r} not found; columns are {schema.names()}")
-    grouping.check_by_names(segments, {}, metric_outputs(specs))
-    try:
-        cut = float(threshold)
-    except (TypeError, ValueError):
-        cut = math.nan
-    if not math.isfinite(cut):
-        raise PolarsRankError(f"threshold must be a finite number, got {threshold!r}")
-    specs = [_classification_spec(s, cut, groups) for s in specs]
-    if validate:
-        frames.validate_binary(lf, label, score)
-        probabilities = [s.label for s in specs if PROBABILITY in s.entry.columns]
-        if probabilities:
-            frames.check_probabilities(lf, score, probabilities)
-        if weight is not None:
-            frames.check_weights(lf, weight)
-    if engine == "polars":
-        return polars_engine.evaluate_classification(
-            lf, specs, label=label, score=score, by=segments, group=groups, weight=weight
-        )
-    if weight is not None:
-        columns = list(dict.fromkeys([*segments, *groups, label, score, weight]))
-        return duckdb_engine.evaluate_compiled(
-            lf.select(columns).collect(),
-            specs,
-            label=label,
-            score=score,
-            by=segments,
-            group=groups,
-            weight=weight,
-            con=con,
-        )
-    frame = lf.select(list(dict.fromkeys([*segments, *groups, label, score]))).collect()
-    return duckdb_engine.evaluate_classification(
-        frame, specs, label=label, score=score, by=segments, group=groups, con=con
+    request = ClassificationRequest(
+        data,
+        specs,
+        label=label,
+        score=score,
+        by=_column_list(by),
+        group=_column_list(group),
+        threshold=threshold,
+        weight=weight,
+        con=con,
+        validate=validate,
     )
+    return backend.evaluate_classification(request)
 
 
 def _column_list(columns: str | Iterable[str] | None) -> list[str]:
@@ -803,26 +477,3 @@ def _column_list(columns: str | Iterable[str] | None) -> list[str]:
     return [columns] if isinstance(columns, str) else list(columns)
 
 
-def _classification_spec(spec: MetricSpec, threshold: float, groups: list[str]) -> MetricSpec:
-    """``spec`` checked for what its entry needs (required parameters, GAUC's groups), with
-    evaluate_classification's ``threshold`` when the entry takes one and the name sets none."""
-    from dataclasses import replace
-
-    from polars_rank.catalog.classification import GROUP
-    from polars_rank.catalog.model import REQUIRED
-
-    entry, given = spec.entry, dict(spec.params)
-    for param in entry.params:
-        if param.default is REQUIRED and param.name not in given:
-            raise PolarsRankError(
-                f"metric {spec.label!r} needs {param.name} ({param.doc}), e.g. "
-                f"{entry.aliases[0].name}({param.name}={(param.examples or ('1',))[-1]})"
-            )
-    if GROUP in entry.columns and not groups:
-        raise PolarsRankError(
-            f"metric {spec.label!r} ({entry.title or entry.name}) averages AUC over groups: "
-            "give the group column(s), e.g. group='user'"
-        )
-    if "threshold" in entry.param and "threshold" not in given:
-        return replace(spec, params=tuple(sorted({**given, "threshold": threshold}.items())))
-    return spec

@@ -226,7 +226,7 @@ def test_interactions_joined_on_the_group_column(engine):
 
 def test_evaluate_runs_with_recommender_metrics_is_one_grouped_call(monkeypatch):
     """evaluate_runs stacks the runs for recommender metrics too (no per-run loop)."""
-    from polars_rank import evaluation
+    from polars_rank.engines import keyed
 
     qrels = pl.DataFrame({"query": ["q"], "doc": ["y"], "relevance": [1]})
     runs = {
@@ -234,13 +234,13 @@ def test_evaluate_runs_with_recommender_metrics_is_one_grouped_call(monkeypatch)
         "b": pl.DataFrame({"query": ["q"], "doc": ["y"], "score": [1.0]}),
     }
     calls = []
-    original = evaluation._evaluate_recommender_by
+    original = keyed.evaluate_recommender_by
 
-    def spy(*args, **kwargs):
-        calls.append(args[4])
-        return original(*args, **kwargs)
+    def spy(engine, request):
+        calls.append(request.by)
+        return original(engine, request)
 
-    monkeypatch.setattr(evaluation, "_evaluate_recommender_by", spy)
+    monkeypatch.setattr(keyed, "evaluate_recommender_by", spy)
     got = pr.evaluate_runs(runs, qrels, ["RR", "coverage@1"])
     # catalog: each run's items; a shows x of {x, y} at rank 1, b shows y of {y}
     assert got.rows() == [("a", 0.5, 0.5), ("b", 1.0, 1.0)]

@@ -12,8 +12,8 @@ from polars.testing import assert_frame_equal
 
 import polars_rank as pr
 import polars_rank.core.grouping as grouping
-import polars_rank.evaluation as evaluation
 from polars_rank.core.errors import PolarsRankError
+from polars_rank.engines.duckdb.engine import DuckDBEngine
 
 RUN = pl.DataFrame(
     {
@@ -35,7 +35,7 @@ def _fail(*_: object, **__: object) -> None:
 def in_duckdb_only(monkeypatch):
     """The frames' path (the keyed run in Polars) fails if taken."""
     monkeypatch.setattr(grouping, "numbered_inputs", _fail)
-    monkeypatch.setattr(evaluation, "duckdb_frame", _fail)
+    monkeypatch.setattr(DuckDBEngine, "read", _fail)
 
 
 def _random_inputs(seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:

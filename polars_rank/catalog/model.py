@@ -19,13 +19,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import polars as pl
 
 from polars_rank.core.expr import Ratio
 from polars_rank.core.sqltext import literal
 from polars_rank.core.summary import Summary
+from polars_rank.core.types import EngineName
 from polars_rank.ranking.gains import gain_table, sql_gains
 
 #: A family of metrics. Each entry point parses only its own families' names
@@ -36,7 +37,7 @@ FAMILIES: tuple[Family, ...] = ("ranking", "trec_eval", "recommender", "classifi
 
 #: Where a metric can run: the in-process engines, Spark, and the portable SQL's dialects
 #: (``sql:<dialect>``).
-ENGINES = ("polars", "duckdb", "spark")
+ENGINES: tuple[str, ...] = get_args(EngineName)  # the registry's names (a test checks)
 DIALECTS = ("duckdb", "postgres", "spark", "bigquery", "snowflake", "trino")
 TARGETS: tuple[str, ...] = (*ENGINES, *(f"sql:{d}" for d in DIALECTS))
 

@@ -33,7 +33,7 @@ Conventions:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Literal, TypeVar, overload
 
 import duckdb
@@ -44,7 +44,6 @@ from polars_rank.classification.binary import (
     EPS,
     accuracy,
     average_precision,
-    check_zero_division,
     confusion,
     f1,
     fbeta,
@@ -58,6 +57,7 @@ from polars_rank.classification.binary import (
     tn,
     tp,
 )
+from polars_rank.classification.implementations import implementation
 from polars_rank.classification.multiclass import (
     multiclass_accuracy,
     multiclass_f1,
@@ -68,7 +68,7 @@ from polars_rank.classification.multiclass import (
 from polars_rank.core.errors import PolarsRankError, bad_choice
 from polars_rank.core.frames import like as _like
 from polars_rank.core.frames import to_lazy
-from polars_rank.duckdb import define, read_input, table_macro
+from polars_rank.duckdb import define
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 Engine = Literal["polars", "duckdb"]
@@ -120,38 +120,8 @@ def register(
     return define(con, ["classification.sql"], schema=schema, prefix=prefix)
 
 
-def run_table_macro(
-    frame: pl.DataFrame,
-    macro: str,
-    args: list[object],
-    named: dict[str, object],
-    con: duckdb.DuckDBPyConnection | None,
-) -> pl.DataFrame:
-    """:func:`polars_rank.duckdb.table_macro` with the macros of ``classification.sql``."""
-    return table_macro(frame, macro, args, named, con, ["classification.sql"])
-
-
 def _lazy(frame: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
     return to_lazy(frame, "the input")
-
-
-def _read(
-    df: Input, engine: str, con: duckdb.DuckDBPyConnection | None
-) -> tuple[pl.LazyFrame, pl.DataFrame | pl.LazyFrame]:
-    """The input as a LazyFrame, and the template of the result's kind (:func:`_like`): the
-    frame itself, or a DataFrame for what ``engine="duckdb"`` reads (a table name on ``con``,
-    a relation, a Parquet path: :func:`polars_rank.duckdb.read_input`)."""
-    _check_engine(engine)
-    if not isinstance(df, (str, duckdb.DuckDBPyRelation)):
-        return _lazy(df), df
-    if engine != "duckdb":
-        what = repr(df) if isinstance(df, str) else "a DuckDB relation"
-        raise PolarsRankError(
-            f"df {what}: a table or view name, a DuckDB relation or a .parquet path is read by "
-            "engine='duckdb' (with con); engine='polars' takes a Polars frame"
-        )
-    frame = read_input(df, "df", con)
-    return to_lazy(frame, "df"), pl.DataFrame()
 
 
 def _by(by: str | Sequence[str] | None) -> list[str]:
@@ -165,16 +135,6 @@ def _check_columns(lf: pl.LazyFrame, names: list[str]) -> None:
     for name in names:
         if name not in schema:
             raise PolarsRankError(f"column {name!r} not found; columns are {schema.names()}")
-
-
-def _check_engine(engine: str) -> None:
-    if engine not in ("polars", "duckdb"):
-        raise bad_choice("engine", engine, ("polars", "duckdb"))
-
-
-def _sorted(df: pl.DataFrame, by: list[str]) -> pl.DataFrame:
-    """Groups in key order (nulls first), rows within a group kept as the engine gave them."""
-    return df.sort(by, nulls_last=False, maintain_order=True) if by else df
 
 
 def validate_binary(
@@ -205,20 +165,17 @@ def _curve(
     drop_intermediate: bool,
     engine: Engine,
     con: duckdb.DuckDBPyConnection | None,
-    polars_curve: Callable[..., pl.LazyFrame],
-    macro: str,
+    kind: str,
 ) -> pl.DataFrame | pl.LazyFrame:
-    """A curve from its Polars builder or its DuckDB table macro, after the input checks."""
-    lf, template = _read(df, engine, con)
+    """A curve (``kind``: ``roc_curve`` or ``precision_recall_curve``) from the engine's
+    implementation (:mod:`polars_rank.classification.implementations`), after the input
+    checks."""
+    impl = implementation(engine)
+    lf, template = impl.read(df, con)
     groups: list[str] = _by(by)  # annotated: mypy#21693 (*x in a constrained generic)
     _check_columns(lf, [label, score, *groups])
     _frames.validate_binary(lf, label, score)
-    if engine == "polars":
-        return _like(polars_curve(lf, label, score, groups, drop_intermediate), template)
-    frame = lf.select(*groups, label, score).collect()
-    options = {"by_cols": groups, "drop_intermediate": drop_intermediate}
-    out = run_table_macro(frame, macro, [label, score], options, con)
-    return _like(_sorted(out, groups), template)
+    return _like(impl.curve(lf, kind, label, score, groups, drop_intermediate, con), template)
 
 
 @overload
@@ -264,9 +221,7 @@ def roc_curve(
     >>> roc_curve(df, "y", "p")["tpr"].to_list()
     [0.0, 0.5, 0.5, 1.0, 1.0]
     """
-    return _curve(
-        df, label, score, by, drop_intermediate, engine, con, _frames.roc_curve, "cls_roc_curve"
-    )
+    return _curve(df, label, score, by, drop_intermediate, engine, con, "roc_curve")
 
 
 @overload
@@ -321,8 +276,7 @@ def precision_recall_curve(
         drop_intermediate,
         engine,
         con,
-        _frames.precision_recall_curve,
-        "cls_precision_recall_curve",
+        "precision_recall_curve",
     )
 
 
@@ -368,24 +322,14 @@ def group_auc(
     >>> group_auc(df, "u", "y", "p").rows()  # (2 * 1.0 + 3 * 0.75) / 5
     [(0.85, 2, 0, 5)]
     """
-    _check_engine(engine)
+    impl = implementation(engine)
     if weight not in ("impressions", "uniform"):
         raise bad_choice("weight", weight, ("impressions", "uniform"))
     groups: list[str] = _by(group)  # annotated: mypy#21693 (*x in a constrained generic)
-    lf, template = _read(df, engine, con)
+    lf, template = impl.read(df, con)
     _check_columns(lf, [label, score, *groups])
     _frames.validate_binary(lf, label, score)
-    if engine == "polars":
-        return _like(_frames.group_auc(lf, groups, label, score, weight), template)
-    # each group numbered here, as Polars compares them: no collation of con merges two
-    key = "__cls_group"
-    numbers = lf.select(groups).unique(maintain_order=True).with_row_index(key)
-    frame = lf.join(numbers, on=groups, how="left", nulls_equal=True, maintain_order="left")
-    frame = frame.select(key, label, score)
-    out = run_table_macro(
-        frame.collect(), "cls_group_auc", [key, label, score], {"weight": weight}, con
-    )
-    return _like(out, template)
+    return _like(impl.group_auc(lf, groups, label, score, weight, con), template)
 
 
 def _labels(
@@ -448,14 +392,11 @@ def confusion_matrix(
     [1, 1, 0, 1]
     """
     groups: list[str] = _by(by)  # annotated: mypy#21693 (*x in a constrained generic)
-    lf, template = _read(df, engine, con)
+    impl = implementation(engine)
+    lf, template = impl.read(df, con)
     _check_columns(lf, [actual, predicted, *groups])
     lf, a, p = _labels(lf, actual, predicted, threshold)
-    if engine == "polars":
-        return _like(_frames.confusion_matrix(lf, a, p, groups), template)
-    frame = lf.select(*groups, a, p).collect()
-    out = run_table_macro(frame, "cls_confusion_matrix", [a, p], {"by_cols": groups}, con)
-    return _like(_sorted(out, groups), template)
+    return _like(impl.confusion_matrix(lf, a, p, groups, con), template)
 
 
 @overload
@@ -501,17 +442,8 @@ def classification_report(
     [1.0, 0.5]
     """
     groups: list[str] = _by(by)  # annotated: mypy#21693 (*x in a constrained generic)
-    lf, template = _read(df, engine, con)
+    impl = implementation(engine)
+    lf, template = impl.read(df, con)
     _check_columns(lf, [actual, predicted, *groups])
-    if engine == "polars":
-        report = _frames.classification_report(lf, actual, predicted, groups, zero_division)
-        return _like(report, template)
-    frame = lf.select(*groups, actual, predicted).collect()
-    out = run_table_macro(
-        frame,
-        "cls_classification_report",
-        [actual, predicted],
-        {"by_cols": groups, "zero_division": check_zero_division(zero_division)},
-        con,
-    )
-    return _like(_sorted(out, groups), template)
+    report = impl.classification_report(lf, actual, predicted, groups, zero_division, con)
+    return _like(report, template)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import warnings
-from typing import Literal
 
 import polars as pl
 
@@ -22,6 +21,8 @@ from polars_rank.cli.options import (
 )
 from polars_rank.cli.output import OUTPUT_FORMATS, check_out, render, trec_line, write_output
 from polars_rank.core.errors import PolarsRankError
+from polars_rank.core.types import EngineName
+from polars_rank.engines import registry
 
 #: Columns of the result that are counts (printed as integers).
 COUNTS = ("rows", "positives", "groups_used", "groups_left_out")
@@ -120,7 +121,7 @@ def classify_metrics(
     group: str | None = None,
     threshold: float = 0.5,
     per_group: bool = False,
-    engine: Literal["polars", "duckdb"] = "polars",
+    engine: EngineName = "polars",
     weight: str | None = None,
     by: list[str] | None = None,
 ) -> pl.DataFrame:
@@ -283,8 +284,8 @@ def build_classify_parser(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--engine",
-        choices=("polars", "duckdb"),
-        default="polars",
+        choices=registry.command_line_names(),
+        default=registry.DEFAULT,
         help="engine of the -m metrics: polars (default) or duckdb (the cls_* SQL macros)",
     )
     parser.add_argument(

@@ -13,6 +13,7 @@ from typing import Any
 
 from polars_rank.core.conventions import LARGEST_RANK
 from polars_rank.core.errors import PolarsRankError, not_positive_integer
+from polars_rank.engines import registry
 
 
 def non_negative_int(text: str) -> int:
@@ -145,7 +146,10 @@ def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
         help="grades >= N are relevant (trec_eval -l; default 1)",
     )
     group.add_argument(
-        "--engine", choices=("polars", "duckdb"), default="polars", help="default: polars"
+        "--engine",
+        choices=registry.command_line_names(),
+        default=registry.DEFAULT,
+        help=f"default: {registry.DEFAULT}",
     )
     group.add_argument(
         "--order-by",

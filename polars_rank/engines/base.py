@@ -1,0 +1,222 @@
+"""The engine interface: one request, built once from the public arguments, and the
+:class:`Engine` every engine implements.
+
+:func:`polars_rank.evaluate`, :func:`~polars_rank.evaluate_runs` and
+:func:`~polars_rank.evaluate_classification` check their arguments, build a
+:class:`Request` (or a :class:`ClassificationRequest`), look the engine up by name in
+:mod:`polars_rank.engines.registry` and return what it gives. An engine is a subclass of
+:class:`Engine` in ``engines/<name>/engine.py`` that registers itself; what differs between
+engines is what each overrides:
+
+* :meth:`Engine.read`: how an input that is not a frame (a table name, a relation, a path)
+  becomes one (the Polars engine takes frames only);
+* :meth:`Engine.evaluate`: ranking, trec_eval and recommender metrics without ``by``;
+* :meth:`Engine.evaluate_by`: ranking and trec_eval metrics with ``by``; by default the run
+  is keyed by (group, query) in Polars (:mod:`polars_rank.engines.keyed`) and the engine
+  evaluates the keyed run (:meth:`Engine.evaluate_keyed`), or first tries its own way
+  (:meth:`Engine.evaluate_by_in_engine`);
+* :meth:`Engine.evaluate_recommender_by`: recommender metrics or inputs with ``by``; by
+  default the groups are read in Polars and :meth:`Engine.evaluate_recommender_groups`
+  evaluates them;
+* :meth:`Engine.evaluate_classification`: by default the predictions are read and checked in
+  Polars and :meth:`Engine.classify` evaluates them.
+
+A step an engine does not implement is refused by name (:meth:`Engine.refuse`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, cast
+
+import polars as pl
+
+from polars_rank.core.errors import CallSite, PolarsRankError
+
+if TYPE_CHECKING:
+    from polars_rank.catalog.names import MetricSpec
+    from polars_rank.core.options import Options
+    from polars_rank.core.types import CatalogInput, Connection, FrameLike, TableInput
+
+
+@dataclass
+class Request:
+    """One :func:`~polars_rank.evaluate` call: its inputs as given, the parsed metrics, the
+    checked options, ``by`` (empty without), the recommender inputs (``interactions``,
+    ``item_features``, ``catalog``; None when not given), the connection or session, the
+    warning about queries left out (``warn``), and with :func:`~polars_rank.evaluate_runs`
+    the runs' names (the first ``by`` column is each row's run) and the user's call site."""
+
+    run: TableInput
+    qrels: TableInput | None
+    specs: list[MetricSpec]
+    options: Options
+    per_query: bool
+    by: list[str] = field(default_factory=list)
+    recommender: dict[str, CatalogInput | None] = field(default_factory=dict)
+    con: Connection | None = None
+    warn: Callable[[int], None] = field(default=lambda _: None)
+    run_names: Sequence[str] | None = None
+    site: CallSite | None = None
+
+    @property
+    def recommends(self) -> bool:
+        """Whether a recommender input is given or a metric reads more than the judged
+        ranking (the recommender path of ``by``)."""
+        return any(v is not None for v in self.recommender.values()) or any(
+            s.entry.table != "judged" for s in self.specs
+        )
+
+
+@dataclass
+class ClassificationRequest:
+    """One :func:`~polars_rank.evaluate_classification` call: the predictions as given, the
+    parsed metrics and the arguments, ``by`` and ``group`` as lists."""
+
+    data: TableInput
+    specs: list[MetricSpec]
+    label: str
+    score: str
+    by: list[str]
+    group: list[str]
+    threshold: float
+    weight: str | None
+    con: Any
+    validate: bool
+
+
+class Engine:
+    """An engine: what it reads and how it evaluates (see the module docstring). Subclasses
+    set :attr:`name` and register themselves (:func:`polars_rank.engines.registry.register`)."""
+
+    #: The name users pass as ``engine=``.
+    name: ClassVar[str]
+    #: Whether the command line offers it (``--engine``).
+    command_line: ClassVar[bool] = True
+
+    def refuse(self, what: str) -> PolarsRankError:
+        """The error for a step this engine does not implement."""
+        return PolarsRankError(f"engine {self.name!r} does not implement {what}")
+
+    def read(self, obj: TableInput, what: str, con: Connection | None) -> TableInput:
+        """``obj`` (the input named ``what``) as a table Polars reads; the Polars engine takes
+        frames as they are."""
+        return obj
+
+    def evaluate(self, request: Request) -> pl.DataFrame | pl.LazyFrame:
+        """Ranking, trec_eval and recommender metrics without ``by``."""
+        raise self.refuse("evaluate")
+
+    def evaluate_by(self, request: Request) -> pl.DataFrame | pl.LazyFrame:
+        """Ranking and trec_eval metrics with ``by``: :func:`polars_rank.engines.keyed.
+        evaluate_by` (the run keyed by (group, query) in Polars, evaluated by this engine)."""
+        from polars_rank.engines import keyed
+
+        return keyed.evaluate_by(self, request)
+
+    def evaluate_by_in_engine(self, request: Request) -> tuple[pl.LazyFrame, pl.DataFrame] | None:
+        """The per-query values of ``request`` with ``by`` (``by..., query, <metrics>``) and
+        the run's groups, when this engine evaluates the groups its own way; None otherwise."""
+        return None
+
+    def evaluate_keyed(
+        self,
+        run: pl.LazyFrame,
+        qrels: pl.LazyFrame,
+        specs: list[MetricSpec],
+        options: Options,
+        warn: Callable[[int], None],
+        con: Connection | None,
+    ) -> pl.LazyFrame:
+        """The per-query values of a run whose query column is keyed by (group, query)
+        (:mod:`polars_rank.core.grouping`)."""
+        raise self.refuse("evaluate with by")
+
+    def evaluate_recommender_by(self, request: Request) -> pl.DataFrame | pl.LazyFrame:
+        """Recommender metrics or inputs with ``by``: :func:`polars_rank.engines.keyed.
+        evaluate_recommender_by` (the groups read in Polars, evaluated by this engine)."""
+        from polars_rank.engines import keyed
+
+        return keyed.evaluate_recommender_by(self, request)
+
+    def evaluate_recommender_groups(
+        self,
+        run: pl.LazyFrame,
+        qrels: pl.LazyFrame | None,
+        request: Request,
+        groups: pl.DataFrame,
+        given: dict[str, Any],
+    ) -> pl.DataFrame | pl.LazyFrame:
+        """One row per group of ``groups`` (per (group, query) with ``per_query``) of the
+        recommender request, its inputs read (``given``)."""
+        raise self.refuse("recommender metrics with by")
+
+    def evaluate_classification(self, request: ClassificationRequest) -> pl.DataFrame:
+        """:func:`~polars_rank.evaluate_classification`: the predictions read (:meth:`read`)
+        and checked in Polars, the threshold and the metrics' own needs checked, then
+        :meth:`classify`."""
+        from polars_rank.catalog.classification import PROBABILITY
+        from polars_rank.classification import frames
+        from polars_rank.compiler.columns import metric_outputs
+        from polars_rank.core import grouping
+        from polars_rank.core.frames import to_lazy
+
+        label, score, weight = request.label, request.score, request.weight
+        segments, groups = request.by, request.group
+        data = self.read(request.data, "data", request.con)
+        lf = to_lazy(cast("FrameLike", data), "data")
+        schema = lf.collect_schema()
+        weights = [weight] if weight is not None else []
+        for column in dict.fromkeys([label, score, *segments, *groups, *weights]):
+            if column not in schema:
+                raise PolarsRankError(f"column {column!r} not found; columns are {schema.names()}")
+        grouping.check_by_names(segments, {}, metric_outputs(request.specs))
+        try:
+            cut = float(request.threshold)
+        except (TypeError, ValueError):
+            cut = math.nan
+        if not math.isfinite(cut):
+            raise PolarsRankError(f"threshold must be a finite number, got {request.threshold!r}")
+        specs = [classification_spec(s, cut, groups) for s in request.specs]
+        if request.validate:
+            frames.validate_binary(lf, label, score)
+            probabilities = [s.label for s in specs if PROBABILITY in s.entry.columns]
+            if probabilities:
+                frames.check_probabilities(lf, score, probabilities)
+            if weight is not None:
+                frames.check_weights(lf, weight)
+        return self.classify(lf, specs, request)
+
+    def classify(
+        self, lf: pl.LazyFrame, specs: list[MetricSpec], request: ClassificationRequest
+    ) -> pl.DataFrame:
+        """The classification metrics of checked predictions (``lf``), ``specs`` with their
+        thresholds set."""
+        raise self.refuse("evaluate_classification")
+
+
+def classification_spec(spec: MetricSpec, threshold: float, groups: list[str]) -> MetricSpec:
+    """``spec`` checked for what its entry needs (required parameters, GAUC's groups), with
+    evaluate_classification's ``threshold`` when the entry takes one and the name sets none."""
+    from dataclasses import replace
+
+    from polars_rank.catalog.classification import GROUP
+    from polars_rank.catalog.model import REQUIRED
+
+    entry, given = spec.entry, dict(spec.params)
+    for param in entry.params:
+        if param.default is REQUIRED and param.name not in given:
+            raise PolarsRankError(
+                f"metric {spec.label!r} needs {param.name} ({param.doc}), e.g. "
+                f"{entry.aliases[0].name}({param.name}={(param.examples or ('1',))[-1]})"
+            )
+    if GROUP in entry.columns and not groups:
+        raise PolarsRankError(
+            f"metric {spec.label!r} ({entry.title or entry.name}) averages AUC over groups: "
+            "give the group column(s), e.g. group='user'"
+        )
+    if "threshold" in entry.param and "threshold" not in given:
+        return replace(spec, params=tuple(sorted({**given, "threshold": threshold}.items())))
+    return spec
