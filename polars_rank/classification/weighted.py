@@ -15,7 +15,7 @@ calibration are weighted means. With every weight 1 these are the unweighted met
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import polars as pl
@@ -61,51 +61,132 @@ def _ratio(numerator: pl.Expr, denominator: pl.Expr, otherwise: float | None = N
     return value if otherwise is None else value.otherwise(pl.lit(otherwise, dtype=pl.Float64))
 
 
+#: The weighted form of each catalog metric, by its canonical name (:func:`_form`).
+_FORMS: dict[str, Callable[[_Rows, Mapping[str, Any]], pl.Expr]] = {}
+
+
+class _Rows:
+    """A group's rows: ``y`` (0.0/1.0), ``s`` (the score) and ``w`` (the weight), Float64
+    over the rows with all three present; ``total`` and ``positives`` their weights."""
+
+    def __init__(self, label: str, score: str, weight: str) -> None:
+        self.y, self.s, self.w = _parts(label, score, weight)
+        self.total, self.positives = self.w.sum(), (self.w * self.y).sum()
+
+    def cells(self, arguments: Mapping[str, Any]) -> dict[str, pl.Expr]:
+        """The weighted confusion counts at the metric's threshold."""
+        y, w = self.y, self.w
+        predicted = (self.s >= float(arguments["threshold"])).cast(pl.Float64)
+        return {
+            "tp": (w * y * predicted).sum(),
+            "fp": (w * (1 - y) * predicted).sum(),
+            "fn": (w * y * (1 - predicted)).sum(),
+            "tn": (w * (1 - y) * (1 - predicted)).sum(),
+        }
+
+
+def _form(
+    *names: str,
+) -> Callable[[Callable[[_Rows, Mapping[str, Any]], pl.Expr]], Callable[..., pl.Expr]]:
+    """Register the decorated function as the weighted form of the metrics ``names``."""
+
+    def register(
+        function: Callable[[_Rows, Mapping[str, Any]], pl.Expr],
+    ) -> Callable[..., pl.Expr]:
+        for name in names:
+            _FORMS[name] = function
+        return function
+
+    return register
+
+
 def expression(
     name: str, arguments: Mapping[str, Any], label: str, score: str, weight: str
 ) -> pl.Expr:
     """The weighted value of the catalog metric ``name`` (canonical name; ``arguments`` as
     :meth:`~polars_rank.catalog.names.MetricSpec.arguments` gives them) over a group's rows."""
-    y, s, w = _parts(label, score, weight)
-    total, positives = w.sum(), (w * y).sum()
-    if name == "roc_auc":
-        return _auc(y, s, w)
-    if name == "average_precision":
-        return _ap(y, s, w)
-    if name in ("log_loss", "normalized_entropy"):
-        chosen = pl.when(y == 1).then(s).otherwise(1 - s).clip(EPS, 1 - EPS)
-        loss = _ratio((w * -chosen.log()).sum(), total)
-        if name == "log_loss":
-            return loss
-        rate = positives / total
-        entropy = -(rate * rate.log() + (1 - rate) * (1 - rate).log())
-        return pl.when((total > 0) & (rate > 0) & (rate < 1)).then(loss / entropy)
-    if name == "brier_score":
-        return _ratio((w * (s - y) ** 2).sum(), total)
-    if name == "calibration":
-        return _ratio((w * s).sum(), positives)
-    cut = float(arguments["threshold"])
-    predicted = (s >= cut).cast(pl.Float64)
-    tp = (w * y * predicted).sum()
-    fp = (w * (1 - y) * predicted).sum()
-    fn = (w * y * (1 - predicted)).sum()
-    tn = (w * (1 - y) * (1 - predicted)).sum()
-    counts = {"tp": tp, "fp": fp, "fn": fn, "tn": tn}
-    if name in counts:
-        return counts[name]
-    zd = check_zero_division(arguments.get("zero_division", 0.0))
-    if name == "accuracy":
-        return _ratio(tp + tn, tp + tn + fp + fn)
-    if name == "precision":
-        return _ratio(tp, tp + fp, zd)
-    if name == "recall":
-        return _ratio(tp, tp + fn, zd)
-    if name == "specificity":
-        return _ratio(tn, tn + fp, zd)
-    if name in ("f1", "fbeta"):
-        b2 = float(arguments.get("beta", 1.0)) ** 2
-        return _ratio((1 + b2) * tp, b2 * (tp + fn) + tp + fp, zd)
-    raise PolarsRankError(f"metric {name!r} has no weighted form")  # pragma: no cover
+    if name not in _FORMS:
+        raise PolarsRankError(f"metric {name!r} has no weighted form")  # pragma: no cover
+    return _FORMS[name](_Rows(label, score, weight), {**arguments, "metric": name})
+
+
+@_form("roc_auc")
+def _roc_auc(rows: _Rows, arguments: Mapping[str, Any]) -> pl.Expr:
+    return _auc(rows.y, rows.s, rows.w)
+
+
+@_form("average_precision")
+def _average_precision(rows: _Rows, arguments: Mapping[str, Any]) -> pl.Expr:
+    return _ap(rows.y, rows.s, rows.w)
+
+
+def _log_loss_value(rows: _Rows) -> pl.Expr:
+    chosen = pl.when(rows.y == 1).then(rows.s).otherwise(1 - rows.s).clip(EPS, 1 - EPS)
+    return _ratio((rows.w * -chosen.log()).sum(), rows.total)
+
+
+@_form("log_loss")
+def _log_loss(rows: _Rows, arguments: Mapping[str, Any]) -> pl.Expr:
+    return _log_loss_value(rows)
+
+
+@_form("normalized_entropy")
+def _normalized_entropy(rows: _Rows, arguments: Mapping[str, Any]) -> pl.Expr:
+    rate = rows.positives / rows.total
+    entropy = -(rate * rate.log() + (1 - rate) * (1 - rate).log())
+    defined = (rows.total > 0) & (rate > 0) & (rate < 1)
+    return pl.when(defined).then(_log_loss_value(rows) / entropy)
+
+
+@_form("brier_score")
+def _brier_score(rows: _Rows, arguments: Mapping[str, Any]) -> pl.Expr:
+    return _ratio((rows.w * (rows.s - rows.y) ** 2).sum(), rows.total)
+
+
+@_form("calibration")
+def _calibration(rows: _Rows, arguments: Mapping[str, Any]) -> pl.Expr:
+    return _ratio((rows.w * rows.s).sum(), rows.positives)
+
+
+@_form("tp", "fp", "fn", "tn")
+def _count(rows: _Rows, arguments: Mapping[str, Any]) -> pl.Expr:
+    return rows.cells(arguments)[arguments["metric"]]
+
+
+def _zero_division(arguments: Mapping[str, Any]) -> float:
+    return check_zero_division(arguments.get("zero_division", 0.0))
+
+
+@_form("accuracy")
+def _accuracy(rows: _Rows, arguments: Mapping[str, Any]) -> pl.Expr:
+    c = rows.cells(arguments)
+    return _ratio(c["tp"] + c["tn"], c["tp"] + c["tn"] + c["fp"] + c["fn"])
+
+
+@_form("precision")
+def _precision(rows: _Rows, arguments: Mapping[str, Any]) -> pl.Expr:
+    c = rows.cells(arguments)
+    return _ratio(c["tp"], c["tp"] + c["fp"], _zero_division(arguments))
+
+
+@_form("recall")
+def _recall(rows: _Rows, arguments: Mapping[str, Any]) -> pl.Expr:
+    c = rows.cells(arguments)
+    return _ratio(c["tp"], c["tp"] + c["fn"], _zero_division(arguments))
+
+
+@_form("specificity")
+def _specificity(rows: _Rows, arguments: Mapping[str, Any]) -> pl.Expr:
+    c = rows.cells(arguments)
+    return _ratio(c["tn"], c["tn"] + c["fp"], _zero_division(arguments))
+
+
+@_form("f1", "fbeta")
+def _fbeta(rows: _Rows, arguments: Mapping[str, Any]) -> pl.Expr:
+    c = rows.cells(arguments)
+    b2 = float(arguments.get("beta", 1.0)) ** 2
+    tp = c["tp"]
+    return _ratio((1 + b2) * tp, b2 * (tp + c["fn"]) + tp + c["fp"], _zero_division(arguments))
 
 
 def group_auc(
