@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal, Unpack, cast, get_args
 
 import polars as pl
 
-from polars_rank.catalog.names import MetricSpec, parse_metrics
+from polars_rank.catalog.names import MetricNames, MetricSpec, parse_metrics
 from polars_rank.core import messages
 from polars_rank.core.columns import RESERVED
 from polars_rank.core.conventions import OrderBy
@@ -24,7 +24,6 @@ from polars_rank.core.types import (
     EngineName,
     EvaluateOptions,
     FrameLike,
-    MetricNames,
     TableInput,
 )
 
@@ -303,7 +302,7 @@ def _evaluate(
             recommender=recommender,
             warn=warn,
         )
-    from polars_rank.core.recommender_inputs import prepare
+    from polars_rank.catalog.recommender_inputs import prepare
     from polars_rank.engines.polars.ranking import evaluate_polars
 
     inputs = prepare(specs, run, qrels, recommender, options, per_query=per_query)
@@ -492,7 +491,7 @@ def _evaluate_recommender_by(
             warn=warn,
         )
         return result.lazy() if lazy_out else result
-    from polars_rank.engines.polars.grouped import evaluate_by
+    from polars_rank.engines.polars.ranking import evaluate_by
 
     values = evaluate_by(
         run_lf, qrels_lf, specs, options, by, groups, given, per_query=per_query, warn=warn

@@ -13,6 +13,7 @@ from typing import Literal
 
 from polars_rank.catalog.model import Metric
 from polars_rank.catalog.names import MetricSpec, parse_metric, parse_metrics
+from polars_rank.catalog.recommender_inputs import GivenTable, check_request
 from polars_rank.compiler import placeholders as ph
 from polars_rank.compiler import plan
 from polars_rank.compiler.columns import column_names, metric_outputs
@@ -34,7 +35,6 @@ from polars_rank.core.errors import PolarsRankError, check_boolean, option
 from polars_rank.core.grouping import by_list, check_by_names
 from polars_rank.core.identifiers import table_reference
 from polars_rank.core.options import Duplicates, Options, Queries
-from polars_rank.core.recommender_inputs import GivenTable, check_request
 
 Layout = Literal["wide", "long"]
 LAYOUTS: tuple[str, ...] = ("wide", "long")

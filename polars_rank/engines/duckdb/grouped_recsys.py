@@ -7,7 +7,7 @@ user)), run on a cursor of the connection.
 The inputs arrive as Polars frames (the caller reads DuckDB tables, relations and Parquet
 paths into Polars) and are checked here as the Polars engine checks them: the run and the
 judgments keyed by (group, query) (duplicates per (group, query, doc)), the recommender
-inputs per group (:func:`~polars_rank.engines.polars.grouped.checked_inputs`). The
+inputs per group (:func:`~polars_rank.engines.polars.ranking.checked_inputs`). The
 warnings are the other engines': run queries without judgments (counted by the query),
 recommended items outside an explicit catalog (the (group, item) pairs of the runs' top k
 that the group's catalog lacks).
@@ -22,19 +22,19 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from polars_rank.catalog.names import MetricSpec
+from polars_rank.catalog.recommender_inputs import (
+    largest_cutoff,
+    recommender_specs,
+    warn_outside_catalog,
+)
 from polars_rank.compiler import column_names, to_sql
 from polars_rank.core import grouping
 from polars_rank.core.arrow import to_polars
 from polars_rank.core.judged import empty_qrels
 from polars_rank.core.options import Options
-from polars_rank.core.recommender_inputs import (
-    largest_cutoff,
-    recommender_specs,
-    warn_outside_catalog,
-)
 from polars_rank.core.sqltext import ident
 from polars_rank.core.validation import validate
-from polars_rank.engines.polars.grouped import checked_inputs
+from polars_rank.engines.polars.ranking import checked_inputs
 
 if TYPE_CHECKING:
     import duckdb

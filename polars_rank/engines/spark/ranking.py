@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, cast
 import polars as pl
 
 from polars_rank.catalog.names import MetricSpec
+from polars_rank.catalog.recommender_inputs import check_request
 from polars_rank.compiler import column_names, to_sql
 from polars_rank.compiler.columns import metric_outputs
 from polars_rank.core import grouping, messages
@@ -35,7 +36,6 @@ from polars_rank.core.extras import require
 from polars_rank.core.frames import from_arrow
 from polars_rank.core.identifiers import table_reference
 from polars_rank.core.options import Options
-from polars_rank.core.recommender_inputs import check_request
 from polars_rank.core.types import TableInput
 from polars_rank.core.validation import validate
 from polars_rank.engines.spark.checks import find_problems, quoted, raise_problem

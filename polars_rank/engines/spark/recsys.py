@@ -20,6 +20,13 @@ from typing import TYPE_CHECKING, Any, cast
 import polars as pl
 
 from polars_rank.catalog.names import MetricSpec
+from polars_rank.catalog.recommender_inputs import (
+    GivenTable,
+    check_request,
+    largest_cutoff,
+    recommender_specs,
+    warn_outside_catalog,
+)
 from polars_rank.compiler import column_names, to_sql
 from polars_rank.compiler.columns import metric_outputs
 from polars_rank.core import grouping, messages
@@ -27,13 +34,6 @@ from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.frames import from_arrow
 from polars_rank.core.judged import empty_qrels
 from polars_rank.core.options import Options
-from polars_rank.core.recommender_inputs import (
-    GivenTable,
-    check_request,
-    largest_cutoff,
-    recommender_specs,
-    warn_outside_catalog,
-)
 from polars_rank.engines.spark.checks import check_spark, quoted
 from polars_rank.engines.spark.ranking import LEFT_OUT, _session, _spark_frame, _temp_views
 
@@ -74,7 +74,7 @@ def _check_inputs(
     kind: str | None = None,
     features_by: Sequence[str] = (),
 ) -> None:
-    """The recommender inputs' checks (:func:`~polars_rank.core.recommender_inputs.
+    """The recommender inputs' checks (:func:`~polars_rank.catalog.recommender_inputs.
     validate_inputs`), with the same messages (without the first row: a Spark table has no
     row order)."""
     q, d = quoted(query), quoted(doc)
