@@ -192,3 +192,17 @@ def test_the_floor_check_finds_a_climb(tmp_path: Path) -> None:
         "polars_rank.core.a -> polars_rank.engines",
         "polars_rank.core.a -> polars_rank.engines.c",
     ]
+
+
+def test_the_engines_pass_their_options_as_one_object() -> None:
+    """Options travel as one object inside the package: no engine spreads its ``Options`` into
+    :func:`polars_rank.to_sql`'s keywords (to be rebuilt from them) or builds one from
+    keywords; the keywords are the public face only (``compile_query`` takes the object)."""
+    spread = []
+    for path in sorted((PACKAGE / "engines").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                called = ast.unparse(node.func)
+                if called in {"to_sql", "Options.from_arguments"} or called.endswith(".to_sql"):
+                    spread.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {called}")
+    assert not spread, spread

@@ -27,7 +27,7 @@ from polars_rank.catalog.recommender_inputs import (
     recommender_specs,
     warn_outside_catalog,
 )
-from polars_rank.compiler import column_names, to_sql
+from polars_rank.compiler import column_names, compile_query
 from polars_rank.core import grouping
 from polars_rank.core.arrow import to_polars
 from polars_rank.core.judged import empty_qrels
@@ -130,9 +130,10 @@ def evaluate_duckdb_by(
     frames: dict[str, Any] = {"run": run, **({"qrels": judged} if has_qrels else {})}
     frames |= {name: table.collect() for name, table in checked.tables.items()}
     reserved = [*by, query, *([_LEFT_OUT] if has_qrels else [])]
-    sql = to_sql(
+    sql = compile_query(
         specs,
         "duckdb",
+        resolved,
         _VIEWS["run"],
         _VIEWS["qrels"] if has_qrels else None,
         interactions=_VIEWS["interactions"] if "interactions" in frames else None,
@@ -147,16 +148,6 @@ def evaluate_duckdb_by(
         interactions_by=checked.shared.get("interactions", []),
         catalog_by=checked.shared.get("catalog", []),
         item_features_by=checked.shared.get("item_features", []),
-        queries=resolved.queries,
-        relevance_level=resolved.relevance_level,
-        max_rank=resolved.max_rank,
-        query=query,
-        doc=doc,
-        score=cols.score,
-        rank=cols.rank,
-        relevance=cols.relevance,
-        order_by=resolved.ordering,
-        duplicates=resolved.duplicates,
         left_out_column=_LEFT_OUT if has_qrels else None,
     )
     with session(con) as cursor:
