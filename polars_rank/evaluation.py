@@ -10,7 +10,7 @@ from typing import Any, Unpack
 
 import polars as pl
 
-from polars_rank.catalog.names import MetricSpec, parse_metrics
+from polars_rank.catalog.names import MetricNames, MetricSpec, parse_metrics
 from polars_rank.core import messages
 from polars_rank.core.columns import RESERVED
 from polars_rank.core.conventions import OrderBy
@@ -23,11 +23,10 @@ from polars_rank.core.types import (
     Connection,
     EngineName,
     EvaluateOptions,
-    MetricNames,
     TableInput,
 )
 from polars_rank.engines import registry
-from polars_rank.engines.base import ClassificationRequest, Request
+from polars_rank.engines.request import ClassificationRequest, Request
 
 Engine = EngineName
 

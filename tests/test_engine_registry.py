@@ -17,8 +17,9 @@ from polars_rank.classification import Engine as FrameEngine
 from polars_rank.classification import implementations
 from polars_rank.core.types import EngineName
 from polars_rank.engines import registry
-from polars_rank.engines.base import Engine, Request
+from polars_rank.engines.base import Engine
 from polars_rank.engines.polars.engine import PolarsEngine
+from polars_rank.engines.request import Request
 
 PACKAGE = Path(__file__).resolve().parents[1] / "polars_rank"
 ENGINE_NAMES = {"polars", "duckdb", "spark"}

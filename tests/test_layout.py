@@ -1,17 +1,17 @@
-"""The package's layout: no import circle, however the import is written.
+"""The package's layout: no import circle and no floor importing a higher one, however the
+import is written.
 
-Every module's imports are read from its source, function-local ones included (those under
-``if TYPE_CHECKING:``, which never run, are not); importing
-``a.b.c`` also runs the package ``a.b`` (its ``__init__``), so that is an edge too (the root
-package ``polars_rank`` is the public API on top and is left out of those implicit edges).
+Every module's imports are read from its source, function-local ones and those under
+``if TYPE_CHECKING:`` included (a type named in an annotation is a dependency too: the module
+cannot be read, type-checked or moved without the one that defines it); importing ``a.b.c``
+also runs the package ``a.b`` (its ``__init__``), so that is an edge too (the root package
+``polars_rank`` is the public API on top and is left out of those implicit edges).
 """
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
-
-import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "polars_rank"
 
@@ -30,16 +30,7 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     found: set[str] = set()
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    typing_only = {  # imports under ``if TYPE_CHECKING:`` never run
-        id(inner)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
-        for stmt in node.body
-        for inner in ast.walk(stmt)
-    }
-    for node in ast.walk(tree):
-        if id(node) in typing_only:
-            continue
+    for node in ast.walk(tree):  # every import: at load, in a function, under TYPE_CHECKING
         targets: list[str] = []
         if isinstance(node, ast.Import):
             targets = [a.name for a in node.names]
@@ -126,24 +117,92 @@ def test_the_graph_reads_function_local_and_package_imports(tmp_path: Path) -> N
     assert found == {"polars_rank.b", "polars_rank.b.c"}
 
 
-@pytest.mark.parametrize(
-    ("folder", "may_not_import"),
-    [
-        ("core", ("catalog", "engines", "compiler", "cli", "evaluation")),
-        ("catalog", ("engines", "compiler", "cli", "evaluation")),
-        ("compiler", ("engines", "cli", "evaluation")),
-        ("ranking", ("catalog", "engines", "compiler", "cli", "evaluation")),
-        ("recsys", ("catalog", "engines", "compiler", "cli", "evaluation")),
-    ],
+#: The floors, lowest first (docs/architecture.md): a module imports its own floor and those
+#: below, never one above, at run time or for types. Each floor lists its top-level modules and
+#: folders; ``io.py`` and ``duckdb.py`` build on the core alone and sit on its floor. The root
+#: package (the public API) and ``__main__`` are above them all.
+FLOORS: tuple[tuple[str, ...], ...] = (
+    ("core", "io", "duckdb"),
+    ("ranking", "recsys", "classification"),
+    ("catalog",),
+    ("compiler",),
+    ("engines", "dbt"),
+    ("evaluation",),
+    ("comparison", "plot", "demo"),
+    ("cli", "__main__"),
 )
-def test_floors(folder: str, may_not_import: tuple[str, ...]) -> None:
-    """Lower floors never import higher ones: core < domain < catalog < compiler < engines."""
-    graph = _graph()
-    bad = sorted(
-        f"{module} -> {target}"
-        for module, targets in graph.items()
-        if module.startswith(f"polars_rank.{folder}")
-        for target in targets
-        if any(target.startswith(f"polars_rank.{up}") for up in may_not_import)
+
+
+def _floor(module: str) -> int | None:
+    """The floor of a package module (None for the root package, above every floor)."""
+    parts = module.split(".")
+    if len(parts) < 2:
+        return None
+    for n, floor in enumerate(FLOORS):
+        if parts[1] in floor:
+            return n
+    raise AssertionError(f"{module} is on no floor: add its folder to FLOORS")
+
+
+def _climbs(graph: dict[str, set[str]]) -> list[str]:
+    """The imports from a floor to a higher one (``module -> target``)."""
+    out = []
+    for module, targets in sorted(graph.items()):
+        low = _floor(module)
+        for target in sorted(targets):
+            high = _floor(target)
+            if low is not None and (high is None or high > low):
+                out.append(f"{module} -> {target}")
+    return out
+
+
+def test_floors() -> None:
+    """Lower floors never import higher ones: core < domain expressions < catalog < compiler
+    < engines < evaluation < cli, type-only imports included."""
+    climbs = _climbs(_graph())
+    assert not climbs, f"{len(climbs)} imports climb a floor: " + "; ".join(climbs)
+
+
+def test_every_module_is_on_a_floor() -> None:
+    for module in _modules():
+        _floor(module)
+
+
+def test_the_floor_check_finds_a_climb(tmp_path: Path) -> None:
+    """The check itself: a core module naming a catalog type only for the type checker climbs,
+    and so does one importing an engine in a function; a catalog module importing the core
+    does not."""
+    modules = {
+        "polars_rank.core.a": tmp_path / "a.py",
+        "polars_rank.catalog.b": tmp_path / "b.py",
+        "polars_rank.engines.c": tmp_path / "c.py",
+    }
+    (tmp_path / "a.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+        "    from polars_rank.catalog.b import Spec\n"
+        "def f():\n    import polars_rank.engines.c\n",
+        encoding="utf-8",
     )
-    assert not bad, bad
+    (tmp_path / "b.py").write_text("from polars_rank.core import a\n", encoding="utf-8")
+    (tmp_path / "c.py").write_text("", encoding="utf-8")
+    graph = {name: _imports(name, path, modules) for name, path in modules.items()}
+    assert _climbs(graph) == [
+        "polars_rank.core.a -> polars_rank.catalog",
+        "polars_rank.core.a -> polars_rank.catalog.b",
+        "polars_rank.core.a -> polars_rank.engines",
+        "polars_rank.core.a -> polars_rank.engines.c",
+    ]
+
+
+def test_the_engines_pass_their_options_as_one_object() -> None:
+    """Options travel as one object inside the package: no engine spreads its ``Options`` into
+    :func:`polars_rank.to_sql`'s keywords (to be rebuilt from them) or builds one from
+    keywords; the keywords are the public face only (``compile_query`` takes the object)."""
+    spread = []
+    for path in sorted((PACKAGE / "engines").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                called = ast.unparse(node.func)
+                if called in {"to_sql", "Options.from_arguments"} or called.endswith(".to_sql"):
+                    spread.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {called}")
+    assert not spread, spread

@@ -398,3 +398,41 @@ def test_feature_vectors_are_exploded_with_their_positions(dialect, explode):
         pretty=False,
     )
     assert sql.count(explode) == 1
+
+
+@pytest.mark.parametrize("dialect", ["spark", "postgres", "duckdb"])
+def test_the_engines_entry_point_takes_the_options_as_one_object(dialect):
+    """``compile_query`` (what the engines call) reads the options from one ``Options``:
+    the same SQL as ``to_sql``'s keywords that build it, for a resolved ``Options`` too
+    (``validate`` and ``grade_limit`` do not change the SQL; ``order_by`` None is score)."""
+    import dataclasses
+
+    from polars_rank.compiler import compile_query
+    from polars_rank.core.conventions import Columns
+    from polars_rank.core.options import GradeLimit, Options
+
+    metrics = ["nDCG@10", "P(rel=2)@5", "novelty@10"]
+    keywords = dict(
+        query="user",
+        doc="item",
+        score="s",
+        relevance="grade",
+        queries="both",
+        relevance_level=2,
+        max_rank=50,
+        duplicates="max",
+    )
+    tables = dict(interactions="db.history", by=["system"], qrels_by=[], interactions_by=[])
+    want = pr.to_sql(metrics, dialect, "db.run", "db.qrels", **tables, **keywords)
+    columns = Columns(query="user", doc="item", score="s", relevance="grade")
+    options = Options(columns, "both", 2, None, 50, "max")
+    got = compile_query(metrics, dialect, options, "db.run", "db.qrels", **tables)
+    assert got == want
+    engine_options = dataclasses.replace(
+        options, order_by="score", validate=False, grade_limit=GradeLimit(3, "ERR")
+    )
+    got = compile_query(metrics, dialect, engine_options, "db.run", "db.qrels", **tables)
+    assert got == want
+    with pytest.raises(PolarsRankError, match="row order"):
+        first = dataclasses.replace(options, duplicates="first")
+        compile_query(metrics, dialect, first, "db.run", "db.qrels", **tables)

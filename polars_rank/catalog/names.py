@@ -12,9 +12,9 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 import polars as pl
 
@@ -34,7 +34,6 @@ from polars_rank.core.conventions import LARGEST_RANK
 from polars_rank.core.errors import PolarsRankError, wording
 from polars_rank.core.expr import Ratio
 from polars_rank.core.summary import Summary
-from polars_rank.core.types import MetricNames
 
 _GRAMMAR = re.compile(
     r"^(?P<name>[A-Za-z0-9_\-]+?)(?:\((?P<params>[^()]*)\))?(?:@(?P<cut>[^@()]*))?$"
@@ -115,6 +114,11 @@ class MetricSpec:
         kwargs = {c: columns.get(c, c) for c in self.entry.columns}
         kwargs.update(self.call_arguments(relevance_level))
         return kwargs
+
+
+#: Metric names: one, or a list (or tuple) of them; parsed :class:`MetricSpec` objects pass
+#: through.
+MetricNames: TypeAlias = "str | Sequence[str | MetricSpec]"
 
 
 def valid_names() -> str:

@@ -18,7 +18,7 @@ PostgreSQL, BigQuery, Snowflake, Trino or DuckDB, with trec_eval's numbers.
 from polars_rank.compiler.builders import BUILDERS
 from polars_rank.compiler.checks import check_sql
 from polars_rank.compiler.columns import column_names
-from polars_rank.compiler.compile import to_sql
+from polars_rank.compiler.compile import compile_query, to_sql
 from polars_rank.compiler.dialects import DIALECTS
 
-__all__ = ["BUILDERS", "DIALECTS", "check_sql", "column_names", "to_sql"]
+__all__ = ["BUILDERS", "DIALECTS", "check_sql", "column_names", "compile_query", "to_sql"]

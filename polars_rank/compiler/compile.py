@@ -13,6 +13,7 @@ from typing import Literal
 
 from polars_rank.catalog.model import Metric
 from polars_rank.catalog.names import MetricSpec, parse_metric, parse_metrics
+from polars_rank.catalog.recommender_inputs import GivenTable, check_request
 from polars_rank.compiler import placeholders as ph
 from polars_rank.compiler import plan
 from polars_rank.compiler.columns import column_names, metric_outputs
@@ -34,7 +35,6 @@ from polars_rank.core.errors import PolarsRankError, check_boolean, option
 from polars_rank.core.grouping import by_list, check_by_names
 from polars_rank.core.identifiers import table_reference
 from polars_rank.core.options import Duplicates, Options, Queries
-from polars_rank.core.recommender_inputs import GivenTable, check_request
 
 Layout = Literal["wide", "long"]
 LAYOUTS: tuple[str, ...] = ("wide", "long")
@@ -324,6 +324,82 @@ def to_sql(
         raise PolarsRankError(
             "label=, group=, threshold= and weight= go with predictions= (classification)"
         )
+    options = Options.from_arguments(
+        query=query,
+        doc=doc,
+        score=score,
+        rank=rank,
+        relevance=relevance,
+        queries=queries,
+        relevance_level=relevance_level,
+        order_by=order_by,
+        max_rank=max_rank,
+        duplicates=duplicates,
+    )
+    return compile_query(
+        metrics,
+        dialect,
+        options,
+        run,
+        qrels,
+        interactions=interactions,
+        catalog=catalog,
+        item_features=item_features,
+        per_query=per_query,
+        by=by,
+        qrels_by=qrels_by,
+        interactions_by=interactions_by,
+        catalog_by=catalog_by,
+        item_features_by=item_features_by,
+        vector=vector,
+        features=features,
+        category=category,
+        layout=layout,
+        left_out_column=left_out_column,
+        duplicates_column=duplicates_column,
+        pretty=pretty,
+    )
+
+
+def compile_query(
+    metrics: Sequence[str | MetricSpec] | str,
+    dialect: Dialect,
+    options: Options,
+    run: str,
+    qrels: str | None,
+    *,
+    interactions: str | None = None,
+    catalog: str | None = None,
+    item_features: str | None = None,
+    per_query: bool = False,
+    by: str | Sequence[str] | None = None,
+    qrels_by: str | Sequence[str] | None = None,
+    interactions_by: str | Sequence[str] | None = None,
+    catalog_by: str | Sequence[str] | None = None,
+    item_features_by: str | Sequence[str] | None = None,
+    vector: str = "vector",
+    features: str = "vectors",
+    category: str = "category",
+    layout: Layout = "wide",
+    left_out_column: str | None = None,
+    duplicates_column: str | None = None,
+    pretty: bool = True,
+) -> str:
+    """:func:`to_sql` for ranking and recommender metrics, the evaluation options as one
+    :class:`~polars_rank.core.options.Options`: the engines' entry point (they pass theirs,
+    resolved or not); ``to_sql``'s keywords are the public face that builds one. The column
+    names, query set, relevance level, ordering (None: ``"score"``), cut-off depth and
+    duplicates policy are read from ``options`` (``duplicates="first"`` is refused: a table
+    has no row order); its ``validate`` and ``grade_limit`` are the engines' business and do
+    not change the SQL. The other arguments are ``to_sql``'s."""
+    cols = options.columns
+    query, doc, score, rank, relevance = (
+        cols.query,
+        cols.doc,
+        cols.score,
+        cols.rank,
+        cols.relevance,
+    )
     specs = _specs(metrics)
     by_columns, shared = by_list(by), by_list(qrels_by, "qrels_by")
     _check_by(specs, by_columns, shared, qrels, roles_of(query, doc, score, rank, relevance))
@@ -347,18 +423,7 @@ def to_sql(
             raise PolarsRankError(
                 f"{name} column {outside[0]!r} is not one of the by columns {by_columns}"
             )
-    options = Options.from_arguments(
-        query=query,
-        doc=doc,
-        score=score,
-        rank=rank,
-        relevance=relevance,
-        queries=queries,
-        relevance_level=relevance_level,
-        order_by=order_by,
-        max_rank=max_rank,
-        duplicates=duplicates,
-    ).unordered("SQL tables")
+    options = options.unordered("SQL tables")
     if options.order_by is None:
         options = dataclasses.replace(options, order_by="score")
     if dialect not in DIALECTS:

@@ -39,10 +39,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from polars_rank.catalog.names import MetricSpec
+from polars_rank.catalog.recommender_inputs import item_options, largest_cutoff
 from polars_rank.compiler.dialects import ID_NUMBER, ID_TEXT, RAW
 from polars_rank.compiler.parts import ONE, ZERO, dbl, log2, num
 from polars_rank.compiler.placeholders import DOC, QUERY, SOURCE, by_placeholder
-from polars_rank.core.recommender_inputs import item_options, largest_cutoff
 from polars_rank.recsys.options import ItemOptions
 
 #: Placeholders for the caller's recommender tables and the vector column, replaced in the

@@ -26,10 +26,8 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame as SparkDataFrame
     from pyspark.sql import SparkSession
 
-    from polars_rank.catalog.names import MetricSpec
     from polars_rank.core.conventions import OrderBy
     from polars_rank.core.options import Duplicates, Queries
-    from polars_rank.recsys.features import ItemFeatures
 
 __all__ = [
     "CatalogInput",
@@ -37,8 +35,6 @@ __all__ = [
     "EngineName",
     "EvaluateOptions",
     "FrameLike",
-    "ItemFeaturesLike",
-    "MetricNames",
     "PolarsFrame",
     "TableInput",
 ]
@@ -51,11 +47,6 @@ PolarsFrame: TypeAlias = "pl.DataFrame | pl.LazyFrame"
 #: DataFrame or a pyarrow Table (or RecordBatch) is converted with ``pl.from_pandas`` /
 #: ``pl.from_arrow`` (:func:`polars_rank.core.frames.as_polars`).
 FrameLike: TypeAlias = "pl.DataFrame | pl.LazyFrame | pd.DataFrame | pa.Table | pa.RecordBatch"
-
-#: Item features (vectors, categories or a similarity table) for the diversity and
-#: serendipity functions of :mod:`polars_rank.recsys`: a frame, or features already
-#: recognised by :func:`polars_rank.recsys.item_features`.
-ItemFeaturesLike: TypeAlias = "FrameLike | ItemFeatures"
 
 #: A table :func:`polars_rank.evaluate` reads (the run, the qrels, the recommender inputs):
 #: a :data:`FrameLike` for every engine; besides, for ``engine="duckdb"`` a DuckDB relation,
@@ -70,10 +61,6 @@ CatalogInput: TypeAlias = "TableInput | pl.Series"
 #: The connection of an engine: a DuckDB connection (``engine="duckdb"``) or a SparkSession
 #: (``engine="spark"``).
 Connection: TypeAlias = "duckdb.DuckDBPyConnection | SparkSession"
-
-#: Metric names: one, or a list (or tuple) of them; parsed :class:`MetricSpec` objects pass
-#: through.
-MetricNames: TypeAlias = "str | Sequence[str | MetricSpec]"
 
 #: The engines of :func:`polars_rank.evaluate`.
 EngineName = Literal["polars", "duckdb", "spark"]

@@ -27,64 +27,19 @@ A step an engine does not implement is refused by name (:meth:`Engine.refuse`).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import polars as pl
 
-from polars_rank.core.errors import CallSite, PolarsRankError
+from polars_rank.core.errors import PolarsRankError
+from polars_rank.engines import keyed
+from polars_rank.engines.request import ClassificationRequest, Request
 
 if TYPE_CHECKING:
     from polars_rank.catalog.names import MetricSpec
     from polars_rank.core.options import Options
-    from polars_rank.core.types import CatalogInput, Connection, FrameLike, TableInput
-
-
-@dataclass
-class Request:
-    """One :func:`~polars_rank.evaluate` call: its inputs as given, the parsed metrics, the
-    checked options, ``by`` (empty without), the recommender inputs (``interactions``,
-    ``item_features``, ``catalog``; None when not given), the connection or session, the
-    warning about queries left out (``warn``), and with :func:`~polars_rank.evaluate_runs`
-    the runs' names (the first ``by`` column is each row's run) and the user's call site."""
-
-    run: TableInput
-    qrels: TableInput | None
-    specs: list[MetricSpec]
-    options: Options
-    per_query: bool
-    by: list[str] = field(default_factory=list)
-    recommender: dict[str, CatalogInput | None] = field(default_factory=dict)
-    con: Connection | None = None
-    warn: Callable[[int], None] = field(default=lambda _: None)
-    run_names: Sequence[str] | None = None
-    site: CallSite | None = None
-
-    @property
-    def recommends(self) -> bool:
-        """Whether a recommender input is given or a metric reads more than the judged
-        ranking (the recommender path of ``by``)."""
-        return any(v is not None for v in self.recommender.values()) or any(
-            s.entry.table != "judged" for s in self.specs
-        )
-
-
-@dataclass
-class ClassificationRequest:
-    """One :func:`~polars_rank.evaluate_classification` call: the predictions as given, the
-    parsed metrics and the arguments, ``by`` and ``group`` as lists."""
-
-    data: TableInput
-    specs: list[MetricSpec]
-    label: str
-    score: str
-    by: list[str]
-    group: list[str]
-    threshold: float
-    weight: str | None
-    con: Any
-    validate: bool
+    from polars_rank.core.types import Connection, FrameLike, TableInput
 
 
 class Engine:
@@ -112,8 +67,6 @@ class Engine:
     def evaluate_by(self, request: Request) -> pl.DataFrame | pl.LazyFrame:
         """Ranking and trec_eval metrics with ``by``: :func:`polars_rank.engines.keyed.
         evaluate_by` (the run keyed by (group, query) in Polars, evaluated by this engine)."""
-        from polars_rank.engines import keyed
-
         return keyed.evaluate_by(self, request)
 
     def evaluate_by_in_engine(self, request: Request) -> tuple[pl.LazyFrame, pl.DataFrame] | None:
@@ -137,8 +90,6 @@ class Engine:
     def evaluate_recommender_by(self, request: Request) -> pl.DataFrame | pl.LazyFrame:
         """Recommender metrics or inputs with ``by``: :func:`polars_rank.engines.keyed.
         evaluate_recommender_by` (the groups read in Polars, evaluated by this engine)."""
-        from polars_rank.engines import keyed
-
         return keyed.evaluate_recommender_by(self, request)
 
     def evaluate_recommender_groups(

@@ -13,7 +13,7 @@ queries left out are warned about per run.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import polars as pl
 
@@ -22,8 +22,41 @@ from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.frames import to_lazy
 
 if TYPE_CHECKING:
+    from polars_rank.catalog.names import MetricSpec
     from polars_rank.core.errors import CallSite
-    from polars_rank.engines.base import Engine, Request
+    from polars_rank.core.options import Options
+    from polars_rank.core.types import Connection, TableInput
+    from polars_rank.engines.request import Request
+
+
+class KeyedEngine(Protocol):
+    """What the Polars-keyed ``by`` needs of an engine (:class:`~polars_rank.engines.base.
+    Engine`'s methods of these names)."""
+
+    def read(self, obj: TableInput, what: str, con: Connection | None) -> TableInput: ...
+
+    def evaluate_by_in_engine(
+        self, request: Request
+    ) -> tuple[pl.LazyFrame, pl.DataFrame] | None: ...
+
+    def evaluate_keyed(
+        self,
+        run: pl.LazyFrame,
+        qrels: pl.LazyFrame,
+        specs: list[MetricSpec],
+        options: Options,
+        warn: Callable[[int], None],
+        con: Connection | None,
+    ) -> pl.LazyFrame: ...
+
+    def evaluate_recommender_groups(
+        self,
+        run: pl.LazyFrame,
+        qrels: pl.LazyFrame | None,
+        request: Request,
+        groups: pl.DataFrame,
+        given: dict[str, Any],
+    ) -> pl.DataFrame | pl.LazyFrame: ...
 
 
 def _check_runs(groups: pl.DataFrame, by: list[str], run_names: Sequence[str]) -> None:
@@ -53,7 +86,7 @@ def _warn_per_run(
     return warn
 
 
-def evaluate_by(engine: Engine, request: Request) -> pl.DataFrame | pl.LazyFrame:
+def evaluate_by(engine: KeyedEngine, request: Request) -> pl.DataFrame | pl.LazyFrame:
     """Ranking and trec_eval metrics with ``by``: the engine's own way when it has one
     (:meth:`~polars_rank.engines.base.Engine.evaluate_by_in_engine`), otherwise the inputs
     read (:meth:`~polars_rank.engines.base.Engine.read`) and keyed by (group, query) in
@@ -75,9 +108,7 @@ def evaluate_by(engine: Engine, request: Request) -> pl.DataFrame | pl.LazyFrame
     if found is not None:
         values, groups = found
         if not request.per_query:
-            values = grouping.group_summary(
-                values, summaries, by, options.columns.query, groups
-            )
+            values = grouping.group_summary(values, summaries, by, options.columns.query, groups)
         return values.collect()
     lazy_out = isinstance(request.run, pl.LazyFrame)
     run = engine.read(request.run, "run", con)
@@ -113,7 +144,7 @@ def evaluate_by(engine: Engine, request: Request) -> pl.DataFrame | pl.LazyFrame
     return values if lazy_out else values.collect()
 
 
-def evaluate_recommender_by(engine: Engine, request: Request) -> pl.DataFrame | pl.LazyFrame:
+def evaluate_recommender_by(engine: KeyedEngine, request: Request) -> pl.DataFrame | pl.LazyFrame:
     """Recommender metrics or inputs with ``by``: the inputs read in Polars (a Series
     catalog as it is), the ``by`` columns and the runs checked, the groups evaluated by the
     engine (:meth:`~polars_rank.engines.base.Engine.evaluate_recommender_groups`)."""

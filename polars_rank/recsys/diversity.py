@@ -38,9 +38,9 @@ from typing import Literal
 import polars as pl
 
 from polars_rank.core.errors import PolarsRankError
-from polars_rank.core.types import ItemFeaturesLike
 from polars_rank.recsys.features import (
     ItemFeatures,
+    ItemFeaturesLike,
     canonical_pairs,
     category_weights,
     item_features,

@@ -24,13 +24,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeAlias
 
 import polars as pl
 
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.frames import ACCEPTED, as_polars
-from polars_rank.core.types import ItemFeaturesLike
+from polars_rank.core.types import FrameLike
 
 FeatureKind = Literal["vectors", "categories", "similarities"]
 
@@ -53,6 +53,12 @@ class ItemFeatures:
     doc: str = "doc"
     column: str | None = None
     dim: int | None = None
+
+
+#: Item features (vectors, categories or a similarity table) for the diversity and
+#: serendipity functions of :mod:`polars_rank.recsys`: a frame, or features already
+#: recognised by :func:`item_features`.
+ItemFeaturesLike: TypeAlias = "FrameLike | ItemFeatures"
 
 
 def _is_vector(dtype: pl.DataType) -> bool:

@@ -43,9 +43,8 @@ from polars_rank.core.conventions import relevant
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.expr import ColumnOrExpr
 from polars_rank.core.expr import col as _col
-from polars_rank.core.types import ItemFeaturesLike
 from polars_rank.recsys.expressions import _within, masked
-from polars_rank.recsys.features import ItemFeatures
+from polars_rank.recsys.features import ItemFeatures, ItemFeaturesLike
 from polars_rank.recsys.features import item_features as _item_features
 from polars_rank.recsys.options import SerendipityGain, check_choice, check_k
 

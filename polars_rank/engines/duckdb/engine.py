@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
 
-from polars_rank.engines.base import ClassificationRequest, Engine, Request
+from polars_rank.engines.base import Engine
 from polars_rank.engines.registry import register
+from polars_rank.engines.request import ClassificationRequest, Request
 
 if TYPE_CHECKING:
     import duckdb

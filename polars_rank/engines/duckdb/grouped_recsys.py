@@ -7,7 +7,7 @@ user)), run on a cursor of the connection.
 The inputs arrive as Polars frames (the caller reads DuckDB tables, relations and Parquet
 paths into Polars) and are checked here as the Polars engine checks them: the run and the
 judgments keyed by (group, query) (duplicates per (group, query, doc)), the recommender
-inputs per group (:func:`~polars_rank.engines.polars.grouped.checked_inputs`). The
+inputs per group (:func:`~polars_rank.engines.polars.ranking.checked_inputs`). The
 warnings are the other engines': run queries without judgments (counted by the query),
 recommended items outside an explicit catalog (the (group, item) pairs of the runs' top k
 that the group's catalog lacks).
@@ -22,19 +22,19 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from polars_rank.catalog.names import MetricSpec
-from polars_rank.compiler import column_names, to_sql
-from polars_rank.core import grouping
-from polars_rank.core.arrow import to_polars
-from polars_rank.core.judged import empty_qrels
-from polars_rank.core.options import Options
-from polars_rank.core.recommender_inputs import (
+from polars_rank.catalog.recommender_inputs import (
     largest_cutoff,
     recommender_specs,
     warn_outside_catalog,
 )
+from polars_rank.compiler import column_names, compile_query
+from polars_rank.core import grouping
+from polars_rank.core.arrow import to_polars
+from polars_rank.core.judged import empty_qrels
+from polars_rank.core.options import Options
 from polars_rank.core.sqltext import ident
 from polars_rank.core.validation import validate
-from polars_rank.engines.polars.grouped import checked_inputs
+from polars_rank.engines.polars.ranking import checked_inputs
 
 if TYPE_CHECKING:
     import duckdb
@@ -130,9 +130,10 @@ def evaluate_duckdb_by(
     frames: dict[str, Any] = {"run": run, **({"qrels": judged} if has_qrels else {})}
     frames |= {name: table.collect() for name, table in checked.tables.items()}
     reserved = [*by, query, *([_LEFT_OUT] if has_qrels else [])]
-    sql = to_sql(
+    sql = compile_query(
         specs,
         "duckdb",
+        resolved,
         _VIEWS["run"],
         _VIEWS["qrels"] if has_qrels else None,
         interactions=_VIEWS["interactions"] if "interactions" in frames else None,
@@ -147,16 +148,6 @@ def evaluate_duckdb_by(
         interactions_by=checked.shared.get("interactions", []),
         catalog_by=checked.shared.get("catalog", []),
         item_features_by=checked.shared.get("item_features", []),
-        queries=resolved.queries,
-        relevance_level=resolved.relevance_level,
-        max_rank=resolved.max_rank,
-        query=query,
-        doc=doc,
-        score=cols.score,
-        rank=cols.rank,
-        relevance=cols.relevance,
-        order_by=resolved.ordering,
-        duplicates=resolved.duplicates,
         left_out_column=_LEFT_OUT if has_qrels else None,
     )
     with session(con) as cursor:

@@ -243,7 +243,7 @@ def _recommender_sql(
     user: duckdb.DuckDBPyConnection | None = None,
 ) -> tuple[str, list[_Source]]:
     """The recommender CTEs and the sources registered for them (after the checks)."""
-    from polars_rank.core.recommender_inputs import prepare, recommender_specs
+    from polars_rank.catalog.recommender_inputs import prepare, recommender_specs
     from polars_rank.engines.duckdb.recsys import input_ctes, recommender_ctes
 
     frames = {name: _frame(con, obj, name, user) for name, obj in recommender.items()}
@@ -339,7 +339,7 @@ def evaluate_duckdb(
     then holds that struct (fields ``f0, f1, ...``). ``on_problem`` replaces the exact checks
     that name a problem a count found (it raises; see :mod:`.grouped`).
     """
-    from polars_rank.core.recommender_inputs import recommender_specs, warn_outside_catalog
+    from polars_rank.catalog.recommender_inputs import recommender_specs, warn_outside_catalog
     from polars_rank.engines.duckdb.recsys import OUTSIDE
 
     lazy_out = isinstance(run, pl.LazyFrame)

@@ -19,8 +19,8 @@ from __future__ import annotations
 import polars as pl
 
 from polars_rank.catalog.names import MetricSpec
+from polars_rank.catalog.recommender_inputs import item_options, largest_cutoff
 from polars_rank.core.options import Options
-from polars_rank.core.recommender_inputs import item_options, largest_cutoff
 from polars_rank.core.sqltext import ident, literal
 from polars_rank.engines.duckdb.query import id_sql, metric_sql
 from polars_rank.recsys.options import ItemOptions

@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from polars_rank.engines.base import ClassificationRequest, Engine, Request
+from polars_rank.engines.base import Engine
 from polars_rank.engines.registry import register
+from polars_rank.engines.request import ClassificationRequest, Request
 
 if TYPE_CHECKING:
     from polars_rank.catalog.names import MetricSpec
@@ -23,7 +24,7 @@ class PolarsEngine(Engine):
     name = "polars"
 
     def evaluate(self, request: Request) -> pl.DataFrame | pl.LazyFrame:
-        from polars_rank.core.recommender_inputs import prepare
+        from polars_rank.catalog.recommender_inputs import prepare
         from polars_rank.engines.polars.ranking import evaluate_polars
 
         run, qrels, specs, options = request.run, request.qrels, request.specs, request.options
@@ -61,7 +62,7 @@ class PolarsEngine(Engine):
         groups: pl.DataFrame,
         given: dict[str, Any],
     ) -> pl.DataFrame | pl.LazyFrame:
-        from polars_rank.engines.polars.grouped import evaluate_by
+        from polars_rank.engines.polars.ranking import evaluate_by
 
         return evaluate_by(
             run,

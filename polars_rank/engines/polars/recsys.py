@@ -31,22 +31,22 @@ from typing import Any
 import polars as pl
 
 from polars_rank.catalog.names import MetricSpec
-from polars_rank.core.columns import fresh
-from polars_rank.core.conventions import Columns, rank_expr
-from polars_rank.core.judged import deduplicated_run
-from polars_rank.core.options import Options
-from polars_rank.core.recommender_inputs import (
+from polars_rank.catalog.recommender_inputs import (
     RecommenderInputs,
     item_options,
     largest_cutoff,
     warn_outside_catalog,
 )
+from polars_rank.core.columns import fresh
+from polars_rank.core.conventions import Columns, rank_expr
+from polars_rank.core.judged import deduplicated_run
+from polars_rank.core.options import Options
 from polars_rank.core.validation import repeated_pair_count
 from polars_rank.recsys import corpus, diversity, items, vectors
 from polars_rank.recsys.expressions import masked
 from polars_rank.recsys.options import ItemOptions
 
-#: With ``by`` (:mod:`polars_rank.engines.polars.grouped`): the column of a group's index.
+#: With ``by`` (:func:`~polars_rank.engines.polars.ranking.evaluate_by`): a group's index.
 GROUP = "__pr_group"
 #: A packed doc id is ``group index · PACK + the doc's rank`` (UInt64): distinct across
 #: groups, in the doc ids' own order within one.

@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, cast
 import polars as pl
 
 from polars_rank.catalog.names import MetricSpec
-from polars_rank.compiler import column_names, to_sql
+from polars_rank.catalog.recommender_inputs import check_request
+from polars_rank.compiler import column_names, compile_query
 from polars_rank.compiler.columns import metric_outputs
 from polars_rank.core import grouping, messages
 from polars_rank.core.columns import fresh
@@ -35,7 +36,6 @@ from polars_rank.core.extras import require
 from polars_rank.core.frames import from_arrow
 from polars_rank.core.identifiers import table_reference
 from polars_rank.core.options import Options
-from polars_rank.core.recommender_inputs import check_request
 from polars_rank.core.types import TableInput
 from polars_rank.core.validation import validate
 from polars_rank.engines.spark.checks import find_problems, quoted, raise_problem
@@ -211,24 +211,15 @@ def evaluate_spark(
             failed = find(run_duplicates=not in_query)
             # the qrels' repeated pairs are reported after the run's
             report(failed - {("qrels", "duplicate_pair")} if in_query else failed)
-        sql = to_sql(
+        sql = compile_query(
             specs,
             "spark",
+            options,
             quoted(views["run"]),
             quoted(views["qrels"]),
             per_query=per_query,
             by=by,
             qrels_by=shared,
-            queries=options.queries,
-            relevance_level=options.relevance_level,
-            max_rank=options.max_rank,
-            query=cols.query,
-            doc=cols.doc,
-            score=cols.score,
-            rank=cols.rank,
-            relevance=cols.relevance,
-            order_by=options.ordering,
-            duplicates=options.duplicates,
             left_out_column=left_out_column,
             duplicates_column=duplicates_column,
         )

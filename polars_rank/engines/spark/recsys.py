@@ -20,20 +20,20 @@ from typing import TYPE_CHECKING, Any, cast
 import polars as pl
 
 from polars_rank.catalog.names import MetricSpec
-from polars_rank.compiler import column_names, to_sql
-from polars_rank.compiler.columns import metric_outputs
-from polars_rank.core import grouping, messages
-from polars_rank.core.errors import PolarsRankError
-from polars_rank.core.frames import from_arrow
-from polars_rank.core.judged import empty_qrels
-from polars_rank.core.options import Options
-from polars_rank.core.recommender_inputs import (
+from polars_rank.catalog.recommender_inputs import (
     GivenTable,
     check_request,
     largest_cutoff,
     recommender_specs,
     warn_outside_catalog,
 )
+from polars_rank.compiler import column_names, compile_query
+from polars_rank.compiler.columns import metric_outputs
+from polars_rank.core import grouping, messages
+from polars_rank.core.errors import PolarsRankError
+from polars_rank.core.frames import from_arrow
+from polars_rank.core.judged import empty_qrels
+from polars_rank.core.options import Options
 from polars_rank.engines.spark.checks import check_spark, quoted
 from polars_rank.engines.spark.ranking import LEFT_OUT, _session, _spark_frame, _temp_views
 
@@ -74,7 +74,7 @@ def _check_inputs(
     kind: str | None = None,
     features_by: Sequence[str] = (),
 ) -> None:
-    """The recommender inputs' checks (:func:`~polars_rank.core.recommender_inputs.
+    """The recommender inputs' checks (:func:`~polars_rank.catalog.recommender_inputs.
     validate_inputs`), with the same messages (without the first row: a Spark table has no
     row order)."""
     q, d = quoted(query), quoted(doc)
@@ -256,9 +256,10 @@ def evaluate_spark_recommender(
                         f"by column {column!r} of the {name} has null values: a group must be "
                         "named (fill them, or filter those rows out)"
                     )
-        sql = to_sql(
+        sql = compile_query(
             specs,
             "spark",
+            options,
             quoted(views["run"]),
             quoted(views["qrels"]) if qrels is not None else None,
             interactions=quoted(views["interactions"]) if "interactions" in views else None,
@@ -273,16 +274,6 @@ def evaluate_spark_recommender(
             interactions_by=input_by.get("interactions", []),
             catalog_by=input_by.get("catalog", []),
             item_features_by=input_by.get("item_features", []),
-            queries=options.queries,
-            relevance_level=options.relevance_level,
-            max_rank=options.max_rank,
-            query=cols.query,
-            doc=cols.doc,
-            score=cols.score,
-            rank=cols.rank,
-            relevance=cols.relevance,
-            order_by=options.ordering,
-            duplicates=options.duplicates,
             left_out_column=left_out_column if qrels is not None else None,
         )
         result = from_arrow(spark.sql(sql).toArrow())

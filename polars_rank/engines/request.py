@@ -1,0 +1,61 @@
+"""What an engine is asked: one request built once from the public arguments
+(:func:`polars_rank.evaluate`'s, :func:`polars_rank.evaluate_classification`'s)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from polars_rank.core.errors import CallSite
+
+if TYPE_CHECKING:
+    from polars_rank.catalog.names import MetricSpec
+    from polars_rank.core.options import Options
+    from polars_rank.core.types import CatalogInput, Connection, TableInput
+
+
+@dataclass
+class Request:
+    """One :func:`~polars_rank.evaluate` call: its inputs as given, the parsed metrics, the
+    checked options, ``by`` (empty without), the recommender inputs (``interactions``,
+    ``item_features``, ``catalog``; None when not given), the connection or session, the
+    warning about queries left out (``warn``), and with :func:`~polars_rank.evaluate_runs`
+    the runs' names (the first ``by`` column is each row's run) and the user's call site."""
+
+    run: TableInput
+    qrels: TableInput | None
+    specs: list[MetricSpec]
+    options: Options
+    per_query: bool
+    by: list[str] = field(default_factory=list)
+    recommender: dict[str, CatalogInput | None] = field(default_factory=dict)
+    con: Connection | None = None
+    warn: Callable[[int], None] = field(default=lambda _: None)
+    run_names: Sequence[str] | None = None
+    site: CallSite | None = None
+
+    @property
+    def recommends(self) -> bool:
+        """Whether a recommender input is given or a metric reads more than the judged
+        ranking (the recommender path of ``by``)."""
+        return any(v is not None for v in self.recommender.values()) or any(
+            s.entry.table != "judged" for s in self.specs
+        )
+
+
+@dataclass
+class ClassificationRequest:
+    """One :func:`~polars_rank.evaluate_classification` call: the predictions as given, the
+    parsed metrics and the arguments, ``by`` and ``group`` as lists."""
+
+    data: TableInput
+    specs: list[MetricSpec]
+    label: str
+    score: str
+    by: list[str]
+    group: list[str]
+    threshold: float
+    weight: str | None
+    con: Any
+    validate: bool
