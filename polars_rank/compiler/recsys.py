@@ -848,58 +848,98 @@ def _grouped_item_table(option: ItemOptions, popularity: str, groups: Sequence[s
     )
 
 
+#: What a corpus metric's SQL per group is given: the spec, ``counts(k)`` (as
+#: :data:`CorpusSQL`) and the group columns; its query gives ``groups..., pr_value``.
+GroupedCorpusSQL = Callable[[MetricSpec, Callable[[int | None], str], Sequence[str]], str]
+
+#: The portable SQL of each corpus metric per group (``by``), registered under its entry's
+#: name with :func:`_grouped_corpus_sql`: a row per group with a value (coverage and Gini over
+#: the group's catalog, entropy over its counts, user coverage over its users).
+GROUPED_CORPUS_SQL: dict[str, GroupedCorpusSQL] = {}
+
+
+def _grouped_corpus_sql(name: str) -> Callable[[GroupedCorpusSQL], GroupedCorpusSQL]:
+    """Register the per-group SQL of the corpus metric ``name`` (its catalog entry's name)."""
+
+    def register(builder: GroupedCorpusSQL) -> GroupedCorpusSQL:
+        GROUPED_CORPUS_SQL[name] = builder
+        return builder
+
+    return register
+
+
 def _grouped_corpus(
     spec: MetricSpec, counts: Callable[[int | None], str], groups: Sequence[str]
 ) -> str:
-    """The corpus metric per group: ``groups..., pr_value``, a row per group with a value
-    (coverage and Gini over the group's catalog, entropy over its counts, user coverage over
-    its users)."""
+    """The corpus metric per group: ``groups..., pr_value``."""
+    return GROUPED_CORPUS_SQL[spec.entry.name](spec, counts, groups)
+
+
+@_grouped_corpus_sql("catalog_coverage")
+def _grouped_catalog_coverage(
+    spec: MetricSpec, counts: Callable[[int | None], str], groups: Sequence[str]
+) -> str:
     gs = ", ".join(groups)
-    name = spec.entry.name
     s_gs = ", ".join(f"s.{x}" for x in groups)
-    if name == "catalog_coverage":
-        c_gs = ", ".join(f"c.{x}" for x in groups)
-        return (
-            f"SELECT {s_gs}, CASE WHEN s.n_catalog > 0 THEN COALESCE(h.n_shown, 0) / s.n_catalog "
-            f"END AS pr_value FROM (SELECT {gs}, {dbl('COUNT(*)')} AS n_catalog FROM pr_catalog "
-            f"GROUP BY {gs}) AS s LEFT JOIN (SELECT {c_gs}, {dbl('COUNT(*)')} AS n_shown "
-            f"FROM {counts(spec.k)} AS c JOIN pr_catalog AS cat ON c.docno = cat.docno AND "
-            f"{_on('c', 'cat', groups)} GROUP BY {c_gs}) AS h ON {_on('s', 'h', groups)}"
-        )
-    if name == "shannon_entropy":
-        args = spec.arguments()
-        per_item = dbl("COUNT(*)") if args["per_item"] else ONE
-        cnt = dbl("cnt")
-        return (
-            f"SELECT {gs}, CASE WHEN COUNT(*) > 0 THEN -SUM(p * (LN(p) / "
-            f"{num(math.log(args['base']))})) / {per_item} END AS pr_value FROM "
-            f"(SELECT {gs}, {cnt} / SUM({cnt}) OVER (PARTITION BY {gs}) AS p "
-            f"FROM {counts(spec.k)}) AS e GROUP BY {gs}"
-        )
-    if name == "gini_index":
-        c_gs = ", ".join(f"c.{x}" for x in groups)
-        position = (
-            f"s.n_catalog - {dbl(f'COUNT(*) OVER (PARTITION BY {c_gs})')} + "
-            f"{dbl(f'ROW_NUMBER() OVER (PARTITION BY {c_gs} ORDER BY c.cnt)')}"
-        )
-        return (
-            f"SELECT {gs}, CASE WHEN SUM(c) > 0 THEN "
-            f"SUM((CAST(2 AS DOUBLE) * j - n - {ONE}) * c) / (MAX(n) * SUM(c)) END AS pr_value "
-            f"FROM (SELECT {c_gs}, {dbl('c.cnt')} AS c, s.n_catalog AS n, {position} AS j "
-            f"FROM {counts(spec.k)} AS c JOIN pr_catalog AS cat ON c.docno = cat.docno AND "
-            f"{_on('c', 'cat', groups)} JOIN (SELECT {gs}, {dbl('COUNT(*)')} AS n_catalog "
-            f"FROM pr_catalog GROUP BY {gs}) AS s ON {_on('c', 's', groups)}) AS g GROUP BY {gs}"
-        )
-    if name == "user_coverage":
-        where = _within(spec.k)
-        level = spec.relevance_level
-        if level is not None:
-            where += f" AND grade >= {num(level)} AND grade >= 0"
-        a_gs = ", ".join(f"a.{x}" for x in groups)
-        return (
-            f"SELECT {a_gs}, CASE WHEN a.n_users > 0 THEN COALESCE(h.n_hit, 0) / a.n_users END "
-            f"AS pr_value FROM (SELECT {gs}, {dbl('COUNT(*)')} AS n_users FROM pr_users "
-            f"GROUP BY {gs}) AS a LEFT JOIN (SELECT {gs}, {dbl('COUNT(DISTINCT qid)')} AS n_hit "
-            f"FROM pr_top WHERE {where} GROUP BY {gs}) AS h ON {_on('a', 'h', groups)}"
-        )
-    raise AssertionError(name)
+    c_gs = ", ".join(f"c.{x}" for x in groups)
+    return (
+        f"SELECT {s_gs}, CASE WHEN s.n_catalog > 0 THEN COALESCE(h.n_shown, 0) / s.n_catalog "
+        f"END AS pr_value FROM (SELECT {gs}, {dbl('COUNT(*)')} AS n_catalog FROM pr_catalog "
+        f"GROUP BY {gs}) AS s LEFT JOIN (SELECT {c_gs}, {dbl('COUNT(*)')} AS n_shown "
+        f"FROM {counts(spec.k)} AS c JOIN pr_catalog AS cat ON c.docno = cat.docno AND "
+        f"{_on('c', 'cat', groups)} GROUP BY {c_gs}) AS h ON {_on('s', 'h', groups)}"
+    )
+
+
+@_grouped_corpus_sql("shannon_entropy")
+def _grouped_shannon_entropy(
+    spec: MetricSpec, counts: Callable[[int | None], str], groups: Sequence[str]
+) -> str:
+    gs = ", ".join(groups)
+    args = spec.arguments()
+    per_item = dbl("COUNT(*)") if args["per_item"] else ONE
+    cnt = dbl("cnt")
+    return (
+        f"SELECT {gs}, CASE WHEN COUNT(*) > 0 THEN -SUM(p * (LN(p) / "
+        f"{num(math.log(args['base']))})) / {per_item} END AS pr_value FROM "
+        f"(SELECT {gs}, {cnt} / SUM({cnt}) OVER (PARTITION BY {gs}) AS p "
+        f"FROM {counts(spec.k)}) AS e GROUP BY {gs}"
+    )
+
+
+@_grouped_corpus_sql("gini_index")
+def _grouped_gini_index(
+    spec: MetricSpec, counts: Callable[[int | None], str], groups: Sequence[str]
+) -> str:
+    gs = ", ".join(groups)
+    c_gs = ", ".join(f"c.{x}" for x in groups)
+    position = (
+        f"s.n_catalog - {dbl(f'COUNT(*) OVER (PARTITION BY {c_gs})')} + "
+        f"{dbl(f'ROW_NUMBER() OVER (PARTITION BY {c_gs} ORDER BY c.cnt)')}"
+    )
+    return (
+        f"SELECT {gs}, CASE WHEN SUM(c) > 0 THEN "
+        f"SUM((CAST(2 AS DOUBLE) * j - n - {ONE}) * c) / (MAX(n) * SUM(c)) END AS pr_value "
+        f"FROM (SELECT {c_gs}, {dbl('c.cnt')} AS c, s.n_catalog AS n, {position} AS j "
+        f"FROM {counts(spec.k)} AS c JOIN pr_catalog AS cat ON c.docno = cat.docno AND "
+        f"{_on('c', 'cat', groups)} JOIN (SELECT {gs}, {dbl('COUNT(*)')} AS n_catalog "
+        f"FROM pr_catalog GROUP BY {gs}) AS s ON {_on('c', 's', groups)}) AS g GROUP BY {gs}"
+    )
+
+
+@_grouped_corpus_sql("user_coverage")
+def _grouped_user_coverage(
+    spec: MetricSpec, counts: Callable[[int | None], str], groups: Sequence[str]
+) -> str:
+    gs = ", ".join(groups)
+    where = _within(spec.k)
+    level = spec.relevance_level
+    if level is not None:
+        where += f" AND grade >= {num(level)} AND grade >= 0"
+    a_gs = ", ".join(f"a.{x}" for x in groups)
+    return (
+        f"SELECT {a_gs}, CASE WHEN a.n_users > 0 THEN COALESCE(h.n_hit, 0) / a.n_users END "
+        f"AS pr_value FROM (SELECT {gs}, {dbl('COUNT(*)')} AS n_users FROM pr_users "
+        f"GROUP BY {gs}) AS a LEFT JOIN (SELECT {gs}, {dbl('COUNT(DISTINCT qid)')} AS n_hit "
+        f"FROM pr_top WHERE {where} GROUP BY {gs}) AS h ON {_on('a', 'h', groups)}"
+    )
