@@ -29,9 +29,10 @@ rows are all skipped still get a row, as in the Polars engine.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
-from typing import Literal
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Literal
 
+from polars_rank.catalog.classification import GROUP
 from polars_rank.catalog.names import MetricSpec, parse_metrics
 from polars_rank.compiler.columns import column_names, metric_outputs
 from polars_rank.compiler.dialects import DIALECTS, RAW, Dialect, render
@@ -219,92 +220,185 @@ Part = tuple[str, str, str]
 _DOUBLE, _BIGINT = "DOUBLE PRECISION", "BIGINT"
 
 
-def _metric(spec: MetricSpec, n: int, parts: dict[str, Part], weighted: bool) -> str:
-    """The final expression of metric number ``n``, registering the parts it sums (``parts``:
-    name → :data:`Part`). Without ``weighted``, the counts are BIGINT parts (a count metric's
-    expression is its part's name), read as DOUBLE in the ratios."""
-    entry, args = spec.entry, spec.arguments()
-    name = entry.name
-
-    def part(key: str, block: str, expression: str, kind: str = _DOUBLE) -> str:
-        parts.setdefault(key, (block, expression, kind))
-        return key
+class _Sums:
+    """The sums one metric's final expression reads, registered as parts (``parts``: name →
+    :data:`Part`, shared by the query's metrics; ``n`` the metric's number). Without
+    ``weighted``, the counts are BIGINT parts (a count metric's expression is its part's
+    name), read as DOUBLE in the ratios. Every metric registers the weight sums ``sw`` and
+    ``swy`` first."""
 
     w, y, s = "pr_w", "pr_y", "pr_s"
-    sw = part("pr_sw", "rows", w)
-    swy = part("pr_swy", "rows", f"{w} * {y}")
-    if name == "roc_auc":
-        u, p, q = (
-            part("pr_u", "scores", "pr_pw * (pr_below + 0.5 * pr_nw)"),
-            part("pr_p", "scores", "pr_pw"),
-            part("pr_n", "scores", "pr_nw"),
-        )
-        return f"CASE WHEN {p} > 0 AND {q} > 0 THEN {u} / ({p} * {q}) END"
-    if name == "average_precision":
-        ap = part(
-            "pr_ap",
-            "scores",
-            "CASE WHEN pr_tps + pr_fps > 0 THEN pr_pw * pr_tps / (pr_tps + pr_fps) ELSE 0.0 END",
-        )
-        p = part("pr_p", "scores", "pr_pw")
-        return _div(ap, p)
-    if name == "group_auc":
-        if args["weight"] == "uniform":
-            value = part("pr_g_auc", "groups", "pr_auc")
-            used = part("pr_g_used", "groups", "pr_used")
-            return _div(value, used)
-        value = part("pr_g_wauc", "groups", "pr_auc * pr_gw")
-        used_w = part("pr_g_w", "groups", "pr_gw")
-        used = part("pr_g_used", "groups", "pr_used")
-        return f"CASE WHEN {used} > 0 THEN {value} / ({used_w}) END"
-    if name in ("log_loss", "normalized_entropy"):
-        chosen = f"CASE WHEN {y} = 1 THEN {s} ELSE 1.0 - {s} END"
-        clipped = f"GREATEST(LEAST({chosen}, {_num(1 - _EPS)}), {_num(_EPS)})"
-        ll = part("pr_ll", "rows", f"{w} * (-LN({clipped}))")
-        loss = _div(ll, sw)
-        if name == "log_loss":
-            return loss
-        rate = f"({swy} / ({sw}))"
-        entropy = f"(-({rate} * LN({rate}) + (1.0 - {rate}) * LN(1.0 - {rate})))"
-        defined = f"{sw} > 0 AND {swy} > 0 AND {swy} < {sw}"
-        return f"CASE WHEN {defined} THEN ({ll} / ({sw})) / {entropy} END"
-    if name == "brier_score":
-        return _div(part("pr_bs", "rows", f"{w} * ({s} - {y}) * ({s} - {y})"), sw)
-    if name == "calibration":
-        return _div(part("pr_sws", "rows", f"{w} * {s}"), swy)
-    cut = _num(args["threshold"])
-    counts = {}
-    for cell, side, positive in (("tp", ">=", 1), ("fp", ">=", 0), ("fn", "<", 1), ("tn", "<", 0)):
-        if weighted:
-            weight = f"{w} * {y}" if positive else f"{w} * (1.0 - {y})"
-            counts[cell] = part(
-                f"pr_{cell}{n}", "rows", f"CASE WHEN {s} {side} {cut} THEN {weight} ELSE 0.0 END"
-            )
-        else:  # each row counts 1 (a skipped row, pr_ok = 0, none): a sum of integers
-            counts[cell] = part(
-                f"pr_{cell}{n}",
-                "rows",
-                f"CASE WHEN pr_ok = 1 AND {s} {side} {cut} AND {y} = {positive} THEN 1 ELSE 0 END",
-                _BIGINT,
-            )
-    if name in counts:
-        return counts[name]
-    if not weighted:  # the ratios divide DOUBLEs
-        counts = {cell: f"CAST({key} AS {_DOUBLE})" for cell, key in counts.items()}
-    tp, fp, fn, tn = counts["tp"], counts["fp"], counts["fn"], counts["tn"]
+
+    def __init__(self, n: int, parts: dict[str, Part], weighted: bool) -> None:
+        self.n, self.parts, self.weighted = n, parts, weighted
+        self.sw = self.part("pr_sw", "rows", self.w)
+        self.swy = self.part("pr_swy", "rows", f"{self.w} * {self.y}")
+
+    def part(self, key: str, block: str, expression: str, kind: str = _DOUBLE) -> str:
+        self.parts.setdefault(key, (block, expression, kind))
+        return key
+
+    def cells(self, args: dict[str, Any]) -> dict[str, str]:
+        """The confusion counts at the metric's threshold: ``tp``, ``fp``, ``fn``, ``tn``."""
+        w, y, s, n = self.w, self.y, self.s, self.n
+        cut = _num(args["threshold"])
+        counts = {}
+        for cell, side, positive in (
+            ("tp", ">=", 1),
+            ("fp", ">=", 0),
+            ("fn", "<", 1),
+            ("tn", "<", 0),
+        ):
+            if self.weighted:
+                weight = f"{w} * {y}" if positive else f"{w} * (1.0 - {y})"
+                counts[cell] = self.part(
+                    f"pr_{cell}{n}",
+                    "rows",
+                    f"CASE WHEN {s} {side} {cut} THEN {weight} ELSE 0.0 END",
+                )
+            else:  # each row counts 1 (a skipped row, pr_ok = 0, none): a sum of integers
+                counts[cell] = self.part(
+                    f"pr_{cell}{n}",
+                    "rows",
+                    f"CASE WHEN pr_ok = 1 AND {s} {side} {cut} AND {y} = {positive} "
+                    "THEN 1 ELSE 0 END",
+                    _BIGINT,
+                )
+        return counts
+
+    def ratio_cells(self, args: dict[str, Any]) -> dict[str, str]:
+        """:meth:`cells` as DOUBLE (the ratios divide DOUBLEs)."""
+        counts = self.cells(args)
+        if self.weighted:
+            return counts
+        return {cell: f"CAST({key} AS {_DOUBLE})" for cell, key in counts.items()}
+
+
+#: The final SQL expression of each classification metric, by its catalog entry's name
+#: (:func:`_sql_of`): given the metric's sums and its arguments.
+_SQL: dict[str, Callable[[_Sums, dict[str, Any]], str]] = {}
+
+
+def _sql_of(
+    *names: str,
+) -> Callable[[Callable[[_Sums, dict[str, Any]], str]], Callable[..., str]]:
+    """Register the decorated function as the SQL of the catalog metrics ``names``."""
+
+    def register(builder: Callable[[_Sums, dict[str, Any]], str]) -> Callable[..., str]:
+        for name in names:
+            _SQL[name] = builder
+        return builder
+
+    return register
+
+
+def _metric(spec: MetricSpec, n: int, parts: dict[str, Part], weighted: bool) -> str:
+    """The final expression of metric number ``n``, registering the parts it sums."""
+    sums = _Sums(n, parts, weighted)
+    if spec.entry.name not in _SQL:
+        raise PolarsRankError(f"metric {spec.label!r} has no portable SQL")  # pragma: no cover
+    return _SQL[spec.entry.name](sums, {**spec.arguments(), "metric": spec.entry.name})
+
+
+@_sql_of("roc_auc")
+def _roc_auc(q: _Sums, args: dict[str, Any]) -> str:
+    u, p, n = (
+        q.part("pr_u", "scores", "pr_pw * (pr_below + 0.5 * pr_nw)"),
+        q.part("pr_p", "scores", "pr_pw"),
+        q.part("pr_n", "scores", "pr_nw"),
+    )
+    return f"CASE WHEN {p} > 0 AND {n} > 0 THEN {u} / ({p} * {n}) END"
+
+
+@_sql_of("average_precision")
+def _average_precision(q: _Sums, args: dict[str, Any]) -> str:
+    ap = q.part(
+        "pr_ap",
+        "scores",
+        "CASE WHEN pr_tps + pr_fps > 0 THEN pr_pw * pr_tps / (pr_tps + pr_fps) ELSE 0.0 END",
+    )
+    return _div(ap, q.part("pr_p", "scores", "pr_pw"))
+
+
+@_sql_of("group_auc")
+def _group_auc(q: _Sums, args: dict[str, Any]) -> str:
+    if args["weight"] == "uniform":
+        value = q.part("pr_g_auc", "groups", "pr_auc")
+        used = q.part("pr_g_used", "groups", "pr_used")
+        return _div(value, used)
+    value = q.part("pr_g_wauc", "groups", "pr_auc * pr_gw")
+    used_w = q.part("pr_g_w", "groups", "pr_gw")
+    used = q.part("pr_g_used", "groups", "pr_used")
+    return f"CASE WHEN {used} > 0 THEN {value} / ({used_w}) END"
+
+
+def _log_loss_sum(q: _Sums) -> str:
+    chosen = f"CASE WHEN {q.y} = 1 THEN {q.s} ELSE 1.0 - {q.s} END"
+    clipped = f"GREATEST(LEAST({chosen}, {_num(1 - _EPS)}), {_num(_EPS)})"
+    return q.part("pr_ll", "rows", f"{q.w} * (-LN({clipped}))")
+
+
+@_sql_of("log_loss")
+def _log_loss(q: _Sums, args: dict[str, Any]) -> str:
+    return _div(_log_loss_sum(q), q.sw)
+
+
+@_sql_of("normalized_entropy")
+def _normalized_entropy(q: _Sums, args: dict[str, Any]) -> str:
+    ll, sw, swy = _log_loss_sum(q), q.sw, q.swy
+    rate = f"({swy} / ({sw}))"
+    entropy = f"(-({rate} * LN({rate}) + (1.0 - {rate}) * LN(1.0 - {rate})))"
+    defined = f"{sw} > 0 AND {swy} > 0 AND {swy} < {sw}"
+    return f"CASE WHEN {defined} THEN ({ll} / ({sw})) / {entropy} END"
+
+
+@_sql_of("brier_score")
+def _brier_score(q: _Sums, args: dict[str, Any]) -> str:
+    return _div(q.part("pr_bs", "rows", f"{q.w} * ({q.s} - {q.y}) * ({q.s} - {q.y})"), q.sw)
+
+
+@_sql_of("calibration")
+def _calibration(q: _Sums, args: dict[str, Any]) -> str:
+    return _div(q.part("pr_sws", "rows", f"{q.w} * {q.s}"), q.swy)
+
+
+@_sql_of("tp", "fp", "fn", "tn")
+def _count(q: _Sums, args: dict[str, Any]) -> str:
+    return q.cells(args)[str(args["metric"])]
+
+
+@_sql_of("accuracy")
+def _accuracy(q: _Sums, args: dict[str, Any]) -> str:
+    c = q.ratio_cells(args)
+    tp, fp, fn, tn = c["tp"], c["fp"], c["fn"], c["tn"]
+    return _div(f"{tp} + {tn}", f"{tp} + {tn} + {fp} + {fn}")
+
+
+@_sql_of("precision")
+def _precision(q: _Sums, args: dict[str, Any]) -> str:
+    c = q.ratio_cells(args)
+    return _div(c["tp"], f"{c['tp']} + {c['fp']}", _num(args.get("zero_division", 0.0)))
+
+
+@_sql_of("recall")
+def _recall(q: _Sums, args: dict[str, Any]) -> str:
+    c = q.ratio_cells(args)
+    return _div(c["tp"], f"{c['tp']} + {c['fn']}", _num(args.get("zero_division", 0.0)))
+
+
+@_sql_of("specificity")
+def _specificity(q: _Sums, args: dict[str, Any]) -> str:
+    c = q.ratio_cells(args)
+    return _div(c["tn"], f"{c['tn']} + {c['fp']}", _num(args.get("zero_division", 0.0)))
+
+
+@_sql_of("f1", "fbeta")
+def _fbeta(q: _Sums, args: dict[str, Any]) -> str:
+    c = q.ratio_cells(args)
+    tp, fp, fn = c["tp"], c["fp"], c["fn"]
+    b2 = _num(float(args.get("beta", 1.0)) ** 2)
     zd = _num(args.get("zero_division", 0.0))
-    if name == "accuracy":
-        return _div(f"{tp} + {tn}", f"{tp} + {tn} + {fp} + {fn}")
-    if name == "precision":
-        return _div(tp, f"{tp} + {fp}", zd)
-    if name == "recall":
-        return _div(tp, f"{tp} + {fn}", zd)
-    if name == "specificity":
-        return _div(tn, f"{tn} + {fp}", zd)
-    if name in ("f1", "fbeta"):
-        b2 = _num(float(args.get("beta", 1.0)) ** 2)
-        return _div(f"(1.0 + {b2}) * {tp}", f"{b2} * ({tp} + {fn}) + {tp} + {fp}", zd)
-    raise PolarsRankError(f"metric {spec.label!r} has no portable SQL")  # pragma: no cover
+    return _div(f"(1.0 + {b2}) * {tp}", f"{b2} * ({tp} + {fn}) + {tp} + {fp}", zd)
 
 
 def _query(specs: list[MetricSpec], segments: int, groups: int, weighted: bool) -> str:
@@ -442,7 +536,7 @@ def classification_sql(
     segments, groups = _columns(by, "by"), _columns(group, "group")
     _check(dialect, label, score, weight, segments)
     specs = _specs(metrics, _threshold(threshold))
-    if any(s.entry.name == "group_auc" for s in specs) and not groups:
+    if any(GROUP in s.entry.columns for s in specs) and not groups:
         raise PolarsRankError(
             "GAUC averages AUC over groups: give the group column(s), e.g. group='user'"
         )
