@@ -23,14 +23,14 @@ class Dialect:
     #: The dialect's name in messages (``BigQuery``).
     title: ClassVar[str] = ""
 
-    #: The dialect's name in sqlglot, which parses and prints its SQL.
     @property
     def sqlglot_name(self) -> str:
+        """The dialect's name in sqlglot, which parses and prints its SQL."""
         return self.name
 
-    #: The reserved-word list, ``core/keywords/<list>.txt`` (by default the dialect's name).
     @property
     def reserved_list(self) -> str:
+        """The reserved-word list, ``core/keywords/<list>.txt`` (the dialect's name)."""
         return self.name
 
     # --- names ----------------------------------------------------------------------------
