@@ -5,13 +5,15 @@ sqlglot's dialects and ibis' compilers do.
 Each fact is named for what it is (``least_ignores_nulls``), never for which dialect has it;
 code outside this package reads the facts of :func:`~polars_rank.core.dialects.get_dialect`'s
 object and compares no dialect name. A subclass that sets :attr:`Dialect.name` registers itself
-(:mod:`polars_rank.core.dialects`).
+(:func:`register`; :mod:`polars_rank.core.dialects` lists the built-in ones).
 """
 
 from __future__ import annotations
 
 import re
 from typing import ClassVar
+
+from polars_rank.core.errors import bad_choice
 
 
 class Dialect:
@@ -100,9 +102,38 @@ class Dialect:
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         if "name" in cls.__dict__ and cls.name:
-            from polars_rank.core.dialects import register
-
             register(cls)
 
     def __repr__(self) -> str:
         return f"<dialect {self.name}>"
+
+
+#: The registered dialects by name (:mod:`polars_rank.core.dialects` reads it).
+_REGISTRY: dict[str, Dialect] = {}
+
+
+def register(cls: type[Dialect]) -> type[Dialect]:
+    """Register the dialect class ``cls`` under its ``name`` (a subclass of :class:`Dialect`
+    that sets ``name`` is registered when it is defined)."""
+    _REGISTRY[cls.name] = cls()
+    return cls
+
+
+def unregister(name: str) -> None:
+    """Remove the dialect ``name`` from the registry."""
+    del _REGISTRY[name]
+
+
+def dialect_names() -> tuple[str, ...]:
+    """The registered dialects' names, in the order they were registered."""
+    return tuple(_REGISTRY)
+
+
+def get_dialect(name: str | Dialect) -> Dialect:
+    """The registered dialect ``name`` (a :class:`Dialect` is returned as it is); any other
+    value is a :class:`~polars_rank.core.errors.PolarsRankError` naming the choices."""
+    if isinstance(name, Dialect):
+        return name
+    if isinstance(name, str) and name in _REGISTRY:
+        return _REGISTRY[name]
+    raise bad_choice("dialect", name, _REGISTRY)
