@@ -7,14 +7,23 @@ file explains); the BigQuery and Trino lists hold sqlglot's own reserved sets.
 
 from __future__ import annotations
 
+from typing import ClassVar, get_args
+
 import duckdb
 import pytest
 
-from polars_rank.compiler import DIALECTS
+from polars_rank.compiler import DIALECTS, to_sql
+from polars_rank.core.dialects import (
+    DialectName,
+    dialect_names,
+    get_dialect,
+    unregister,
+)
+from polars_rank.core.dialects.postgres import Postgres
+from polars_rank.core.dialects.spark import Spark
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.identifiers import (
     KEYWORDS,
-    LISTS,
     header,
     identifier,
     is_plain,
@@ -69,7 +78,11 @@ def test_sqlglots_reserved_words_are_in_the_documented_lists(name):
     assert {w.lower() for w in generator.RESERVED_KEYWORDS} <= reserved(name)
 
 
-@pytest.mark.parametrize("name", sorted(set(LISTS.values())))
+#: The reserved lists the dialects read (Databricks reads Spark's).
+LISTS = sorted({get_dialect(d).reserved_list for d in DIALECTS})
+
+
+@pytest.mark.parametrize("name", LISTS)
 def test_every_list_has_a_header_naming_its_source_and_lower_case_words(name):
     path = KEYWORDS / f"{name}.txt"
     assert header(path, "Source"), f"{path} has no '# Source:' line"
@@ -79,7 +92,8 @@ def test_every_list_has_a_header_naming_its_source_and_lower_case_words(name):
 
 
 def test_every_dialect_has_a_list():
-    assert set(DIALECTS) == set(LISTS)
+    assert LISTS == ["bigquery", "duckdb", "postgres", "snowflake", "spark", "trino"]
+    assert all((KEYWORDS / f"{name}.txt").is_file() for name in LISTS)
 
 
 @pytest.mark.parametrize(
@@ -111,7 +125,7 @@ def test_identifier_rule(name, dialect, shown):
 def test_quote_knows_every_dialect():
     for dialect in DIALECTS:
         assert quote("x", dialect) in ('"x"', "`x`")
-    with pytest.raises(PolarsRankError, match="no SQL dialect 'nope'"):
+    with pytest.raises(PolarsRankError, match="dialect must be 'spark', .* got 'nope'"):
         quote("x", "nope")
 
 
@@ -173,3 +187,57 @@ def test_anything_but_a_table_reference_is_refused(text):
 def test_a_missing_table_name_is_refused(value):
     with pytest.raises(PolarsRankError, match="the qrels table name must be a non-empty string"):
         table_reference(value, "qrels", "duckdb")
+
+
+def test_the_dialect_literal_names_the_registered_dialects():
+    """The public ``DialectName`` type and the registry list the same dialects, in order."""
+    assert get_args(DialectName) == dialect_names() == tuple(DIALECTS)
+    assert get_args(DialectName) == (
+        "spark",
+        "databricks",
+        "postgres",
+        "bigquery",
+        "snowflake",
+        "trino",
+        "duckdb",
+    )
+
+
+def test_databricks_is_spark_sql():
+    """Databricks overrides only its names (Spark's quoting and reserved list)."""
+    databricks, spark = get_dialect("databricks"), get_dialect("spark")
+    assert isinstance(databricks, Spark)
+    assert (databricks.quote_char, databricks.reserved_list) == ("`", "spark")
+    assert databricks.sqlglot_name == "databricks" and spark.sqlglot_name == "spark"
+
+
+def test_a_new_dialect_is_a_subclass_only():
+    """A Dialect subclass defined here registers itself: to_sql, quote and table_reference
+    take its name, with no other code naming it; a subclass of PostgreSQL that overrides
+    nothing of its SQL prints PostgreSQL's query."""
+
+    class PostgresCopy(Postgres):
+        name: ClassVar[str] = "pr_test_dialect"
+
+        @property
+        def reserved_list(self) -> str:
+            return "postgres"
+
+        @property
+        def sqlglot_name(self) -> str:
+            return "postgres"
+
+    try:
+        assert dialect_names()[-1] == "pr_test_dialect"
+        assert get_dialect("pr_test_dialect").name == "pr_test_dialect"
+        assert quote("a b", "pr_test_dialect") == '"a b"'
+        assert table_reference('db."My Runs"', "run", "pr_test_dialect").parts[1].quoted
+        args = (["nDCG@10", "AP"], "db.run", "db.qrels")
+        assert to_sql(args[0], "pr_test_dialect", *args[1:]) == to_sql(
+            args[0], "postgres", *args[1:]
+        )
+    finally:
+        unregister("pr_test_dialect")
+    assert "pr_test_dialect" not in dialect_names()
+    with pytest.raises(PolarsRankError, match="dialect must be"):
+        get_dialect("pr_test_dialect")

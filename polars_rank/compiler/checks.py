@@ -21,10 +21,11 @@ from polars_rank.catalog.names import MetricSpec
 from polars_rank.compiler import placeholders as ph
 from polars_rank.compiler.columns import metric_outputs
 from polars_rank.compiler.compile import _parsed, require_input_by, roles_of
-from polars_rank.compiler.dialects import DIALECTS, Dialect, render
+from polars_rank.compiler.dialects import render
 from polars_rank.compiler.recsys import CATALOG, FEATURES, INTERACTIONS
 from polars_rank.core.conventions import OrderBy
-from polars_rank.core.errors import PolarsRankError, bad_choice
+from polars_rank.core.dialects import DialectName, get_dialect
+from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.grouping import by_list, check_by_names
 from polars_rank.core.identifiers import TableRef, table_reference
 from polars_rank.core.options import Duplicates, Options
@@ -45,11 +46,9 @@ def _double(column: str) -> str:
 
 
 def _is_nan(column: str, dialect: str) -> str:
-    """True for NaN. PostgreSQL and Snowflake have no ``isnan`` and compare NaN equal to
-    itself; BigQuery, Trino, Spark and DuckDB have one."""
-    if dialect in ("postgres", "snowflake"):
-        return f"{_double(column)} = CAST('NaN' AS DOUBLE)"
-    return f"ISNAN({_double(column)})"
+    """True for NaN (:meth:`~polars_rank.core.dialects.Dialect.is_nan`: ``ISNAN``, or where
+    there is none NaN compares equal to itself)."""
+    return get_dialect(dialect).is_nan(_double(column))
 
 
 def _bad_number(column: str, dialect: str) -> str:
@@ -150,7 +149,7 @@ def _ranking_checks(
                 f"({grade} IS NOT NULL AND {_double(grade)} > {limit!r} "
                 f"AND {_double(grade)} <= {_DOUBLE_MAX})"  # infinite grades: their own check
             )
-            if dialect in ("postgres", "snowflake"):  # NaN compares above every number there
+            if get_dialect(dialect).nan_above_every_number:
                 above = f"({above} AND NOT {_is_nan(grade, dialect)})"
             checks.append(_Check(ph.QRELS, "qrels", "grade_above_max", above))
         if qrels_groups:
@@ -171,7 +170,7 @@ def _render_check(check: _Check) -> str:
 
 
 def check_counts_sql(
-    dialect: Dialect,
+    dialect: DialectName,
     run: str,
     qrels: str,
     *,
@@ -216,8 +215,7 @@ def check_counts_sql(
     >>> [key for key, n in zip(keys, con.sql(sql).fetchall()[0]) if n]
     [('run', 'null_id'), ('run', 'duplicate_pair')]
     """
-    if dialect not in DIALECTS:
-        raise bad_choice("dialect", dialect, DIALECTS)
+    get_dialect(dialect)  # a registered dialect, else an error naming them
     options = Options.from_arguments(
         query=query,
         doc=doc,
@@ -314,7 +312,7 @@ def check_counts_sql(
 
 
 def check_sql(
-    dialect: Dialect,
+    dialect: DialectName,
     run: str | None = None,
     qrels: str | None = None,
     *,
@@ -425,8 +423,7 @@ def check_sql(
             weight=weight,
             pretty=pretty,
         )
-    if dialect not in DIALECTS:
-        raise bad_choice("dialect", dialect, DIALECTS)
+    get_dialect(dialect)  # a registered dialect, else an error naming them
     options = Options.from_arguments(
         query=query,
         doc=doc,

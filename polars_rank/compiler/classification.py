@@ -35,8 +35,9 @@ from typing import Any, Literal
 from polars_rank.catalog.classification import GROUP
 from polars_rank.catalog.names import MetricSpec, parse_metrics
 from polars_rank.compiler.columns import column_names, metric_outputs
-from polars_rank.compiler.dialects import DIALECTS, RAW, Dialect, render
+from polars_rank.compiler.dialects import RAW, render
 from polars_rank.core import messages
+from polars_rank.core.dialects import DialectName, get_dialect
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.grouping import check_by_names
 from polars_rank.core.identifiers import table_reference
@@ -472,19 +473,19 @@ def _names(
         names[f"pr_col_bout{i}"] = column
     for i, column in enumerate(groups):
         names[f"pr_col_g{i}"] = column
-    if dialect == "bigquery":
+    rules = get_dialect(dialect)
+    if not rules.column_names_may_hold_dots:
         for column in names.values():
             if "." in column:
                 raise PolarsRankError(
-                    f"the column {column!r} has a '.', which BigQuery reads as a path (its "
-                    "column names cannot contain one)"
+                    f"the column {column!r} has a '.', which {rules.title} reads as a path "
+                    "(its column names cannot contain one)"
                 )
     return names
 
 
 def _check(dialect: str, label: str, score: str, weight: str | None, segments: list[str]) -> None:
-    if dialect not in DIALECTS:
-        raise messages.bad_choice("dialect", dialect, DIALECTS)
+    get_dialect(dialect)  # a registered dialect, else an error naming them
     for what, value in (("label", label), ("score", score)):
         if not isinstance(value, str) or not value:
             raise PolarsRankError(f"{what} must be a column name, got {value!r}")
@@ -497,7 +498,7 @@ def _check(dialect: str, label: str, score: str, weight: str | None, segments: l
 
 def classification_sql(
     metrics: Sequence[str | MetricSpec] | str,
-    dialect: Dialect,
+    dialect: DialectName,
     predictions: str,
     *,
     label: str = "label",
@@ -601,7 +602,7 @@ def _curve_query(curve: Curve, segments: int, weighted: bool, drop_intermediate:
 
 def curve_sql(
     curve: str,
-    dialect: Dialect,
+    dialect: DialectName,
     predictions: str,
     *,
     label: str = "label",
@@ -654,11 +655,9 @@ _DOUBLE_MAX = "1.7976931348623157E308"
 
 
 def _is_nan(column: str, dialect: str) -> str:
-    """True for NaN (PostgreSQL and Snowflake have no ``isnan``, and compare NaN equal to
-    itself), as :mod:`.checks` writes it."""
-    if dialect in ("postgres", "snowflake"):
-        return f"CAST({column} AS DOUBLE) = CAST('NaN' AS DOUBLE)"
-    return f"ISNAN(CAST({column} AS DOUBLE))"
+    """True for NaN (:meth:`~polars_rank.core.dialects.Dialect.is_nan`), as :mod:`.checks`
+    writes it."""
+    return get_dialect(dialect).is_nan(f"CAST({column} AS DOUBLE)")
 
 
 #: Problems of :func:`predictions_check_sql` that make the metrics wrong (the others, NULLs,
@@ -667,7 +666,7 @@ HARD_PROBLEMS = ("empty", "bad_label", "bad_score", "score_outside_0_1", "bad_we
 
 
 def predictions_check_sql(
-    dialect: Dialect,
+    dialect: DialectName,
     predictions: str,
     *,
     metrics: Sequence[str | MetricSpec] | str | None = None,

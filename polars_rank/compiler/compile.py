@@ -17,7 +17,7 @@ from polars_rank.catalog.recommender_inputs import GivenTable, check_request
 from polars_rank.compiler import placeholders as ph
 from polars_rank.compiler import plan
 from polars_rank.compiler.columns import column_names, metric_outputs
-from polars_rank.compiler.dialects import DIALECTS, Dialect, render
+from polars_rank.compiler.dialects import render
 from polars_rank.compiler.recsys import (
     CATALOG,
     CATEGORY,
@@ -31,6 +31,7 @@ from polars_rank.compiler.recsys import (
 )
 from polars_rank.core import messages
 from polars_rank.core.conventions import OrderBy
+from polars_rank.core.dialects import Dialect, DialectName, get_dialect
 from polars_rank.core.errors import PolarsRankError, check_boolean, option
 from polars_rank.core.grouping import by_list, check_by_names
 from polars_rank.core.identifiers import table_reference
@@ -75,15 +76,15 @@ def _parsed(metrics: Sequence[str | MetricSpec] | str | MetricSpec) -> list[Metr
     return specs
 
 
-def _check_bigquery_names(columns: dict[str, str]) -> None:
-    """BigQuery reads a dot in a quoted column name as a path (``t.`a.b``` is field ``b`` of
-    ``a``), and its column names cannot hold one: refuse such a name rather than read
+def _check_dotless_names(columns: dict[str, str], rules: Dialect) -> None:
+    """A dialect whose column names cannot hold a dot reads one in a quoted column name as a
+    path (BigQuery: ``t.`a.b``` is field ``b`` of ``a``): refuse such a name rather than read
     another column."""
     for what, name in columns.items():
         if "." in name:
             raise PolarsRankError(
-                f"the {what} column {name!r} has a '.', which BigQuery reads as a path (its "
-                "column names cannot contain one)"
+                f"the {what} column {name!r} has a '.', which {rules.title} reads as a path "
+                "(its column names cannot contain one)"
             )
 
 
@@ -128,7 +129,7 @@ def roles_of(query: str, doc: str, score: str, rank: str, relevance: str) -> dic
 
 def to_sql(
     metrics: Sequence[str | MetricSpec] | str,
-    dialect: Dialect,
+    dialect: DialectName,
     run: str | None = None,
     qrels: str | None = None,
     *,
@@ -363,7 +364,7 @@ def to_sql(
 
 def compile_query(
     metrics: Sequence[str | MetricSpec] | str,
-    dialect: Dialect,
+    dialect: str,
     options: Options,
     run: str,
     qrels: str | None,
@@ -426,8 +427,7 @@ def compile_query(
     options = options.unordered("SQL tables")
     if options.order_by is None:
         options = dataclasses.replace(options, order_by="score")
-    if dialect not in DIALECTS:
-        raise messages.bad_choice("dialect", dialect, DIALECTS)
+    rules = get_dialect(dialect)
     if layout not in LAYOUTS:
         raise messages.bad_choice("layout", layout, LAYOUTS)
     given = {
@@ -519,8 +519,8 @@ def compile_query(
         features_shared=[by_columns.index(c) for c in input_by["item_features_by"]],
     )
     cols = options.columns
-    if dialect == "bigquery":
-        _check_bigquery_names(
+    if not rules.column_names_may_hold_dots:
+        _check_dotless_names(
             {
                 "query": cols.query,
                 "doc": cols.doc,
@@ -529,7 +529,8 @@ def compile_query(
                 "vector": vector,
                 "left_out_column": left_out_column or "",
                 **{f"by column {c!r}": c for c in by_columns},
-            }
+            },
+            rules,
         )
     names = {
         ph.QUERY: cols.query,

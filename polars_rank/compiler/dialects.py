@@ -24,7 +24,7 @@ every division in the text is between DOUBLEs). :func:`render` parses it and rew
    (``pg_typeof`` / ``typeof``; NULL for text) then its text with the byte-order collation
    (its byte key on Spark);
 6. every read of a caller's key column (query and doc ids, ``by`` and ``group`` columns, item
-   ids and categories: :data:`KEY_COLUMN`) becomes its byte key, :data:`BYTE_KEY`: its text
+   ids and categories: :data:`KEY_COLUMN`) becomes its byte key (:func:`byte_key`): its text
    (integers as decimal text) with the dialect's byte-comparing collation, so that every
    join, ``GROUP BY``, ``DISTINCT``, ``UNION``, ``EXISTS`` and ``PARTITION BY`` downstream
    compares ids as bytes whatever collation the column or the session has (the key is read
@@ -35,6 +35,9 @@ every division in the text is between DOUBLEs). :func:`render` parses it and rew
 7. on DuckDB, every column name and column alias is quoted (DuckDB still resolves it
    case-insensitively), so that ``preserve_identifier_case`` folds none of the output names.
 
+Each rewrite reads the dialect's facts from its :class:`~polars_rank.core.dialects.Dialect`
+object (``byte_collation``, ``byte_key``, ``integer_id_number``, ``least_ignores_nulls``,
+``order_by_null_clause_in_windows``, ``quotes_every_column``); no code here names a dialect.
 Then sqlglot prints the dialect. Apart from the integer-id keys of rewrite 5 (for
 PostgreSQL, DuckDB and Spark), no SQL string is written per dialect.
 
@@ -45,48 +48,21 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from sqlglot import exp
 
+from polars_rank.core.dialects import DIALECTS, Dialect, DialectName, get_dialect
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.identifiers import TableRef, is_plain
 
-#: The dialects :func:`~polars_rank.to_sql` renders (``databricks`` is Spark SQL).
-Dialect = Literal["spark", "databricks", "postgres", "bigquery", "snowflake", "trino", "duckdb"]
-DIALECTS: tuple[str, ...] = (
-    "spark",
-    "databricks",
-    "postgres",
-    "bigquery",
-    "snowflake",
-    "trino",
-    "duckdb",
-)
+__all__ = ["DIALECTS", "DialectName", "render"]
 
-#: The dialect the query text is written in.
+#: The dialect the query text is written in (its sqlglot name).
 BASE = "postgres"
-
-#: Collation that makes the doc id's text compare as bytes, where the default may not.
-BYTE_COLLATION = {"postgres": "C", "duckdb": "binary"}
-
-#: The byte key of a caller's key column (rewrite 6): its text type, and the collation that
-#: compares it as bytes, applied as ``x COLLATE "c"`` (PostgreSQL, DuckDB) or as the function
-#: ``COLLATE(x, 'c')`` (BigQuery's empty specification is no collation; Snowflake's ``utf8`` is
-#: its byte order); Spark's cast to STRING is the default UTF8_BINARY collation (a
-#: ``UTF8_LCASE`` column's collation does not survive it); Trino has no collations: the column
-#: itself.
-BYTE_KEY: dict[str, tuple[str, str | None, bool]] = {
-    "postgres": ("text", "C", False),
-    "duckdb": ("varchar", "binary", False),
-    "spark": ("string", None, False),
-    "databricks": ("string", None, False),
-    "bigquery": ("string", "", True),
-    "snowflake": ("varchar", "utf8", True),
-}
 
 #: The caller's key columns (placeholders of :mod:`.placeholders`, :mod:`.recsys`,
 #: :mod:`.classification`): ids, ``by`` and ``group`` columns, categories.
@@ -95,35 +71,18 @@ KEY_COLUMN = re.compile(r"pr_col_(?:query|doc|doc_a|doc_b|category|by\d+|b\d+|g\
 #: The placeholder function around a caller's key column that is read as it is (rewrite 6).
 RAW = "pr_raw"
 
-#: Dialects whose LEAST / GREATEST skip NULL arguments (the others return NULL).
-_LEAST_IGNORES_NULLS = ("postgres", "duckdb")
-
 #: The sort-key placeholders of an id's own order (see :mod:`.recsys`).
 ID_NUMBER, ID_TEXT = "pr_id_number", "pr_id_text"
 
-#: An integer id as a number, NULL for a text id, where text order may follow a locale or a
-#: column's collation.
-_ID_NUMBER = {
-    "postgres": "CASE WHEN CAST(PG_TYPEOF(x) AS TEXT) IN ('smallint', 'integer', 'bigint') "
-    "THEN CAST(CAST(x AS TEXT) AS BIGINT) END",
-    "duckdb": "CASE WHEN TYPEOF(x) IN ('TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', "
-    "'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT') "
-    "THEN TRY_CAST(CAST(x AS TEXT) AS HUGEINT) END",
-    # a STRING column's collation (Spark 4's UTF8_LCASE) would order text ids by it
-    "spark": "CASE WHEN TYPEOF(x) IN ('tinyint', 'smallint', 'int', 'bigint') "
-    "THEN TRY_CAST(CAST(x AS STRING) AS BIGINT) END",
-    "databricks": "CASE WHEN TYPEOF(x) IN ('tinyint', 'smallint', 'int', 'bigint') "
-    "THEN TRY_CAST(CAST(x AS STRING) AS BIGINT) END",
-}
 
-
-def byte_key(column: exp.Expression, dialect: str) -> exp.Expression:
-    """``column`` as its byte key in ``dialect`` (:data:`BYTE_KEY`; rewrite 6)."""
+def byte_key(column: exp.Expression, dialect: str | Dialect) -> exp.Expression:
+    """``column`` as its byte key in ``dialect`` (:attr:`Dialect.byte_key`; rewrite 6)."""
     from sqlglot import exp
 
-    if dialect not in BYTE_KEY:
+    key = get_dialect(dialect).byte_key
+    if key is None:
         return column
-    kind, collation, function = BYTE_KEY[dialect]
+    kind, collation, function = key
     text = exp.cast(column, exp.DataType.build(kind))
     if collation is None:
         return text
@@ -132,7 +91,7 @@ def byte_key(column: exp.Expression, dialect: str) -> exp.Expression:
     return exp.Collate(this=text, expression=exp.to_identifier(collation, quoted=True))
 
 
-def _byte_keys(tree: Any, dialect: str) -> None:
+def _byte_keys(tree: Any, dialect: Dialect) -> None:
     """Rewrite 6 in place: every read of a caller's key column becomes its byte key, but
     inside :data:`RAW`, which is then dropped."""
     from sqlglot import exp
@@ -155,20 +114,21 @@ def _parents(node: Any) -> Iterator[Any]:
         parent = parent.parent
 
 
-def _id_key(function: str, argument: exp.Expression, dialect: str) -> exp.Expression:
+def _id_key(function: str, argument: exp.Expression, dialect: Dialect) -> exp.Expression:
     """The dialect's sort key for placeholder ``function`` of an id column (rewrite 5): where
     text compares as bytes by default, the id itself, then (a tie under a column's
     collation) its byte key."""
     import sqlglot
     from sqlglot import exp
 
-    collation = BYTE_COLLATION.get(dialect)
-    if function == ID_NUMBER and dialect not in _ID_NUMBER:
+    collation = dialect.byte_collation
+    if function == ID_NUMBER and dialect.integer_id_number is None:
         return argument.copy()
     if collation is None and function == ID_TEXT:
         return byte_key(argument.copy(), dialect)
     if function == ID_NUMBER:
-        key = sqlglot.parse_one(_ID_NUMBER[dialect], read=dialect)
+        assert dialect.integer_id_number is not None
+        key = sqlglot.parse_one(dialect.integer_id_number, read=dialect.sqlglot_name)
         return key.transform(
             lambda n: argument.copy() if isinstance(n, exp.Column) and n.name == "x" else n
         )
@@ -176,18 +136,18 @@ def _id_key(function: str, argument: exp.Expression, dialect: str) -> exp.Expres
     return exp.Collate(this=text, expression=exp.to_identifier(collation, quoted=True))
 
 
-def _identifier(name: str, dialect: str) -> exp.Identifier:
+def _identifier(name: str, dialect: Dialect) -> exp.Identifier:
     """A caller's column name: unquoted when plain in ``dialect``, else quoted as given."""
     from sqlglot import exp
 
-    return exp.to_identifier(name, quoted=not is_plain(name, dialect))
+    return exp.to_identifier(name, quoted=not is_plain(name, dialect.name))
 
 
-def _table(ref: TableRef, dialect: str) -> exp.Table:
+def _table(ref: TableRef, dialect: Dialect) -> exp.Table:
     """A parsed table reference as a sqlglot table, each part quoted as it needs."""
     from sqlglot import exp
 
-    parts = [exp.to_identifier(p.name, quoted=p.needs_quotes(dialect)) for p in ref.parts]
+    parts = [exp.to_identifier(p.name, quoted=p.needs_quotes(dialect.name)) for p in ref.parts]
     keys = ("catalog", "db", "this")[-len(parts) :]
     return exp.Table(**dict(zip(keys, parts, strict=True)))
 
@@ -206,10 +166,6 @@ def _check_cte_names(tree, tables: dict[str, tuple[str, TableRef]]) -> None:
             )
 
 
-#: Dialects whose column names and aliases are printed quoted (rewrite 7).
-_QUOTED_COLUMNS = ("duckdb",)
-
-
 def _quote_columns(tree: exp.Expression) -> None:
     """Rewrite 7: every column name and column alias quoted (tables and CTEs as they are).
     DuckDB resolves a quoted name case-insensitively, as an unquoted one, but names an output
@@ -226,17 +182,12 @@ def _quote_columns(tree: exp.Expression) -> None:
             node.set("quoted", True)
 
 
-#: Dialects that take ``NULLS FIRST/LAST`` only in a query's ORDER BY (not in a window or an
-#: aggregate's ORDER BY).
-_NULLS_ONLY_IN_QUERY_ORDER = ("bigquery",)
-
-
 def _ordered_sql(generator, expression: exp.Ordered) -> str:
     """A sort key with its direction and NULL placement always printed (rewrite 3)."""
     from sqlglot import exp
 
     text = f"{generator.sql(expression, 'this')} {'DESC' if expression.args.get('desc') else 'ASC'}"
-    if generator.dialect.__class__.__name__.lower() in _NULLS_ONLY_IN_QUERY_ORDER:
+    if not generator.POLARS_RANK_DIALECT.order_by_null_clause_in_windows:
         scope = expression.find_ancestor(exp.Window, exp.AggFunc, exp.Select)
         if not isinstance(scope, exp.Select):
             return text
@@ -244,22 +195,25 @@ def _ordered_sql(generator, expression: exp.Ordered) -> str:
 
 
 @functools.cache
-def _generator_class(dialect: str) -> type:
+def _generator_class(dialect: Dialect) -> type:
     """The dialect's sqlglot generator, printing every sort key as :func:`_ordered_sql`."""
     from sqlglot import exp
     from sqlglot.dialects.dialect import Dialect as SqlglotDialect
 
-    base = SqlglotDialect.get_or_raise(dialect).generator_class
+    base = SqlglotDialect.get_or_raise(dialect.sqlglot_name).generator_class
     return type(
         f"Explicit{base.__name__}",
         (base,),
-        {"TRANSFORMS": {**base.TRANSFORMS, exp.Ordered: _ordered_sql}},
+        {
+            "TRANSFORMS": {**base.TRANSFORMS, exp.Ordered: _ordered_sql},
+            "POLARS_RANK_DIALECT": dialect,
+        },
     )
 
 
 def render(
     text: str,
-    dialect: str,
+    dialect: str | Dialect,
     tables: dict[str, tuple[str, TableRef]],
     names: dict[str, str],
     *,
@@ -274,12 +228,13 @@ def render(
     import sqlglot
     from sqlglot import exp
 
+    dialect = get_dialect(dialect)
     tree = sqlglot.parse_one(text, read=BASE)
     _check_cte_names(tree, tables)
     if byte_keys:
         _byte_keys(tree, dialect)
     replaced = {key: _table(ref, dialect) for key, (_, ref) in tables.items()}
-    collation = BYTE_COLLATION.get(dialect)
+    collation = dialect.byte_collation
 
     def rewrite(node: exp.Expression) -> exp.Expression:
         if isinstance(node, exp.Anonymous) and node.name.lower() in (ID_NUMBER, ID_TEXT):
@@ -294,7 +249,7 @@ def render(
             node.set("desc", bool(node.args.get("desc")))
             node.set("nulls_first", False)
         if isinstance(node, exp.Least | exp.Greatest):
-            node.set("ignore_nulls", dialect in _LEAST_IGNORES_NULLS or None)
+            node.set("ignore_nulls", dialect.least_ignores_nulls or None)
         if (
             collation
             and isinstance(node, exp.Cast)
@@ -307,6 +262,7 @@ def render(
         return node
 
     tree = tree.transform(rewrite, copy=False)
-    if dialect in _QUOTED_COLUMNS:
+    if dialect.quotes_every_column:
         _quote_columns(tree)
-    return _generator_class(dialect)(dialect=dialect, pretty=pretty).generate(tree, copy=False)
+    generator = _generator_class(dialect)(dialect=dialect.sqlglot_name, pretty=pretty)
+    return generator.generate(tree, copy=False)

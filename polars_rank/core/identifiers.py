@@ -35,39 +35,15 @@ got "read_text('/etc/passwd')": to evaluate a query, create a view
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from polars_rank.core.dialects import get_dialect
 from polars_rank.core.errors import PolarsRankError
 
 #: The directory of the reserved lists.
 KEYWORDS = Path(__file__).resolve().parent / "keywords"
-
-#: The reserved list of each dialect (Databricks is Spark SQL).
-LISTS = {
-    "duckdb": "duckdb",
-    "postgres": "postgres",
-    "spark": "spark",
-    "databricks": "spark",
-    "bigquery": "bigquery",
-    "snowflake": "snowflake",
-    "trino": "trino",
-}
-
-#: Dialects that quote names with backticks (the others with double quotes).
-BACKTICKS = ("spark", "databricks", "bigquery")
-
-_PLAIN = re.compile(r"[a-z_][a-z0-9_]*")
-_PLAIN_TRINO = re.compile(r"[a-z][a-z0-9_]*")  # Trino's unquoted names start with a letter
-
-
-def _list_name(dialect: str) -> str:
-    try:
-        return LISTS[dialect]
-    except KeyError:
-        raise PolarsRankError(f"no SQL dialect {dialect!r}; one of {sorted(LISTS)}") from None
 
 
 def read_list(path: Path) -> dict[str, str | None]:
@@ -92,24 +68,18 @@ def header(path: Path, key: str) -> list[str]:
 @cache
 def reserved(dialect: str) -> frozenset[str]:
     """The words (lower case) that ``dialect`` does not take as a bare column name."""
-    return frozenset(read_list(KEYWORDS / f"{_list_name(dialect)}.txt"))
+    return frozenset(read_list(KEYWORDS / f"{get_dialect(dialect).reserved_list}.txt"))
 
 
 def is_plain(name: str, dialect: str) -> bool:
     """True when ``name`` may stay unquoted in ``dialect``: plain lower case, not reserved."""
-    pattern = _PLAIN_TRINO if dialect == "trino" else _PLAIN
-    return pattern.fullmatch(name) is not None and name not in reserved(dialect)
+    plain = get_dialect(dialect).plain_name.fullmatch(name) is not None
+    return plain and name not in reserved(dialect)
 
 
 def quote(name: str, dialect: str) -> str:
     """``name`` quoted for ``dialect``, exactly as given."""
-    _list_name(dialect)
-    if dialect == "bigquery":  # backslash escapes, as in its string literals
-        escaped = name.replace("\\", "\\\\").replace("`", "\\`").replace("\n", "\\n")
-        return "`" + escaped.replace("\r", "\\r").replace("\t", "\\t") + "`"
-    if dialect in BACKTICKS:
-        return "`" + name.replace("`", "``") + "`"
-    return '"' + name.replace('"', '""') + '"'
+    return get_dialect(dialect).quote(name)
 
 
 def identifier(name: str, dialect: str) -> str:
@@ -129,7 +99,7 @@ class TablePart:
         """Whether the part is printed quoted: when it was, or when it is a reserved word."""
         if self.quoted:
             return True
-        if dialect == "trino" and self.name.startswith("_"):
+        if self.name.startswith("_") and not get_dialect(dialect).names_may_start_with_underscore:
             return True
         return self.name.lower() in reserved(dialect)
 
@@ -151,11 +121,6 @@ class TableRef:
         )
 
 
-_UNQUOTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-#: BigQuery's unquoted path parts may hold single dashes (``my-project``), not at either end.
-_UNQUOTED_BIGQUERY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*")
-
-
 def _refused(value: str, what: str) -> PolarsRankError:
     shown = value if len(value) <= 80 else value[:77] + "..."
     return PolarsRankError(
@@ -167,11 +132,12 @@ def _refused(value: str, what: str) -> PolarsRankError:
 def _quoted_part(text: str, start: int, dialect: str) -> tuple[str, int] | None:
     """The quoted name starting at ``text[start]`` and the index after it (None: malformed)."""
     mark = text[start]
+    backslash = mark == "`" and get_dialect(dialect).backslash_escapes
     chars: list[str] = []
     i = start + 1
     while i < len(text):
         c = text[i]
-        if mark == "`" and dialect == "bigquery" and c == "\\":
+        if backslash and c == "\\":
             escapes = {"\\": "\\", "`": "`", "n": "\n", "r": "\r", "t": "\t"}
             if i + 1 >= len(text) or text[i + 1] not in escapes:
                 return None
@@ -179,11 +145,7 @@ def _quoted_part(text: str, start: int, dialect: str) -> tuple[str, int] | None:
             i += 2
             continue
         if c == mark:
-            if (
-                i + 1 < len(text)
-                and text[i + 1] == mark
-                and not (mark == "`" and dialect == "bigquery")
-            ):
+            if i + 1 < len(text) and text[i + 1] == mark and not backslash:
                 chars.append(mark)
                 i += 2
                 continue
@@ -200,10 +162,9 @@ def table_reference(value: object, what: str, dialect: str) -> TableRef:
         raise PolarsRankError(
             f"the {what} table name must be a non-empty string (e.g. 'db.{what}'), got {value!r}"
         )
-    _list_name(dialect)
+    rules = get_dialect(dialect)
     text = value.strip()
-    marks = '"`' if dialect in BACKTICKS else '"'
-    unquoted = _UNQUOTED_BIGQUERY if dialect == "bigquery" else _UNQUOTED
+    marks, unquoted = rules.table_quote_marks, rules.unquoted_table_part
     parts: list[TablePart] = []
     i = 0
     while True:
