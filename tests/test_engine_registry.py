@@ -156,3 +156,57 @@ def test_an_engine_refuses_what_it_does_not_implement() -> None:
             pr.evaluate_classification(data, ["AUC"], engine="bare")  # type: ignore[arg-type]
     finally:
         del registry._ENGINES["bare"]
+
+
+def _catalog_names() -> set[str]:
+    catalog = pr.metric_catalog()
+    aliases = {a for names in catalog["aliases"].to_list() for a in names}
+    return set(catalog["name"].to_list()) | aliases
+
+
+_NAME_WORDS = ("name", "measure", "metric")
+
+
+def _metric_name_comparisons(source: str, names: set[str]) -> list[int]:
+    """Lines comparing a metric's name (an operand that is a variable or attribute called
+    ``name``, ``measure`` or ``metric``) with a catalog name or alias."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Compare):
+            continue
+        operands = [node.left, *node.comparators]
+        literal = any(s in names for operand in operands for s in _strings(operand))
+        named = any(
+            (isinstance(operand, ast.Name) and operand.id in _NAME_WORDS)
+            or (isinstance(operand, ast.Attribute) and operand.attr in _NAME_WORDS)
+            for operand in operands
+        )
+        if literal and named:
+            lines.append(node.lineno)
+    return lines
+
+
+def test_the_metric_scan_finds_a_name_comparison() -> None:
+    source = (
+        "spec.entry.name == 'roc_auc'\nname in ('f1', 'fbeta')\nmetric.cutoff == 'recall'\n"
+        "m.measure != 'recall'\n"
+    )
+    assert _metric_name_comparisons(source, {"roc_auc", "f1", "recall"}) == [1, 2, 4]
+
+
+#: trec_eval's own rules under ``-c`` name three of its measures (m_num_rel.c counts every
+#: grade > 0; iprec_at_recall and 11pt_avg on a ranking left empty): the drop-in's.
+_TREC_EVAL_RULES = {"polars_rank/cli/trec_eval.py"}
+
+
+def test_no_metric_name_comparison_outside_the_catalog() -> None:
+    """Code outside catalog/ dispatches through the entry (or a table keyed by its name, as
+    ``@builds``), never by comparing a metric's name."""
+    names = _catalog_names()
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        where = str(path.relative_to(PACKAGE.parent))
+        if "catalog" in path.relative_to(PACKAGE).parts or where in _TREC_EVAL_RULES:
+            continue
+        found += [f"{where}:{n}" for n in _metric_name_comparisons(path.read_text("utf-8"), names)]
+    assert not found, found
