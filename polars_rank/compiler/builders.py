@@ -554,7 +554,7 @@ def normalized_gain(q: Parts, *, gains: Gains | None) -> str:
     eset, retrieved, ideal = _events(q, gains)
     gained = q.event_running(eset, 0, "g", ideal_first=True)
     cost = q.event_running(eset, 1, f"CASE WHEN g >= {ONE} THEN g ELSE {ONE} END", ideal_first=True)
-    big_p = q.event_window(f"ev_p_{eset}", "SUM(side) OVER (PARTITION BY qid, eset)")
+    big_p = q.event_window(f"ev_p_{eset}", f"SUM(side) OVER (PARTITION BY {q.key}, eset)")
     c = f"({cost} + {dbl(f'GREATEST(ekey - {big_p}, 0)')})"
     arg = f"((CAST(2 AS DOUBLE) + {c}) - {gained})"
     # IEEE as in the Polars engine, never a division error: log2(1) = 0 gives ±inf, log2(0)
@@ -603,7 +603,7 @@ def r_ndcg(q: Parts, *, gains: Gains | None, relevance_level: float) -> str:
     dcg_through = q.event_running(eset, 0, _discounted("ekey"), ideal_first=False)
     ideal_through = q.event_running(eset, 1, _discounted("ekey"), ideal_first=False)
     following = q.event_window(
-        f"ev_next_{eset}", "LEAD(g) OVER (PARTITION BY qid, eset, side ORDER BY ekey)"
+        f"ev_next_{eset}", f"LEAD(g) OVER (PARTITION BY {q.key}, eset, side ORDER BY ekey)"
     )
     run_end = f"{ideal} AND ({following} IS NULL OR {following} <> g)"
     recorded = q.event_aggregate(

@@ -96,10 +96,18 @@ class Parts:
     window methods a column of ``pr_rows`` (usable inside an aggregate's ``CASE``).
     """
 
+    #: The plan's ``by`` columns (``pr_g0``, ...; none without ``by``): a query's rows are
+    #: those of one (group, query), every window partitioned by :attr:`key`.
+    groups: tuple[str, ...] = ()
     levels: list[float] = field(default_factory=list)
     aggregates: dict[str, str] = field(default_factory=dict)  # aggregate SQL -> column
     windows: dict[str, str] = field(default_factory=dict)  # column -> window SQL
     needs_n_ret: bool = False
+
+    @property
+    def key(self) -> str:
+        """The columns of one ranking: the ``by`` columns, then ``qid``."""
+        return ", ".join([*self.groups, "qid"])
 
     # building blocks -------------------------------------------------------------------------
 
@@ -133,12 +141,12 @@ class Parts:
     def big_r(self, relevance_level: float) -> str:
         """R, the query's relevant judgments (retrieved or not), on every row."""
         rel = self.relevant(relevance_level)
-        return self.window(f"big_r_{rel}", f"SUM({rel}) OVER (PARTITION BY qid)")
+        return self.window(f"big_r_{rel}", f"SUM({rel}) OVER (PARTITION BY {self.key})")
 
     def big_n(self, relevance_level: float) -> str:
         """N, the query's judged non-relevant documents (retrieved or not), on every row."""
         nonrel = self.nonrelevant(relevance_level)
-        return self.window(f"big_n_{nonrel}", f"SUM({nonrel}) OVER (PARTITION BY qid)")
+        return self.window(f"big_n_{nonrel}", f"SUM({nonrel}) OVER (PARTITION BY {self.key})")
 
     def running(self, name: str, flag: str) -> str:
         """The sum of ``flag`` over the retrieved rows ranked at or above this row's rank.
@@ -147,7 +155,7 @@ class Parts:
         and RANGE frames agree, and the key is never NULL, so NULL ordering cannot matter."""
         return self.window(
             name,
-            f"SUM(CASE WHEN pos IS NOT NULL THEN {flag} ELSE 0 END) OVER (PARTITION BY qid "
+            f"SUM(CASE WHEN pos IS NOT NULL THEN {flag} ELSE 0 END) OVER (PARTITION BY {self.key} "
             "ORDER BY COALESCE(pos, 0) ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)",
         )
 
@@ -166,7 +174,8 @@ class Parts:
         (the ideal ranking of IDCG; tied rows have the same gain, so their order is free).
         Linear and exponential gain sort alike."""
         return self.window(
-            "ideal_pos", f"ROW_NUMBER() OVER (PARTITION BY qid ORDER BY {gain('linear')} DESC)"
+            "ideal_pos",
+            f"ROW_NUMBER() OVER (PARTITION BY {self.key} ORDER BY {gain('linear')} DESC)",
         )
 
     # per-query aggregates ---------------------------------------------------------------------
@@ -217,7 +226,7 @@ class Parts:
         """The row's position in the ideal ranking by the gain ``gain_sql`` (a per-row SQL
         expression, never NULL), highest first; rows of equal gain in any order."""
         return self._numbered_window(
-            "ideal_at", f"ROW_NUMBER() OVER (PARTITION BY qid ORDER BY {gain_sql} DESC)"
+            "ideal_at", f"ROW_NUMBER() OVER (PARTITION BY {self.key} ORDER BY {gain_sql} DESC)"
         )
 
     def dcg_of(self, gain_sql: str, k: int | None) -> str:
@@ -239,8 +248,9 @@ class Parts:
         1); as :meth:`running`, but the frame ends one row before the current one."""
         window = self._numbered_window(
             prefix,
-            f"SUM(CASE WHEN pos IS NOT NULL THEN {term} ELSE {ZERO} END) OVER (PARTITION BY qid "
-            "ORDER BY COALESCE(pos, 0) ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)",
+            f"SUM(CASE WHEN pos IS NOT NULL THEN {term} ELSE {ZERO} END) OVER "
+            f"(PARTITION BY {self.key} ORDER BY COALESCE(pos, 0) "
+            "ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)",
         )
         return f"COALESCE({window}, {ZERO})"
 
@@ -280,8 +290,9 @@ class Parts:
         order = "DESC" if ideal_first else "ASC"
         name = f"ev_{len(self.event_windows) + 1}"
         sql = (
-            f"SUM(CASE WHEN side = {side} THEN {term} ELSE 0 END) OVER (PARTITION BY qid, eset "
-            f"ORDER BY ekey, side {order} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"
+            f"SUM(CASE WHEN side = {side} THEN {term} ELSE 0 END) OVER "
+            f"(PARTITION BY {self.key}, eset ORDER BY ekey, side {order} "
+            "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"
         )
         for existing, text in self.event_windows.items():
             if text == sql:
@@ -299,12 +310,13 @@ class Parts:
         branches = []
         for i, gain_sql in enumerate(self.event_sets):
             branches.append(
-                f"SELECT qid, {i} AS eset, 0 AS side, pos AS ekey, {gain_sql} AS g "
+                f"SELECT {self.key}, {i} AS eset, 0 AS side, pos AS ekey, {gain_sql} AS g "
                 "FROM pr_rows WHERE pos IS NOT NULL"
             )
             branches.append(
-                f"SELECT qid, {i} AS eset, 1 AS side, ROW_NUMBER() OVER (PARTITION BY qid "
-                f"ORDER BY {gain_sql} DESC) AS ekey, {gain_sql} AS g FROM pr_rows "
+                f"SELECT {self.key}, {i} AS eset, 1 AS side, ROW_NUMBER() OVER "
+                f"(PARTITION BY {self.key} ORDER BY {gain_sql} DESC) AS ekey, {gain_sql} AS g "
+                "FROM pr_rows "
                 f"WHERE grade >= 0 AND {gain_sql} > 0"
             )
         return " UNION ALL ".join(branches)
@@ -317,7 +329,8 @@ class Parts:
     def top_grade(self) -> str:
         """The query's highest grade >= 0, floored, on every row (NULL when it has none)."""
         return self.window(
-            "top_grade", "FLOOR(MAX(CASE WHEN grade >= 0 THEN grade END) OVER (PARTITION BY qid))"
+            "top_grade",
+            f"FLOOR(MAX(CASE WHEN grade >= 0 THEN grade END) OVER (PARTITION BY {self.key}))",
         )
 
 

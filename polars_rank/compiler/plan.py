@@ -81,16 +81,9 @@ def _values(groups: Sequence[str], query: bool) -> str:
     return "".join(f", {c}" for c in [*(["pr_qv"] if query else []), *(f"{g}v" for g in groups)])
 
 
-def _keyed(sql: str, groups: Sequence[str]) -> str:
-    """``sql`` (windows and selects over one query's rows, written for ``qid``) with the
-    group columns in front of ``qid`` in every partition, grouping and leading select."""
-    if not groups:
-        return sql
-    lead = ", ".join(groups)
-    for text in ("PARTITION BY qid", "GROUP BY qid", "SELECT qid, "):
-        head, _, tail = text.partition("qid")
-        sql = sql.replace(text, f"{head}{lead}, qid{tail}")
-    return sql
+def _key(groups: Sequence[str]) -> str:
+    """The columns of one ranking: the ``by`` columns, then ``qid``."""
+    return ", ".join([*groups, "qid"])
 
 
 def _inputs(
@@ -170,17 +163,17 @@ def _inputs(
         )
     length = ""
     if n_ret:
-        length = _keyed("COUNT(*) OVER (PARTITION BY qid)", groups)
+        length = f"COUNT(*) OVER (PARTITION BY {_key(groups)})"
         if options.max_rank is not None:
             length = f"LEAST({length}, {int(options.max_rank)})"
         length = f", {length} AS n_ret"
     if pair_count:
-        length += f", COUNT(*) OVER (PARTITION BY qid, {DOC_KEY}) AS pr_pair_n"
-    ranked = _keyed(
-        f"SELECT qid, docno{_values(groups, query_value)}, ROW_NUMBER() OVER (PARTITION BY qid "
-        "ORDER BY sort_key DESC, "
-        f"CAST({DOC_KEY} AS TEXT) DESC) AS pos{length} FROM pr_run",
-        groups,
+        length += f", COUNT(*) OVER (PARTITION BY {_key(groups)}, {DOC_KEY}) AS pr_pair_n"
+    key = _key(groups)
+    ranked = (
+        f"SELECT {key}, docno{_values(groups, query_value)}, ROW_NUMBER() OVER (PARTITION BY "
+        f"{key} ORDER BY sort_key DESC, "
+        f"CAST({DOC_KEY} AS TEXT) DESC) AS pos{length} FROM pr_run"
     )
     return [*ctes, ("pr_qrels", qrels), ("pr_ranked", ranked)]
 
@@ -278,7 +271,7 @@ def query_text(
     named = dict(zip((s.label for s in specs), columns, strict=True))
     judged = [s for s in specs if s.entry.table == "judged"]
     recommender = [s for s in specs if s.entry.table != "judged"]
-    q = Parts()
+    q = Parts(groups=tuple(groups))
     formulas = [BUILDERS[s.entry.name](q, **s.arguments(options.relevance_level)) for s in judged]
     keep = "pr_judged = 1" + (" AND pr_in_run = 1" if options.queries == "both" else "")
     source_parts = "pr_parts"
@@ -295,7 +288,7 @@ def query_text(
         )
         joined = _joined(q, options, groups, pair_count=duplicates_out, query_value=per_query)
         ctes.append(("pr_joined", joined))
-        windows = "".join(f", {_keyed(sql, groups)} AS {name}" for name, sql in q.windows.items())
+        windows = "".join(f", {sql} AS {name}" for name, sql in q.windows.items())
         ctes.append(("pr_rows", f"SELECT *{windows} FROM pr_joined"))
         aggregates = "".join(f", {sql} AS {name}" for sql, name in q.aggregates.items())
         ctes.append(
@@ -308,10 +301,8 @@ def query_text(
             )
         )
         if q.event_sets:  # rankings merged with ideal rankings (Parts.event_set)
-            ctes.append(("pr_events", _keyed(q.events_sql(), groups)))
-            event_windows = "".join(
-                f", {_keyed(sql, groups)} AS {name}" for name, sql in q.event_windows.items()
-            )
+            ctes.append(("pr_events", q.events_sql()))
+            event_windows = "".join(f", {sql} AS {name}" for name, sql in q.event_windows.items())
             ctes.append(("pr_event_rows", f"SELECT *{event_windows} FROM pr_events"))
             event_aggregates = "".join(f", {sql} AS {n}" for sql, n in q.event_aggregates.items())
             ctes.append(
