@@ -113,7 +113,7 @@ def read_trec_eval_output(path: Path) -> pl.DataFrame:
 @pytest.fixture(scope="session")
 def postgres():
     """A PostgreSQL server for the whole test run (see ``tests/engines.py``), always stopped."""
-    from engines import start_postgres, stop_postgres
+    from tests.support.engines import start_postgres, stop_postgres
 
     server = start_postgres()
     try:
@@ -127,7 +127,7 @@ def postgres():
 def spark():
     """A ``local[2]`` SparkSession for the whole test run (see ``tests/engines.py``), stopped
     at the end."""
-    from engines import start_spark
+    from tests.support.engines import start_spark
 
     session = start_spark()
     try:

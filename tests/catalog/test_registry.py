@@ -19,7 +19,7 @@ from polars_rank.catalog.names import parse_metric
 from polars_rank.catalog.registry import REGISTRY
 from polars_rank.core.sqltext import literal
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SQL_TEXT = "\n".join(path.read_text(encoding="utf-8") for path in pr.duckdb.sql_paths())
 ENTRIES = list(registry.metrics())
 

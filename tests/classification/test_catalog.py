@@ -35,7 +35,7 @@ from polars_rank.core.errors import PolarsRankError
 
 ENGINES = ["polars", "duckdb"]
 CLASSIFICATION = entries("classification")
-SQL = Path(__file__).resolve().parents[1] / "sql" / "classification.sql"
+SQL = Path(__file__).resolve().parents[2] / "sql" / "classification.sql"
 
 
 def _counts(y: np.ndarray, p: np.ndarray, threshold: float) -> np.ndarray:

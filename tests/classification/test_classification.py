@@ -14,11 +14,11 @@ import sklearn.metrics as skm
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
-from strategies import examples
 
 import polars_rank.classification as cls
 import polars_rank.duckdb as prd
 from polars_rank import PolarsRankError
+from tests.support.strategies import examples
 
 TOL = 1e-12
 pytestmark = pytest.mark.filterwarnings("ignore")

@@ -64,7 +64,7 @@ def test_demo_command_prints_every_metric(capsys, tmp_path):
 
 
 def test_python_dash_m_demo():
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONPATH": str(root)}
     done = subprocess.run(
         [sys.executable, "-m", "polars_rank", "demo", "--permutations", "1000"],

@@ -7,12 +7,12 @@ import warnings
 
 import duckdb
 import pytest
-from sql_cases import assert_sql_result
 
 import polars_rank as pr
 from polars_rank.cli import main
 from polars_rank.cli.evaluate import DEFAULT_METRICS
 from polars_rank.demo import demo_data
+from tests.support.sql_cases import assert_sql_result
 
 
 def test_prints_to_sql(capsys):

@@ -8,10 +8,10 @@ import duckdb
 import polars as pl
 import pytest
 import sqlglot
-from sql_cases import to_duckdb
 
 import polars_rank as pr
 from polars_rank.compiler.checks import CHECK_COLUMNS
+from tests.support.sql_cases import to_duckdb
 
 NAN, INF = float("nan"), float("inf")
 

@@ -24,13 +24,13 @@ from sklearn.metrics import (
     roc_auc_score,
     roc_curve,
 )
-from sql_cases import to_duckdb
-from strategies import fast_first
 
 import polars_rank as pr
 from polars_rank.compiler import DIALECTS
 from polars_rank.compiler.columns import column_names
 from polars_rank.core.errors import PolarsRankError
+from tests.support.sql_cases import to_duckdb
+from tests.support.strategies import fast_first
 
 TOLERANCE = 1e-12
 METRICS = [

@@ -8,7 +8,6 @@ import inspect
 import re
 
 import pytest
-from sql_cases import METRICS
 
 import polars_rank as pr
 from polars_rank.catalog import registry
@@ -18,6 +17,7 @@ from polars_rank.compiler import BUILDERS, DIALECTS, column_names
 from polars_rank.compiler.compile import not_portable
 from polars_rank.compiler.recsys import CORPUS_SQL
 from polars_rank.core.errors import PolarsRankError
+from tests.support.sql_cases import METRICS
 
 ENTRIES = list(registry.metrics())
 

@@ -11,7 +11,9 @@ import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sql_cases import (
+
+import polars_rank as pr
+from tests.support.sql_cases import (
     METRICS,
     OPTION_SETS,
     RECOMMENDER_OPTIONS,
@@ -29,9 +31,7 @@ from sql_cases import (
     stacked_random,
     trec_case,
 )
-from strategies import assert_same, examples, fast_first, runs_and_qrels
-
-import polars_rank as pr
+from tests.support.strategies import assert_same, examples, fast_first, runs_and_qrels
 
 
 def run_sql(run, qrels, metrics=METRICS, *, setup: str = "", **options) -> pl.DataFrame:

@@ -10,11 +10,11 @@ import duckdb
 import numpy as np
 import polars as pl
 import pytest
-from sql_cases import recommender_random, to_duckdb
-from strategies import fast_first
 
 import polars_rank as pr
 from polars_rank.compiler import DIALECTS, column_names
+from tests.support.sql_cases import recommender_random, to_duckdb
+from tests.support.strategies import fast_first
 
 CATEGORY_METRICS = ["ild@5", "ild(similarity=jaccard)@5", "ild", "serendipity@5",
                     "serendipity(gain=none)@3", "serendipity(gain=graded,rel=2)"]  # fmt: skip

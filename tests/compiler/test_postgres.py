@@ -8,7 +8,9 @@ import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sql_cases import (
+
+import polars_rank as pr
+from tests.support.sql_cases import (
     METRICS,
     OPTION_SETS,
     RECOMMENDER_OPTIONS,
@@ -24,9 +26,7 @@ from sql_cases import (
     stacked_random,
     trec_case,
 )
-from strategies import examples, fast_first, runs_and_qrels
-
-import polars_rank as pr
+from tests.support.strategies import examples, fast_first, runs_and_qrels
 
 
 def assert_parity(server, run, qrels, metrics=METRICS, **options) -> None:

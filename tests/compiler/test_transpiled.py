@@ -7,7 +7,10 @@ import duckdb
 import polars as pl
 import pytest
 import sqlglot
-from sql_cases import (
+
+import polars_rank as pr
+from polars_rank.compiler import DIALECTS
+from tests.support.sql_cases import (
     METRICS,
     OPTION_SETS,
     RECOMMENDER_METRICS,
@@ -21,10 +24,7 @@ from sql_cases import (
     to_duckdb,
     trec_case,
 )
-from strategies import fast_first
-
-import polars_rank as pr
-from polars_rank.compiler import DIALECTS
+from tests.support.strategies import fast_first
 
 REMOTE = ["bigquery", "snowflake", "trino"]
 

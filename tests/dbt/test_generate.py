@@ -338,7 +338,7 @@ def _pick(
 ) -> Any:
     """The package's ``inferred_by_suffix`` macro rendered by plain Jinja with dbt's
     context stand-ins: the adapter lists ``columns[relation name]``."""
-    macros = (Path(__file__).parents[1] / "dbt-package" / "macros" / "internal.sql").read_text()
+    macros = (Path(__file__).parents[2] / "dbt-package" / "macros" / "internal.sql").read_text()
     env = jinja2.Environment(extensions=["jinja2.ext.do"], undefined=jinja2.StrictUndefined)
 
     def raise_error(message: str) -> None:

@@ -19,7 +19,9 @@ import duckdb
 import polars as pl
 import pytest
 import yaml
-from dbt_env import (
+
+import polars_rank as pr
+from tests.support.dbt_env import (
     PACKAGE,
     PROJECT,
     DbtProject,
@@ -28,8 +30,6 @@ from dbt_env import (
     seeds,
     systems_run,
 )
-
-import polars_rank as pr
 
 pytestmark = [pytest.mark.slow, pytest.mark.dbt]
 

@@ -3,7 +3,7 @@
 Every ``$ polars-rank ...`` line of every page (``\\`` continuations joined, a trailing
 ``# comment`` dropped, ``> FILE`` written as the shell would) runs through the installed
 ``polars-rank`` entry point, in page order, in a folder holding the files the examples name:
-the reader's data of tests/test_docs_examples.py (the demo's ``data/``, ``run.txt``,
+the reader's data of tests/docs/test_examples.py (the demo's ``data/``, ``run.txt``,
 ``qrels.txt``, ...), the demo's runs as TREC text and Parquet (``bm25.run``, ``dense.run``,
 ``rerank.run``, ``dense.parquet``, ...) and trec_eval's own test files (``qrels.test``,
 ``results.test``, ``results.trunc``, from tests/data/trec_eval). The page's ``python`` blocks
@@ -31,13 +31,8 @@ from pathlib import Path
 
 import pytest
 import sqlglot
-from test_docs_examples import (
-    PAGES,
-    ROOT,
-    _run_page,
-    blocks,
-    reader,  # noqa: F401 (the fixture, used by `folder`)
-)
+
+from tests.support.docs import PAGES, ROOT, blocks, run_page
 
 TREC_EVAL = ROOT / "tests" / "data" / "trec_eval"
 COMMAND = Path(sys.executable).parent / "polars-rank"
@@ -184,7 +179,7 @@ def _run_pages(pages: list[Path], folder: tuple[Path, dict[str, object]], heavy:
     trec_eval = _trec_eval_outputs()
     ran = 0
     for page in pages:
-        _run_page(page, {"__name__": "__docs__", **names}, None)
+        run_page(page, {"__name__": "__docs__", **names}, None)
         for _, code in blocks(page, "console"):
             for session in sessions(code):
                 if _heavy(session) == heavy:

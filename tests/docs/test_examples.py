@@ -30,27 +30,12 @@ import warnings
 from contextlib import redirect_stdout
 from pathlib import Path
 
-import numpy as np
-import polars as pl
 import pytest
 import sqlglot
 
 import polars_rank as pr
-from polars_rank.demo import demo_data, write_data
-from polars_rank.io import write_trec_run
-
-ROOT = Path(__file__).resolve().parents[1]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
-_FENCE = re.compile(
-    r"(?:<!-- needs: (?P<needs>\w+) -->\n)?```(?P<lang>\w+)\n(?P<code>.*?)\n```", re.S
-)
-
-
-def blocks(path: Path, lang: str) -> list[tuple[str | None, str]]:
-    """``(needs, code)`` of every ``lang`` block of the page."""
-    text = path.read_text(encoding="utf-8")
-    return [(m["needs"], m["code"]) for m in _FENCE.finditer(text) if m["lang"] == lang]
-
+from polars_rank.demo import demo_data
+from tests.support.docs import FENCE, PAGES, ROOT, blocks, run_page
 
 # pages whose examples define or load their inputs and show what they print
 SELF_CONTAINED = [
@@ -79,63 +64,11 @@ def examples(path: Path) -> list[tuple[str | None, str, str | None]]:
     between), or None."""
     text = path.read_text(encoding="utf-8")
     found: list[tuple[str | None, str, str | None]] = []
-    for m in _FENCE.finditer(text):
+    for m in FENCE.finditer(text):
         if m["lang"] == "python":
             shown = _SHOWN.match(text, m.end())
             found.append((m["needs"], m["code"], shown["out"] if shown else None))
     return found
-
-
-def _recommender(run: pl.DataFrame, qrels: pl.DataFrame) -> dict[str, pl.DataFrame]:
-    docs = sorted(set(run["doc"]) | set(qrels["doc"]))
-    k = np.arange(len(docs), dtype=np.float64)
-    vectors = np.stack([np.cos(k), np.sin(k / 3.0), (k % 5) - 2.0], axis=1)
-    features = pl.DataFrame(
-        {"doc": docs, "vector": pl.Series(vectors.tolist(), dtype=pl.List(pl.Float64))}
-    )
-    return {
-        "train": qrels.select("query", "doc").gather_every(3),
-        "vectors": features,
-        "features": features,
-        "items": pl.DataFrame({"doc": docs}),
-    }
-
-
-@pytest.fixture()
-def reader(tmp_path: Path, monkeypatch) -> dict[str, object]:
-    """The reader's data (see the module docstring) in a fresh folder, the working folder."""
-    import duckdb
-
-    qrels, runs = demo_data()
-    run = runs["rerank"]
-    monkeypatch.chdir(tmp_path)
-    write_data(tmp_path / "data")
-    write_trec_run(run, tmp_path / "run.txt", run_id="rerank")
-    (tmp_path / "qrels.txt").write_text(
-        "".join(f"{q} 0 {d} {r}\n" for q, d, r in qrels.iter_rows()), encoding="utf-8"
-    )
-    run.write_parquet(tmp_path / "run.parquet")
-    qrels.write_parquet(tmp_path / "qrels.parquet")
-    con = duckdb.connect()
-    con.execute(f"CREATE TABLE my_run AS SELECT * FROM '{tmp_path / 'run.parquet'}'")
-    con.execute(f"CREATE TABLE my_qrels AS SELECT * FROM '{tmp_path / 'qrels.parquet'}'")
-    joined = run.join(qrels, on=["query", "doc"], how="inner")
-    clicks = joined.select(
-        pl.col("query").alias("user"),
-        (pl.col("relevance") >= 2).cast(pl.Int64).alias("clicked"),
-        (1.0 / (1.0 + (-pl.col("score")).exp())).alias("p"),
-    )
-    return {
-        "run": run,
-        "run2": runs["dense"],
-        "qrels": qrels,
-        "bm25": runs["bm25"],
-        "dense": runs["dense"],
-        "hybrid": runs["rerank"],
-        "clicks": clicks,
-        "con": con,
-        **_recommender(run, qrels),
-    }
 
 
 def _compiled(monkeypatch) -> list[tuple[str, str]]:
@@ -152,23 +85,11 @@ def _compiled(monkeypatch) -> list[tuple[str, str]]:
     return seen
 
 
-def _run_page(path: Path, namespace: dict[str, object], needs: str | None) -> int:
-    ran = 0
-    for block_needs, code in blocks(path, "python"):
-        if block_needs != needs:
-            continue
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # e.g. the demo's run queries without judgments
-            exec(compile(code, f"{path.name}:python", "exec"), namespace)  # noqa: S102
-        ran += 1
-    return ran
-
-
 @pytest.mark.parametrize("path", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_python_examples_run(path: Path, reader, monkeypatch) -> None:
     compiled = _compiled(monkeypatch)
     namespace = {"__name__": "__docs__", **reader}
-    _run_page(path, namespace, None)
+    run_page(path, namespace, None)
     for dialect, sql in compiled:
         parsed = sqlglot.parse(sql, read=dialect)
         assert parsed and all(tree is not None for tree in parsed), (dialect, sql[:200])
@@ -213,7 +134,7 @@ def test_spark_examples_run(spark, reader, monkeypatch) -> None:
     for path in PAGES:
         namespace = {"__name__": "__docs__", **reader}
         namespace |= {"spark": spark, "run_df": run_df, "qrels_df": qrels_df}
-        ran += _run_page(path, namespace, "spark")
+        ran += run_page(path, namespace, "spark")
     assert ran >= 1
 
 

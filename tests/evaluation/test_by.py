@@ -15,10 +15,10 @@ import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import DOCS, QUERIES, assert_same, examples
 
 import polars_rank as pr
 from polars_rank.compiler import column_names
+from tests.support.strategies import DOCS, QUERIES, assert_same, examples
 
 METRICS = ["nDCG@5", "AP", "RR", "P@3", "num_rel_ret", "num_q", "gm_map", "bpref", "Rprec", "G"]
 ENGINES = ["polars", "duckdb"]

@@ -14,9 +14,9 @@ import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import DOCS, QUERIES, assert_same, examples
 
 import polars_rank as pr
+from tests.support.strategies import DOCS, QUERIES, assert_same, examples
 
 ENGINES = ["polars", "duckdb"]
 PER_USER = ["novelty@3", "ARP@3", "APLT@3", "TailPercentage@3", "ILD@3", "serendipity@3"]

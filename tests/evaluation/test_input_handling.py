@@ -11,13 +11,13 @@ import pandas as pd
 import polars as pl
 import pyarrow as pa
 import pytest
-from strategies import assert_same
 
 import polars_rank as pr
 import polars_rank.classification as cls
 from polars_rank import PolarsRankError
 from polars_rank.cli import main
 from polars_rank.io import write_trec_run
+from tests.support.strategies import assert_same
 
 RUN = pl.DataFrame(
     {

@@ -16,11 +16,11 @@ import warnings
 import duckdb
 import polars as pl
 import pytest
-from sql_cases import to_duckdb
 
 import polars_rank as pr
 from polars_rank.compiler import DIALECTS
 from polars_rank.core.errors import PolarsRankError
+from tests.support.sql_cases import to_duckdb
 
 GROUP_NAMES = ["select", 'a"b', "x y; DROP TABLE run", "pr_run", "Order"]
 NOT_TABLES = ["(SELECT 1)", "read_parquet('x')", "t; DROP TABLE t", "t --", "a.b.c.d"]

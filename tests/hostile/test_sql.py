@@ -26,14 +26,14 @@ import polars as pl
 import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
-from sql_cases import assert_sql_result, to_duckdb
-from strategies import assert_same, examples, runs_and_qrels
 
 import polars_rank as pr
 from polars_rank.cli import main
 from polars_rank.compiler import DIALECTS
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.identifiers import reserved
+from tests.support.sql_cases import assert_sql_result, to_duckdb
+from tests.support.strategies import assert_same, examples, runs_and_qrels
 
 #: Ranking metrics over every part of the plan (windows, parts, counts), and a recommender
 #: metric that reads the interactions table (its own CTE over the caller's columns).

@@ -14,11 +14,11 @@ every measure that has portable SQL.
 from __future__ import annotations
 
 import pytest
-from strategies import fast_first
 
 from polars_rank.cli.trec_eval import trec_eval_lines
 from polars_rank.cli.trec_eval_input import read_qrels, read_run
 from polars_rank.cli.trec_eval_measures import select_measures
+from tests.support.strategies import fast_first
 
 MEAS_PARAMS = [
     "iprec_at_recall..10,.20,.25,.75,.50",

@@ -19,9 +19,9 @@ import pytest
 import pytrec_eval
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import examples
 
 import polars_rank as pr
+from tests.support.strategies import examples
 
 TOL = 1e-12
 CUTOFFS = (1, 3, 5, 10)

@@ -19,9 +19,9 @@ import polars as pl
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ir_measures import Judged, NumRelRet, NumRet
-from strategies import examples
 
 import polars_rank as pr
+from tests.support.strategies import examples
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")

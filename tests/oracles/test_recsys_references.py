@@ -20,10 +20,10 @@ import numpy as np
 import pandas as pd
 import polars as pl
 import pytest
-import ref_msr
 
 import polars_rank as pr
 from polars_rank import recsys
+from tests.oracles import ref_msr
 
 TOL = 1e-12
 ENGINES = ("polars", "duckdb")

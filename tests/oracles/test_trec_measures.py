@@ -19,14 +19,14 @@ import warnings
 import polars as pl
 import pytest
 import pytrec_eval
-import trec_eval_reference as ref
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import examples
 
 import polars_rank as pr
 from polars_rank.cli.trec_eval import trec_eval_values
 from polars_rank.cli.trec_eval_measures import select_measures
+from tests.oracles import trec_eval_reference as ref
+from tests.support.strategies import examples
 
 GRADES = [-1, 0, 0, 0, 1, 1, 2, 3, 4, 12]
 POINTS = [0.0, 0.1, 0.25, 0.3, 0.5, 0.75, 0.9, 1.0]

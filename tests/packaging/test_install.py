@@ -22,7 +22,7 @@ import pytest
 
 pytestmark = pytest.mark.install
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 CHECK = textwrap.dedent(
     """

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "polars_rank"
+PACKAGE = Path(__file__).resolve().parents[2] / "polars_rank"
 
 
 def _modules() -> dict[str, Path]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import polars_rank as pr
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_extras_are_declared():

@@ -15,7 +15,6 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-from strategies import assert_same, registry_metric_names, summary_metric_names
 
 import polars_rank as pr
 import polars_rank.duckdb as prd
@@ -25,8 +24,9 @@ from polars_rank.catalog.registry import metrics as catalog_metrics
 from polars_rank.core.sqltext import ident, literal
 from polars_rank.demo import demo_data
 from polars_rank.engines.duckdb.query import metric_sql
+from tests.support.strategies import assert_same, registry_metric_names, summary_metric_names
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SQL_FILES = [ROOT / "sql" / p.name for p in prd.sql_paths()]
 
 

@@ -12,12 +12,12 @@ import duckdb
 import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
-from strategies import assert_same, examples, runs_and_qrels
 
 import polars_rank as pr
 import polars_rank.duckdb as prd
+from tests.support.strategies import assert_same, examples, runs_and_qrels
 
-SQL_FILE = Path(__file__).resolve().parents[1] / "sql" / "ranking.sql"
+SQL_FILE = Path(__file__).resolve().parents[2] / "sql" / "ranking.sql"
 
 #: standard_metrics column -> metric name
 STANDARD = {

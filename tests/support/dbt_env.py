@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
-from engines import missing
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.engines import missing
+
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "dbt-package"
 PROJECT = PACKAGE / "integration_tests"
 DBT_TIMEOUT = 600

@@ -15,13 +15,13 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-from strategies import assert_same, registry_metric_names
 
 import polars_rank as pr
 from polars_rank.catalog.names import parse_metric
 from polars_rank.compiler import column_names
 from polars_rank.compiler.compile import not_portable
 from polars_rank.io import read_trec_qrels, read_trec_run
+from tests.support.strategies import assert_same, registry_metric_names
 
 #: Every registry metric with portable SQL, with and without cutoffs, levels and parameters.
 METRICS = [

@@ -14,7 +14,9 @@ import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import (
+
+import polars_rank as pr
+from tests.support.strategies import (
     CASED_DOCS,
     CASED_QUERIES,
     assert_same,
@@ -23,8 +25,6 @@ from strategies import (
     runs_and_qrels,
     summary_metric_names,
 )
-
-import polars_rank as pr
 
 #: Every ranking metric (the judged table); for summary rows, those with a summary.
 METRICS = registry_metric_names(table="judged")

@@ -19,7 +19,18 @@ from pathlib import Path
 import duckdb
 import polars as pl
 import pytest
-from sql_cases import (
+from sqlglot.dialects.dialect import Dialect as SqlglotDialect
+from sqlglot.tokens import TokenType
+
+import polars_rank as pr
+import polars_rank.duckdb as prd
+import polars_rank.engines.duckdb.ranking as duckdb_ranking
+from polars_rank.catalog.names import parse_metric
+from polars_rank.catalog.registry import metrics as catalog_metrics
+from polars_rank.compiler.dialects import DIALECTS
+from polars_rank.core.sqltext import ident, literal
+from polars_rank.engines.duckdb.query import metric_sql
+from tests.support.sql_cases import (
     METRICS,
     RECOMMENDER_METRICS,
     RECOMMENDER_TABLES,
@@ -30,9 +41,7 @@ from sql_cases import (
     reference,
     stacked_random,
 )
-from sqlglot.dialects.dialect import Dialect as SqlglotDialect
-from sqlglot.tokens import TokenType
-from strategies import (
+from tests.support.strategies import (
     TOLERANCE,
     assert_same,
     fast_first,
@@ -40,16 +49,7 @@ from strategies import (
     summary_metric_names,
 )
 
-import polars_rank as pr
-import polars_rank.duckdb as prd
-import polars_rank.engines.duckdb.ranking as duckdb_ranking
-from polars_rank.catalog.names import parse_metric
-from polars_rank.catalog.registry import metrics as catalog_metrics
-from polars_rank.compiler.dialects import DIALECTS
-from polars_rank.core.sqltext import ident, literal
-from polars_rank.engines.duckdb.query import metric_sql
-
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 SQL_FILES = sorted((ROOT / "sql").glob("*.sql"))
 
 #: Session settings that could change an order, a comparison, a division, a NULL's place, a

@@ -20,13 +20,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
-from strategies import examples, runs_and_qrels
 
 import polars_rank as pr
 from polars_rank.catalog.names import parse_metric
 from polars_rank.catalog.registry import REGISTRY
 from polars_rank.core import judged
 from polars_rank.core.options import Options
+from tests.support.strategies import examples, runs_and_qrels
 
 # every metric with two parts, with its parameters varied
 RATIO_METRICS = [

@@ -15,7 +15,10 @@ import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sql_cases import (
+
+import polars_rank as pr
+from polars_rank.core.errors import PolarsRankError
+from tests.support.sql_cases import (
     METRICS,
     OPTION_SETS,
     RECOMMENDER_OPTIONS,
@@ -31,10 +34,7 @@ from sql_cases import (
     stacked_random,
     trec_case,
 )
-from strategies import assert_same, examples, runs_and_qrels
-
-import polars_rank as pr
-from polars_rank.core.errors import PolarsRankError
+from tests.support.strategies import assert_same, examples, runs_and_qrels
 
 
 def _evaluate(run, qrels, metrics, **options):

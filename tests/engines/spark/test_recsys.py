@@ -9,10 +9,10 @@ import warnings
 
 import polars as pl
 import pytest
-from sql_cases import recommender_random
 
 import polars_rank as pr
 from polars_rank.core.errors import PolarsRankError
+from tests.support.sql_cases import recommender_random
 
 METRICS = [
     "nDCG@3",
