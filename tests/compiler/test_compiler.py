@@ -143,7 +143,7 @@ BANNED = [
     "QUALIFY",
     "UNNEST",
     "IGNORE NULLS",
-    "NULLS FIRST",  # every sort says NULLS LAST (tests/test_duckdb_settings.py)
+    "NULLS FIRST",  # every sort says NULLS LAST (tests/engines/duckdb/test_settings.py)
     "DECIMAL",  # every number is a DOUBLE
     "NUMERIC",
     "MACRO",

@@ -1,7 +1,7 @@
 """``polars-rank dbt generate / check`` and the generated macros, without dbt: the YAML rules,
 staleness, and the macros rendered by Jinja (what dbt does) giving back ``to_sql``'s and
 ``check_sql``'s text exactly, hostile column names included. dbt itself runs in
-``tests/test_dbt_live.py``."""
+``tests/dbt/test_live.py``."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ to a temp folder, its macros generated, ``dbt deps`` and ``dbt build`` run on db
 file database) and dbt-postgres (the test server, through its socket folder), and every table
 compared with :func:`polars_rank.evaluate` (the Polars engine) within 1e-12.
 
-dbt runs in its own environment, without polars_rank (``tests/dbt_env.py``).
+dbt runs in its own environment, without polars_rank (``tests/support/dbt_env.py``).
 """
 
 from __future__ import annotations

@@ -116,7 +116,7 @@ def datasets(draw, int_ids: bool):
             if max(grades) < 0:
                 # pytrec_eval-terrier crashes (SIGSEGV) on a query whose judgments are all
                 # negative when bpref is requested with other measures; such queries are
-                # tested by hand in test_hand_cases.py.
+                # tested by hand in tests/ranking/test_hand_cases.py.
                 grades[0] = 0
             qrels[qid] = dict(zip(docs, grades, strict=True))
     return run, qrels

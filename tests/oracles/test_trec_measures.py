@@ -1,6 +1,6 @@
 """trec_eval's measures against two independent references, on generated runs and judgments.
 
-* ``trec_eval_reference`` (tests/trec_eval_reference.py): trec_eval 10.0's C loops written out
+* ``trec_eval_reference`` (oracles/trec_eval_reference.py): trec_eval 10.0's C loops written out
   in Python, for every measure with every parameter (unsorted 11pt_avg points, gain tables with
   negative, fractional and negative-grade gains, equal-gain levels, grades above 9, -M, -J,
   -l 0 … 3, -N, judged queries missing from the run under -c). The whole drop-in is compared

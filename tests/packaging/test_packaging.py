@@ -1,6 +1,6 @@
 """Packaging facts checked without building anything: the extras of ``pyproject.toml`` and the
 messages that name them, one version source, ``python -m polars_rank``. (Building and
-installing the wheel and the sdist: tests/test_install.py, marked ``install``.)"""
+installing the wheel and the sdist: tests/packaging/test_install.py, marked ``install``.)"""
 
 from __future__ import annotations
 

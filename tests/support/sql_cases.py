@@ -31,7 +31,7 @@ METRICS = [
 ]
 
 #: trec_eval's test files: case -> (qrels file, run file, options), as trec_eval was run for
-#: its expected outputs (see tests/test_conformance.py).
+#: its expected outputs (see tests/oracles/test_conformance.py).
 TREC_CASES = {
     "test": ("qrels.test", "results.test", {"queries": "both"}),
     "test_c": ("qrels.test", "results.test", {"queries": "qrels"}),
@@ -51,7 +51,7 @@ OPTION_SETS = [
 
 def accepted(qrels: pl.DataFrame, metrics: list[str] = METRICS) -> list[str]:
     """``metrics`` without ERR at a ``max_grade`` below the largest grade of ``qrels``, which
-    every engine refuses (tests/test_err_rbp.py checks the error): ``ERR(max_grade=3)`` on
+    every engine refuses (tests/oracles/test_err_rbp.py checks the error): ``ERR(max_grade=3)`` on
     qrels.rel_level, whose grades reach 4."""
     from polars_rank.catalog.names import parse_metric
 
