@@ -82,8 +82,8 @@ def test_an_empty_table_name_is_an_error(capsys):
 def test_recommender_tables(capsys):
     """--interactions, --catalog, --item-features and --vector-col reach to_sql; --qrels may be
     left out; the printed query runs and gives evaluate's numbers."""
-    from sql_cases import as_labels, recommender_random
-    from strategies import assert_same
+    from tests.support.sql_cases import as_labels, recommender_random
+    from tests.support.strategies import assert_same
 
     frames = recommender_random(20, int_ids=False, seed=6)
     features = frames["item_features"].rename({"vector": "emb"})

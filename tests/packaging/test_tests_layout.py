@@ -8,6 +8,8 @@
 * A test module (``test_*.py``) or a ``conftest.py`` is never imported by another file: what
   tests share lives in ``tests/support`` (helpers, no tests) or in a ``conftest.py``
   (fixtures). Imports are read from the source, function-local ones included.
+* The tests' modules are imported by their dotted names (``tests.support.sql_cases``), never
+  by a bare one (a folder on ``sys.path``).
 * Every folder of tests is a package (an ``__init__.py``): the modules are
   ``tests.<folder>.test_<name>``, so two folders may hold modules of the same name.
 """
@@ -114,6 +116,30 @@ def test_the_import_check_finds_imports_of_test_modules(tmp_path: Path) -> None:
         "tests/a/test_three.py -> test_two",
         "tests/a/test_two.py -> tests.a.test_one",
     ]
+
+
+def _bare_imports(files: list[Path], root: Path) -> list[str]:
+    """``importer -> imported`` for every import of a module of ``tests/`` by its bare name
+    (``import sql_cases``, as if its folder were on ``sys.path``): the tests' modules are
+    imported as ``tests.<folder>.<module>``."""
+    stems = {p.stem for p in files if p.stem != "__init__"}
+    bad: set[str] = set()
+    for path in files:
+        for name in _imported(path, root):
+            if name.split(".")[0] in stems:
+                bad.add(f"{path.relative_to(root).as_posix()} -> {name.split('.')[0]}")
+    return sorted(bad)
+
+
+def test_tests_modules_are_imported_by_their_dotted_names(tmp_path: Path) -> None:
+    bad = _bare_imports(_test_files(), ROOT)
+    assert not bad, "import them as tests.<folder>.<module>: " + "; ".join(bad)
+    (tmp_path / "tests" / "support").mkdir(parents=True)
+    (tmp_path / "tests" / "support" / "helper.py").write_text("import polars\n")
+    local = "def f():\n    from helper import x\n    from tests.support.helper import y\n"
+    (tmp_path / "tests" / "test_a.py").write_text(local)
+    files = sorted(tmp_path.rglob("*.py"))
+    assert _bare_imports(files, tmp_path) == ["tests/test_a.py -> helper"]
 
 
 def test_every_package_folder_has_a_test_folder() -> None:

@@ -262,7 +262,7 @@ def test_duplicates_max_equals_the_polars_engine(tmp_path):
 def test_recommender_by_keeps_case_differing_ids_apart_under_nocase():
     """The recommender ``by`` path on a connection with ``default_collation='nocase'``: users
     ``U0``/``u0``, items ``D0``/``d0`` and groups ``A``/``a`` stay apart, as in Polars."""
-    from sql_cases import case_frames
+    from tests.support.sql_cases import case_frames
 
     frames = case_frames()
     upper = pl.col("query").str.slice(0, 1) == "U"
