@@ -236,7 +236,8 @@ def test_the_sdist_builds_and_installs(tmp_path):
     with tarfile.open(sdist) as tar:
         names = [n.split("/", 1)[1] for n in tar.getnames() if "/" in n]
     for expected in ("pyproject.toml", "README.md", "CHANGELOG.md", "polars_rank/__init__.py",
-                     "sql/trec_eval.sql", "docs/tables.py", "tests/conftest.py"):  # fmt: skip
+                     "sql/trec_eval.sql", "docs/tables.py", "tests/conftest.py",
+                     "tests/support/engines.py", "tests/data/trec_eval/README.md"):  # fmt: skip
         assert expected in names, expected
     assert not [n for n in names if n.startswith(".venv") or "__pycache__" in n]
     venv = tmp_path / "venv"
