@@ -2,7 +2,7 @@
 
 Each table sits between ``<!-- registry:NAME -->`` and ``<!-- /registry:NAME -->`` in a page of
 ``docs/`` (or README.md). ``python docs/tables.py`` rewrites them; ``python docs/tables.py
---check`` exits 1 when one is stale (``tests/test_registry.py`` runs the check). The metric
+--check`` exits 1 when one is stale (``tests/catalog/test_registry.py`` runs the check). The metric
 reference (:func:`metric_reference`) is not kept in a file: ``docs/hooks.py`` renders it into
 the site at every build.
 """

@@ -1,6 +1,6 @@
 """Shared test fixtures: trec_eval's own test files (tests/data/trec_eval), how to read its
 output, and the real engines of the SQL tests (PostgreSQL, Spark; started by
-``tests/engines.py``); the hypothesis profiles and the markers.
+``tests/support/engines.py``); the hypothesis profiles and the markers.
 
 Markers (``pyproject.toml``): ``spark`` and ``postgres`` are added here to every test that
 uses the engine's fixture; ``slow`` and ``install`` are set by the tests. The README's test
@@ -112,8 +112,9 @@ def read_trec_eval_output(path: Path) -> pl.DataFrame:
 
 @pytest.fixture(scope="session")
 def postgres():
-    """A PostgreSQL server for the whole test run (see ``tests/engines.py``), always stopped."""
-    from engines import start_postgres, stop_postgres
+    """A PostgreSQL server for the whole test run (see ``tests/support/engines.py``), always
+    stopped."""
+    from tests.support.engines import start_postgres, stop_postgres
 
     server = start_postgres()
     try:
@@ -125,9 +126,9 @@ def postgres():
 
 @pytest.fixture(scope="session")
 def spark():
-    """A ``local[2]`` SparkSession for the whole test run (see ``tests/engines.py``), stopped
-    at the end."""
-    from engines import start_spark
+    """A ``local[2]`` SparkSession for the whole test run (see ``tests/support/engines.py``),
+    stopped at the end."""
+    from tests.support.engines import start_spark
 
     session = start_spark()
     try:

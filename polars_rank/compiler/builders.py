@@ -7,7 +7,7 @@ one query as SQL arithmetic over the parts it asked for (base dialect, DOUBLE). 
 dialect-specific SQL: :mod:`.dialects` renders the whole query for each dialect.
 
 **Adding a metric**: after its registry entry, Polars function and macro, write its builder
-here with ``@builds("<registry name>")``. ``tests/test_sql_compiler.py`` fails, naming the
+here with ``@builds("<registry name>")``. ``tests/compiler/test_compiler.py`` fails, naming the
 metric, while a registry entry has no builder or a builder's parameters differ from its entry's;
 the parity tests then run it on DuckDB, PostgreSQL, Spark and the transpiled dialects against
 the Polars engine. If a metric needs a per-row quantity that :class:`~.parts.Parts` lacks, add

@@ -12,8 +12,9 @@ words).
 ('query', '"user"', '`Query Id`')
 
 The reserved lists are data (``keywords/<list>.txt``), each with a header naming its source:
-DuckDB's, PostgreSQL's and Spark's read from the engines themselves (``tests/test_identifiers.py``
-reads them again and compares), BigQuery's, Snowflake's and Trino's from their documentation.
+DuckDB's, PostgreSQL's and Spark's read from the engines themselves
+(``tests/core/test_identifiers.py`` reads them again and compares), BigQuery's, Snowflake's
+and Trino's from their documentation.
 
 **Table references** (``to_sql``'s ``run``, ``qrels``, ``interactions``, ``catalog``,
 ``item_features``; a table name given to ``engine="duckdb"`` or ``engine="spark"``) are

@@ -17,7 +17,7 @@ judgment joins a group, for ``duplicates="first"`` (SQL tables have no row order
 ``duplicates="max"`` with checks (their exact pass would name a problem by the SQL key) and
 on a connection with a ``default_collation`` (struct fields would compare under it).
 
-Example (``tests/test_duckdb_by.py`` compares it with the Polars engine)::
+Example (``tests/engines/duckdb/test_by.py`` compares it with the Polars engine)::
 
     pr.evaluate("run.parquet", "qrels.parquet", ["AP"], by="date", engine="duckdb")
 """

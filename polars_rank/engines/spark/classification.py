@@ -10,7 +10,7 @@ evaluated by one query (dialect ``"spark"``). The result has the Polars engine's
 ``by`` columns in their Spark types, then the metric labels as written: Float64, the counts
 Int64 without a weight, as in the Polars engine).
 
-Example, with ``spark`` a running SparkSession (``tests/test_sql_classification.py`` runs it)::
+Example, with ``spark`` a running SparkSession (``tests/compiler/test_classification.py`` runs it)::
 
     pr.evaluate_classification("db.impressions", ["AUC", "GAUC", "LogLoss"], label="clicked",
                                 score="p", group="user", engine="spark", con=spark)

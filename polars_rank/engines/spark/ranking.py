@@ -10,7 +10,7 @@ with ``per_query`` the query column first, in the run's dtype, sorted), dtypes a
 
 pyspark is not a dependency of polars_rank: it is imported here, when the engine runs.
 
-Example, with ``spark`` a running SparkSession (``tests/test_sql_spark.py`` runs it)::
+Example, with ``spark`` a running SparkSession (``tests/engines/spark/test_parity.py`` runs it)::
 
     pr.evaluate("db.run", "db.qrels", ["nDCG@10", "AP"], engine="spark", con=spark)
 """

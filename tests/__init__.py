@@ -1,0 +1,1 @@
+"""The tests, in folders mirroring the package (see tests/packaging/test_layout.py)."""

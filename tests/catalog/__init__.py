@@ -1,0 +1,1 @@
+"""polars_rank.catalog: the entries against the code and docs they describe."""

@@ -1,0 +1,1 @@
+"""polars_rank.classification: the classification metrics."""

@@ -1,0 +1,1 @@
+"""polars_rank.cli: the polars-rank command (and the demo)."""

@@ -1,0 +1,1 @@
+"""polars_rank.comparison: significance tests between runs."""

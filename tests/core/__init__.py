@@ -1,0 +1,1 @@
+"""polars_rank.core: errors and messages, identifiers and reserved words."""

@@ -1,0 +1,1 @@
+"""polars_rank.dbt and the dbt package."""

@@ -1,0 +1,1 @@
+"""The documentation's examples and console sessions, run as written."""

@@ -1,0 +1,1 @@
+"""polars_rank.engines: one folder per engine."""

@@ -1,0 +1,1 @@
+"""polars_rank.engines.duckdb: the DuckDB engine."""

@@ -1,0 +1,1 @@
+"""polars_rank.engines.polars: the Polars engine."""

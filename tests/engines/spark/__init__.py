@@ -1,0 +1,1 @@
+"""polars_rank.engines.spark: the Spark engine."""

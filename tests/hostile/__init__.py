@@ -1,0 +1,1 @@
+"""Hostile inputs: names, files, parameters and sessions that try to break an engine."""

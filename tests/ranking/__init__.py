@@ -1,0 +1,1 @@
+"""polars_rank.ranking: the ranking metrics, worked by hand."""

@@ -1,0 +1,1 @@
+"""polars_rank.recsys: the recommender metrics."""
