@@ -24,7 +24,8 @@ PACKAGE = ROOT / "polars_rank"
 TESTS = ROOT / "tests"
 
 #: Package folders whose tests live in another folder of ``tests/``.
-FOLDERS = {"core/keywords": "core"}  # the reserved-word lists: tests/core/test_identifiers.py
+#: The reserved-word lists and the dialect classes: tests/core/test_identifiers.py.
+FOLDERS = {"core/keywords": "core", "core/dialects": "core"}
 #: The package's top-level modules and the folder of their tests.
 MODULES = {
     "__init__": "evaluation",
