@@ -23,6 +23,7 @@ from typing import Any, Literal, get_args
 
 import polars as pl
 
+from polars_rank.core.dialects import dialect_names, get_dialect
 from polars_rank.core.expr import Ratio
 from polars_rank.core.sqltext import literal
 from polars_rank.core.summary import Summary
@@ -38,7 +39,9 @@ FAMILIES: tuple[Family, ...] = ("ranking", "trec_eval", "recommender", "classifi
 #: Where a metric can run: the in-process engines, Spark, and the portable SQL's dialects
 #: (``sql:<dialect>``).
 ENGINES: tuple[str, ...] = get_args(EngineName)  # the registry's names (a test checks)
-DIALECTS = ("duckdb", "postgres", "spark", "bigquery", "snowflake", "trino")
+DIALECTS: tuple[str, ...] = tuple(
+    name for name in dialect_names() if get_dialect(name).catalog_target
+)  # the dialect registry's, an alias of another dialect's SQL left out
 TARGETS: tuple[str, ...] = (*ENGINES, *(f"sql:{d}" for d in DIALECTS))
 
 Cutoff = Literal["required", "optional", "none", "recall"]

@@ -14,9 +14,10 @@ from polars_rank.cli.options import (
     split_metrics,
 )
 from polars_rank.cli.output import check_out, write_output
-from polars_rank.compiler import DIALECTS, to_sql
+from polars_rank.compiler import to_sql
 from polars_rank.compiler.classification import CURVES, curve_sql
 from polars_rank.compiler.compile import LAYOUTS
+from polars_rank.core.dialects import dialect_names
 from polars_rank.core.errors import PolarsRankError
 
 #: Column flags: command-line name -> to_sql parameter.
@@ -169,7 +170,12 @@ def run_sql(args: argparse.Namespace) -> int:
 
 def build_sql_parser(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``polars-rank sql``."""
-    parser.add_argument("--dialect", required=True, choices=DIALECTS, help="the SQL dialect")
+    parser.add_argument(
+        "--dialect",
+        required=True,
+        choices=dialect_names(),  # the registry's, when the parser is built
+        help="the SQL dialect",
+    )
     parser.add_argument(
         "--run",
         metavar="TABLE",

@@ -45,18 +45,14 @@ from typing import Any
 from polars_rank.compiler.checks import check_sql
 from polars_rank.compiler.compile import to_sql
 from polars_rank.core import messages
+from polars_rank.core.dialects import dialect_names, get_dialect
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.extras import require
 
-#: dbt adapter type (``target.type``) -> the compiler's dialect.
+#: dbt adapter type (``target.type``) -> the compiler's dialect, from the dialect registry
+#: (each dialect's :attr:`~polars_rank.core.dialects.Dialect.dbt_adapters`, in its order).
 ADAPTERS: dict[str, str] = {
-    "duckdb": "duckdb",
-    "postgres": "postgres",
-    "spark": "spark",
-    "databricks": "spark",
-    "bigquery": "bigquery",
-    "snowflake": "snowflake",
-    "trino": "trino",
+    adapter: name for name in dialect_names() for adapter in get_dialect(name).dbt_adapters
 }
 
 #: The table arguments of a report, in the order the macros take them. ``predictions``

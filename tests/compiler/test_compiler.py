@@ -181,7 +181,7 @@ def test_only_the_windows_and_parts_the_metrics_need():
     [
         (
             {"dialect": "mysql"},
-            "dialect must be 'spark', 'databricks', .* or 'duckdb', got 'mysql'",
+            "dialect must be 'duckdb', 'postgres', .* or 'trino', got 'mysql'",
         ),
         ({"layout": "tall"}, "layout must be 'wide' or 'long', got 'tall'"),
         ({"duplicates": "first"}, "duplicates='first' needs the inputs' row order, which SQL"),

@@ -125,7 +125,7 @@ def test_identifier_rule(name, dialect, shown):
 def test_quote_knows_every_dialect():
     for dialect in DIALECTS:
         assert quote("x", dialect) in ('"x"', "`x`")
-    with pytest.raises(PolarsRankError, match="dialect must be 'spark', .* got 'nope'"):
+    with pytest.raises(PolarsRankError, match="dialect must be 'duckdb', .* got 'nope'"):
         quote("x", "nope")
 
 
@@ -193,13 +193,13 @@ def test_the_dialect_literal_names_the_registered_dialects():
     """The public ``DialectName`` type and the registry list the same dialects, in order."""
     assert get_args(DialectName) == dialect_names() == tuple(DIALECTS)
     assert get_args(DialectName) == (
+        "duckdb",
+        "postgres",
         "spark",
         "databricks",
-        "postgres",
         "bigquery",
         "snowflake",
         "trino",
-        "duckdb",
     )
 
 

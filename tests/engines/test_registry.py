@@ -15,7 +15,7 @@ import polars_rank.classification as cls
 from polars_rank.catalog import model
 from polars_rank.classification import Engine as FrameEngine
 from polars_rank.classification import implementations
-from polars_rank.core.dialects import dialect_names
+from polars_rank.core.dialects import DialectName, dialect_names
 from polars_rank.core.types import EngineName
 from polars_rank.engines import registry
 from polars_rank.engines.base import Engine
@@ -85,6 +85,56 @@ def test_the_names_come_from_the_registry() -> None:
     assert set(implementations.IMPLEMENTATIONS) == set(get_args(FrameEngine))
     assert set(implementations.IMPLEMENTATIONS) <= set(registry.names())
     assert "spark" not in registry.command_line_names()  # it needs a session
+
+
+def test_the_dialect_lists_come_from_the_dialect_registry() -> None:
+    """The catalog's ``sql:`` targets, the dbt adapters and ``polars-rank sql --dialect``'s
+    choices are the registered dialects in their order: Databricks (Spark SQL under a second
+    name) is no catalog target of its own, and dbt's ``databricks`` adapter is written by the
+    Spark dialect."""
+    import argparse
+
+    from polars_rank.cli.sql import build_sql_parser
+    from polars_rank.dbt.config import ADAPTERS
+
+    names = dialect_names()
+    assert names == get_args(DialectName)
+    assert model.DIALECTS == tuple(n for n in names if n != "databricks")
+    assert model.TARGETS == (*model.ENGINES, *(f"sql:{d}" for d in model.DIALECTS))
+    assert ADAPTERS == {
+        "duckdb": "duckdb",
+        "postgres": "postgres",
+        "spark": "spark",
+        "databricks": "spark",
+        "bigquery": "bigquery",
+        "snowflake": "snowflake",
+        "trino": "trino",
+    }
+    parser = argparse.ArgumentParser()
+    build_sql_parser(parser)
+    (dialect,) = [a for a in parser._actions if a.dest == "dialect"]
+    assert tuple(dialect.choices or ()) == names
+
+
+def test_a_dialect_registered_later_is_a_command_line_choice() -> None:
+    """The command line reads the registry when its parser is built, not at import."""
+    import argparse
+
+    from polars_rank.cli.sql import build_sql_parser
+    from polars_rank.core.dialects import Dialect, unregister
+
+    class Extra(Dialect):
+        name = "pr_test_extra"
+        title = "Extra"
+
+    try:
+        parser = argparse.ArgumentParser()
+        build_sql_parser(parser)
+        (dialect,) = [a for a in parser._actions if a.dest == "dialect"]
+        assert "pr_test_extra" in (dialect.choices or ())
+    finally:
+        unregister("pr_test_extra")
+    assert "pr_test_extra" not in dialect_names()
 
 
 def test_an_unknown_engine_is_an_error_listing_the_registered_ones() -> None:

@@ -26,8 +26,10 @@ from polars_rank.core.dialects.base import (
 
 #: The built-in dialects' names, as :func:`polars_rank.to_sql` takes them (``databricks`` is
 #: Spark SQL): each is the module of this package that defines it, imported (and so
-#: registered) in this order; ``tests/test_identifiers.py`` checks they are the registered ones.
-DialectName = Literal["spark", "databricks", "postgres", "bigquery", "snowflake", "trino", "duckdb"]
+#: registered) in this order, the order of every list of dialects (the catalog's targets, the
+#: dbt adapters, the command line's choices); ``tests/core/test_identifiers.py`` checks they
+#: are the registered ones.
+DialectName = Literal["duckdb", "postgres", "spark", "databricks", "bigquery", "snowflake", "trino"]
 
 for _module in get_args(DialectName):
     import_module(f"{__name__}.{_module}")

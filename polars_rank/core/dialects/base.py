@@ -35,6 +35,16 @@ class Dialect:
         """The reserved-word list, ``core/keywords/<list>.txt`` (the dialect's name)."""
         return self.name
 
+    @property
+    def dbt_adapters(self) -> tuple[str, ...]:
+        """The dbt adapter types (``target.type``) whose models this dialect writes (the
+        dialect's name)."""
+        return (self.name,)
+
+    #: Whether the catalog lists the dialect as a target of its own (``sql:<name>``); a
+    #: dialect that prints another's SQL under a second name (Databricks: Spark SQL) is not.
+    catalog_target: ClassVar[bool] = True
+
     # --- names ----------------------------------------------------------------------------
 
     #: The character that quotes a name (doubled inside it, unless :attr:`backslash_escapes`).
