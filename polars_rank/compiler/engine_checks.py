@@ -76,7 +76,8 @@ def above(dialect: str | Dialect, column: str, limit: float | None) -> str:
 
 
 def counts_sql(dialect: str | Dialect, source: str, conditions: Sequence[str]) -> str:
-    """One row: the rows where each of ``conditions`` holds, then all rows (one read)."""
+    """One row: the rows where each of ``conditions`` holds, then all rows (one read;
+    ``count(*) FILTER (WHERE ...)``, which the engines' dialects take)."""
     counts = [f"count(*) FILTER (WHERE {c}), " for c in conditions]
     return f"SELECT {''.join(counts)}count(*) FROM {source}"
 
