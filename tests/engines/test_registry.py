@@ -4,6 +4,7 @@ the registry, and no code outside the registry chooses by comparing an engine's 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 from typing import get_args
 
@@ -259,4 +260,65 @@ def test_no_metric_name_comparison_outside_the_catalog() -> None:
         if "catalog" in path.relative_to(PACKAGE).parts or where in _TREC_EVAL_RULES:
             continue
         found += [f"{where}:{n}" for n in _metric_name_comparisons(path.read_text("utf-8"), names)]
+    assert not found, found
+
+
+#: SQL in a string: a clause keyword (upper case, as the package writes SQL) or a call of a
+#: function the checks use (any case).
+_SQL_TEXT = re.compile(
+    r"\b(?:SELECT|FROM|WHERE|GROUP BY|HAVING|IS NULL|CAST|OVER)\b"
+    r"|(?i:\b(?:count|isnan|isinf|hash|xxhash64|min_by|first|row_number|_pr_id_bytes)\s*\()"
+)
+
+
+def _sql_strings(source: str) -> list[int]:
+    """Lines of string literals (f-strings' text included; docstrings and assertions'
+    messages, prose, left out) holding SQL."""
+    tree = ast.parse(source)
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    } | {
+        id(part)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assert) and node.msg is not None
+        for part in ast.walk(node.msg)
+    }
+    return sorted(
+        {
+            node.lineno
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and id(node) not in docstrings
+            and _SQL_TEXT.search(node.value)
+        }
+    )
+
+
+def test_the_sql_scan_finds_sql_text() -> None:
+    source = (
+        '"""A docstring naming SELECT and FROM."""\n'
+        'a = f"SELECT count(*) FROM {t}"\n'
+        'b = "x IS NULL OR isnan(x)"\n'
+        'c = f"{x} is not sql"\n'
+        'd = "hash (a, b)"\n'
+        "e = 'column {name!r} has null values: fill them'\n"
+        "assert f, 'an aggregate without GROUP BY returns one row'\n"
+    )
+    assert _sql_strings(source) == [2, 3, 5]
+
+
+def test_check_sql_is_written_in_the_compiler_only() -> None:
+    """The engines' input checks run queries of ``compiler/engine_checks.py`` (and
+    ``compiler/checks.py``): no engine's ``checks.py`` writes SQL of its own."""
+    found = [
+        f"{path.relative_to(PACKAGE.parent)}:{line}"
+        for path in sorted((PACKAGE / "engines").glob("*/checks.py"))
+        for line in _sql_strings(path.read_text(encoding="utf-8"))
+    ]
     assert not found, found

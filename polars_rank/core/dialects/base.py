@@ -109,6 +109,38 @@ class Dialect:
         """SQL that is true when the DOUBLE expression ``double`` is NaN."""
         return f"ISNAN({double})"
 
+    # --- the engines' check queries (:mod:`polars_rank.compiler.engine_checks`) -----------
+
+    #: The type a value is cast to for its text (``CAST(x AS VARCHAR)``).
+    text_type: ClassVar[str] = "VARCHAR"
+    #: The window numbering a table's rows in the order they are read (1-based).
+    scan_order_row_number: ClassVar[str] = "ROW_NUMBER() OVER ()"
+    #: The name of the dialect's hash of one or more values (``hash(a, b)``), or None when
+    #: none is assumed.
+    hash_function: ClassVar[str | None] = None
+
+    def is_nan_per_row(self, column: str) -> str:
+        """SQL true when ``column`` is NaN, tested row by row (no statistics of the table
+        may skip the test)."""
+        return self.is_nan(f"CAST({column} AS DOUBLE)")
+
+    def is_infinite(self, double: str) -> str:
+        """SQL true when the DOUBLE expression ``double`` is +-infinity (not NULL)."""
+        return f"{double} IN (CAST('Infinity' AS DOUBLE), CAST('-Infinity' AS DOUBLE))"
+
+    def value_at_smallest(self, value: str, key: str) -> str:
+        """The aggregate of ``value`` on the row of the smallest ``key`` (a NULL value kept)."""
+        return f"MIN_BY({value}, {key})"
+
+    def distinct_count(self, value: str) -> str:
+        """The aggregate counting the distinct values of ``value`` in a group."""
+        return f"COUNT(DISTINCT {value})"
+
+    def text_id_key(self, column: str) -> str:
+        """A text id column as the engines' check queries group it: compared as bytes
+        whatever collation the connection has (here: the column itself)."""
+        return column
+
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         if "name" in cls.__dict__ and cls.name:

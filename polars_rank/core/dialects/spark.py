@@ -23,3 +23,14 @@ class Spark(Dialect):
         "CASE WHEN TYPEOF(x) IN ('tinyint', 'smallint', 'int', 'bigint') "
         "THEN TRY_CAST(CAST(x AS STRING) AS BIGINT) END"
     )
+    text_type: ClassVar[str] = "STRING"
+    #: A DataFrame has no row order of its own: its partition order.
+    scan_order_row_number: ClassVar[str] = (
+        "ROW_NUMBER() OVER (ORDER BY monotonically_increasing_id() ASC NULLS LAST)"
+    )
+    hash_function: ClassVar[str | None] = "XXHASH64"
+
+    def distinct_count(self, value: str) -> str:
+        # a query's list is built partly before the shuffle when the table is clustered by
+        # query, where COUNT(DISTINCT ...) shuffles and hashes every value
+        return f"SIZE(ARRAY_DISTINCT(COLLECT_LIST({value})))"

@@ -17,6 +17,9 @@ message built, the same way and in the same order as the Polars engine builds it
   exact checks, which build the message: one SQL pass per table, the row numbers in the
   messages counted in scan order (0-based). With the other ``duplicates`` policies
   :func:`check_sql` runs before the evaluation.
+
+The queries are :mod:`polars_rank.compiler.engine_checks`' in the DuckDB dialect; this module
+runs them and raises the messages of :mod:`polars_rank.core.messages`.
 """
 
 from __future__ import annotations
@@ -26,11 +29,15 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from polars_rank.compiler import engine_checks as queries
 from polars_rank.core import messages
 from polars_rank.core.columns import fresh
+from polars_rank.core.dialects import get_dialect
 from polars_rank.core.options import Options
-from polars_rank.core.sqltext import ident, literal
 from polars_rank.engines.duckdb.query import BAD_VALUES, DUPLICATE_QUERIES, NULL_IDS, RUN_ROWS
+
+#: The dialect of the check queries (:mod:`polars_rank.compiler.engine_checks`).
+DUCKDB = get_dialect("duckdb")
 
 
 def _one(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[Any, ...] | None:
@@ -47,88 +54,56 @@ def _row(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[Any, ...]:
 
 
 def _bad_value_sql(name: str, dtype: pl.DataType) -> str:
-    """SQL true for a null or NaN value.
-
-    A plain ``isnan(x)`` finds no NaN in a Parquet file whose statistics leave NaN out of the
-    min/max (as Polars writes them): DuckDB trusts the statistics and drops the test. The
-    volatile ``random()`` keeps the test row by row.
-    """
-    bad = f"{ident(name)} IS NULL"
-    if dtype.is_float():
-        bad += f" OR isnan(coalesce({ident(name)}, random()))"
-    return bad
+    """SQL true for a null or NaN value (tested row by row: see the dialect's
+    :meth:`~polars_rank.core.dialects.Dialect.is_nan_per_row`)."""
+    return queries.bad_number(DUCKDB, name, floating=dtype.is_float())
 
 
 def _first_bad(
     con: duckdb.DuckDBPyConnection, source: str, bad: str, query: str, doc: str
 ) -> dict[str, Any]:
     """count, first row (0-based, scan order), and its query and doc as text."""
-    q, d = ident(query), ident(doc)
     # the row number under a name none of the source's columns has (DuckDB ignores case)
-    columns = [c.lower() for c in con.sql(f"SELECT * FROM {source} LIMIT 0").columns]
-    n = ident(fresh("__row", columns))
+    columns = [c.lower() for c in con.sql(queries.columns_sql(DUCKDB, source)).columns]
+    n = fresh("__row", columns)
     count, row, first_query, first_doc = _row(
-        con,
-        f"""SELECT count(*), min({n}),
-                   first(CAST({q} AS VARCHAR) ORDER BY {n} ASC NULLS LAST),
-                   first(CAST({d} AS VARCHAR) ORDER BY {n} ASC NULLS LAST)
-            FROM (SELECT *, row_number() OVER () - 1 AS {n} FROM {source})
-            WHERE {bad}""",
+        con, queries.first_bad_sql(DUCKDB, source, bad, query, doc, n)
     )
     return {"count": count, "row": row, "query": first_query, "doc": first_doc}
 
 
 def _pairs(query: str, doc: str, dtypes: tuple[pl.DataType, pl.DataType]) -> tuple[str, str]:
     """The id columns as compared: text as bytes, whatever the connection's collation."""
-
-    def compared(column: str, dtype: pl.DataType) -> str:
-        return f"_pr_id_bytes({ident(column)})" if dtype == pl.String else ident(column)
-
-    return compared(query, dtypes[0]), compared(doc, dtypes[1])
+    return (
+        queries.id_key(DUCKDB, query, text=dtypes[0] == pl.String),
+        queries.id_key(DUCKDB, doc, text=dtypes[1] == pl.String),
+    )
 
 
 def _duplicate_count_fast(con: duckdb.DuckDBPyConnection, source: str, q: str, d: str) -> int:
-    """Number of (query, doc) hashes seen more than once: 0 proves there is no duplicate.
-    (The hashes are grouped in a table of their own: ``GROUP BY h`` over the source would
-    take a column ``h`` of the caller's for the alias.)"""
-    count = _row(
-        con,
-        f"SELECT count(*) FROM (SELECT h FROM (SELECT hash({q}, {d}) AS h FROM {source}) "
-        "GROUP BY h HAVING count(*) > 1)",
-    )[0]
-    return int(count)
+    """Number of (query, doc) hashes seen more than once: 0 proves there is no duplicate."""
+    return int(_row(con, queries.repeated_hashes_sql(DUCKDB, source, [q, d]))[0])
 
 
 def _duplicate_example(
     con: duckdb.DuckDBPyConnection, source: str, q: str, d: str
 ) -> dict[str, Any] | None:
-    found = _one(
-        con,
-        f"""SELECT count(*) OVER (), CAST({q} AS VARCHAR), CAST({d} AS VARCHAR)
-            FROM {source} GROUP BY {q}, {d} HAVING count(*) > 1 LIMIT 1""",
-    )
+    found = _one(con, queries.duplicate_example_sql(DUCKDB, source, [q, d]))
     if found is None:
         return None
     return {"count": found[0], "row": None, "query": found[1], "doc": found[2]}
 
 
-def _relevance(options: Options) -> str:
-    return f"CAST({ident(options.columns.relevance)} AS DOUBLE)"
-
-
 def _qrels_bad(qrels_schema: pl.Schema, options: Options) -> tuple[str, str, str]:
     """SQL true for a null (or NaN) grade, for an infinite grade, and for a grade above a
     metric's limit."""
-    limit, rel = options.grade_limit, _relevance(options)
-    bad_rel = _bad_value_sql(options.columns.relevance, qrels_schema[options.columns.relevance])
-    infinite = (
-        f"coalesce(isinf({rel}), false)"
-        if qrels_schema[options.columns.relevance].is_float()
-        else "false"
+    limit, rel = options.grade_limit, options.columns.relevance
+    floating = qrels_schema[rel].is_float()
+    return (
+        _bad_value_sql(rel, qrels_schema[rel]),
+        queries.infinite(DUCKDB, rel, floating=floating),
+        queries.above(DUCKDB, rel, None if limit is None else limit.value),
     )
-    above = "false" if limit is None else f"coalesce({rel} > {literal(limit.value)}, false)"
-    above += f" AND NOT coalesce(isnan({rel}), false)"
-    return bad_rel, infinite, above
 
 
 def _qrels_counts(
@@ -136,14 +111,9 @@ def _qrels_counts(
 ) -> tuple[Any, ...]:
     """Rows with a null id, with a bad grade, with an infinite grade, with a grade above the
     limit; all rows."""
-    q, d = ident(options.columns.query), ident(options.columns.doc)
-    bad_rel, infinite, above = _qrels_bad(qrels_schema, options)
-    return _row(
-        con,
-        f"SELECT count(*) FILTER (WHERE {q} IS NULL OR {d} IS NULL), "
-        f"count(*) FILTER (WHERE {bad_rel}), count(*) FILTER (WHERE {infinite}), "
-        f"count(*) FILTER (WHERE {above}), count(*) FROM {qrels}",
-    )
+    null_id = queries.null_id(DUCKDB, options.columns.query, options.columns.doc)
+    conditions = [null_id, *_qrels_bad(qrels_schema, options)]
+    return _row(con, queries.counts_sql(DUCKDB, qrels, conditions))
 
 
 def qrels_look_wrong(
@@ -189,16 +159,12 @@ def check_sql(
     texts), with the same messages, raised in the same order. ``options`` must be resolved;
     ``judgments_given=False``: ``qrels`` is the empty stand-in of a run without judgments."""
     cols, order_column = options.columns, options.order_column
-    q, d = ident(cols.query), ident(cols.doc)
-    null_id = f"{q} IS NULL OR {d} IS NULL"
+    null_id = queries.null_id(DUCKDB, cols.query, cols.doc)
     bad_order_value = _bad_value_sql(order_column, run_schema[order_column])
     run_null, run_bad, run_rows = _row(
-        con,
-        f"SELECT count(*) FILTER (WHERE {null_id}), "
-        f"count(*) FILTER (WHERE {bad_order_value}), count(*) FROM {run}",
+        con, queries.counts_sql(DUCKDB, run, [null_id, bad_order_value])
     )
     limit = options.grade_limit
-    rel = _relevance(options)
     bad_rel, infinite, above = _qrels_bad(qrels_schema, options)
     qrels_null, qrels_bad, qrels_infinite, qrels_above, qrels_rows = _qrels_counts(
         con, qrels, qrels_schema, options
@@ -218,7 +184,7 @@ def check_sql(
         if count:
             found = _first_bad(con, source, bad, cols.query, cols.doc)
             if check == "qrels_grade_above_max" and limit is not None:
-                largest = _row(con, f"SELECT max({rel}) FROM {qrels}")[0]
+                largest = _row(con, queries.largest_sql(DUCKDB, qrels, cols.relevance))[0]
                 found |= {"limit": limit.value, "metric": limit.metric, "largest": largest}
             raise messages.input_problem(
                 check, order_column=order_column, rel=cols.relevance, **found

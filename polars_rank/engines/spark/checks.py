@@ -10,7 +10,9 @@ off in ``engine="spark"``: see ``_PAIRS_IN_QUERY``). The pairs of string or inte
 are pre-tested by one 64-bit doc hash per row, per query (:data:`_PAIR_HASH`); only a
 repeated hash costs the exact grouping of the pairs, which decides. Only when a check fails
 is the message built: the first bad row (0-based, in the DataFrame's partition order) and
-its ids, or an example of a repeated pair.
+its ids, or an example of a repeated pair. The queries are
+:mod:`polars_rank.compiler.engine_checks`' in the Spark dialect; this module runs them and
+raises the messages of :mod:`polars_rank.core.messages`.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from polars_rank.compiler import engine_checks as queries
 from polars_rank.core import messages
 from polars_rank.core.columns import fresh
+from polars_rank.core.dialects import get_dialect
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.options import Options
 
@@ -27,46 +31,30 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 
+#: The dialect of the check queries (:mod:`polars_rank.compiler.engine_checks`).
+SPARK = get_dialect("spark")
+
+
 def quoted(name: str) -> str:
     """A Spark SQL identifier in backticks."""
-    return "`" + name.replace("`", "``") + "`"
-
-
-def _bad_value(name: str) -> str:
-    return f"{quoted(name)} IS NULL OR isnan(CAST({quoted(name)} AS DOUBLE))"
-
-
-def _infinite(name: str) -> str:
-    value = f"CAST({quoted(name)} AS DOUBLE)"
-    return f"{value} IN (CAST('Infinity' AS DOUBLE), CAST('-Infinity' AS DOUBLE))"
+    return SPARK.quote(name)
 
 
 def _first_bad(spark: SparkSession, view: str, bad: str, query: str, doc: str) -> dict[str, Any]:
     """count, first row (0-based, partition order) and its query and doc as text."""
-    q, d = quoted(query), quoted(doc)
     # the row number under a name none of the view's columns has (Spark ignores case)
-    n = quoted(fresh("pr_row", [c.lower() for c in spark.table(quoted(view)).columns]))
-    row = spark.sql(
-        f"""SELECT COUNT(*) AS count, MIN({n}) AS row,
-                   MIN_BY(CAST({q} AS STRING), {n}) AS query,
-                   MIN_BY(CAST({d} AS STRING), {n}) AS doc
-            FROM (SELECT *, ROW_NUMBER() OVER (ORDER BY monotonically_increasing_id() ASC
-                                                   NULLS LAST) - 1
-                            AS {n}
-                  FROM {quoted(view)})
-            WHERE {bad}"""
-    ).collect()[0]
-    return row.asDict()
+    n = fresh("pr_row", [c.lower() for c in spark.table(quoted(view)).columns])
+    sql = queries.first_bad_sql(SPARK, quoted(view), bad, query, doc, n)
+    return spark.sql(sql).collect()[0].asDict()
 
 
 #: The hash of a row's doc that pre-tests the repeated pairs (a Spark SQL expression of
-#: ``{doc}``): each query's list of 64-bit doc hashes is built (partly before the shuffle)
-#: and its distinct values counted, instead of every pair being grouped. A seam for tests
-#: (a constant makes every doc of a query collide, so the exact grouping decides).
-_PAIR_HASH = "XXHASH64({doc})"
-
-#: Spark's count of the distinct :data:`_PAIR_HASH` values of a query's docs.
-_DISTINCT_HASHES = "SIZE(ARRAY_DISTINCT(COLLECT_LIST({hash})))"
+#: ``{doc}``: :func:`~polars_rank.compiler.engine_checks.pair_hash`): each query's list of
+#: 64-bit doc hashes is built (partly before the shuffle) and its distinct values counted
+#: (:func:`~polars_rank.compiler.engine_checks.distinct_count`), instead of every pair being
+#: grouped. A seam for tests (a constant makes every doc of a query collide, so the exact
+#: grouping decides).
+_PAIR_HASH = queries.pair_hash(SPARK)
 
 #: Spark types hashed for the pre-test: those whose GROUP BY equality is plainly equality
 #: of the value hashed (strings of the default binary collation, integers, dates). Other
@@ -91,13 +79,8 @@ def _hashable(spark: SparkSession, view: str, columns: Sequence[str]) -> bool:
 
 def _repeated_pairs(spark: SparkSession, view: str, keys: Sequence[str]) -> int:
     """The exact number of ``keys`` tuples of ``view`` that occur more than once."""
-    grouped = ", ".join(quoted(k) for k in keys)
-    return int(
-        spark.sql(
-            f"SELECT COUNT(*) AS n FROM (SELECT 1 FROM {quoted(view)} GROUP BY {grouped} "
-            "HAVING COUNT(*) > 1)"
-        ).collect()[0]["n"]
-    )
+    sql = queries.repeated_pairs_sql(SPARK, quoted(view), [quoted(k) for k in keys])
+    return int(spark.sql(sql).collect()[0]["n"])
 
 
 def find_problems(
@@ -124,7 +107,7 @@ def find_problems(
     cols, order_column = options.columns, options.order_column
     by_rank = options.order_by == "rank"
     views = {"run": (run_view, list(by)), "qrels": (qrels_view, list(qrels_by))}
-    distinct = _DISTINCT_HASHES.format(hash=_PAIR_HASH)
+    distinct = queries.distinct_count(SPARK, _PAIR_HASH)
     pair_hash = {
         what: distinct
         for what, (view, groups) in views.items()
@@ -177,19 +160,19 @@ def raise_problem(
     for what in ("run", "qrels"):
         if (what, "empty") in failed:
             raise messages.empty_input(what)
-    q, d = quoted(cols.query), quoted(cols.doc)
     for what, view, columns in (("run", run_view, by), ("qrels", qrels_view, qrels_by)):
         if (what, "null_group") in failed:
             for column in columns:
-                nulls = spark.sql(
-                    f"SELECT COUNT(*) AS n FROM {quoted(view)} WHERE {quoted(column)} IS NULL"
-                ).collect()[0]["n"]
+                sql = queries.count_where_sql(
+                    SPARK, quoted(view), queries.null_value(SPARK, column)
+                )
+                nulls = spark.sql(sql).collect()[0]["n"]
                 if nulls:
                     raise PolarsRankError(
                         f"by column {column!r} of the {what} has null values: a group must "
                         "be named (fill them or filter those rows out)"
                     )
-    null_id = f"{q} IS NULL OR {d} IS NULL"
+    null_id = queries.null_id(SPARK, cols.query, cols.doc)
     checks = [
         ("run_null_id", ("run", "null_id"), run_view, null_id),
         ("qrels_null_id", ("qrels", "null_id"), qrels_view, null_id),
@@ -197,10 +180,20 @@ def raise_problem(
             "run_bad_order_value",
             ("run", "bad_rank" if by_rank else "bad_score"),
             run_view,
-            _bad_value(order_column),
+            queries.bad_number(SPARK, order_column),
         ),
-        ("qrels_bad_rel", ("qrels", "bad_grade"), qrels_view, _bad_value(cols.relevance)),
-        ("qrels_infinite_rel", ("qrels", "infinite_grade"), qrels_view, _infinite(cols.relevance)),
+        (
+            "qrels_bad_rel",
+            ("qrels", "bad_grade"),
+            qrels_view,
+            queries.bad_number(SPARK, cols.relevance),
+        ),
+        (
+            "qrels_infinite_rel",
+            ("qrels", "infinite_grade"),
+            qrels_view,
+            queries.infinite(SPARK, cols.relevance),
+        ),
     ]
     for check, key, view, bad in checks:
         if key in failed:
@@ -211,13 +204,10 @@ def raise_problem(
     for what, view in (("run", run_view), ("qrels", qrels_view)):
         if (what, "duplicate_pair") not in failed:
             continue
-        example = spark.sql(
-            f"SELECT COUNT(*) OVER () AS count, CAST({q} AS STRING) AS query, "
-            f"CAST({d} AS STRING) AS doc FROM {quoted(view)} GROUP BY {q}, {d}"
-            + "".join(f", {quoted(c)}" for c in (by if what == "run" else qrels_by))
-            + " "
-            "HAVING COUNT(*) > 1 LIMIT 1"
-        ).collect()
+        keys = [quoted(cols.query), quoted(cols.doc)]
+        groups = by if what == "run" else qrels_by
+        sql = queries.duplicate_example_sql(SPARK, quoted(view), keys, groups)
+        example = spark.sql(sql).collect()
         raise messages.input_problem(
             f"{what}_duplicate",
             order_column=order_column,
