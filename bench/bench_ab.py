@@ -225,7 +225,10 @@ def main() -> None:
                 ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], check=False
             )
     print(f"\nbase {args.base}, {args.rounds} rounds, load {load()}")
-    print("| row | base median s | new median s | new / base | per-round ratios | peak MiB base/new | within |")
+    print(
+        "| row | base median s | new median s | new / base | per-round ratios "
+        "| peak MiB base/new | within |"
+    )
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for row in rows:
         b, n = walls[(row, "base")], walls[(row, "new")]

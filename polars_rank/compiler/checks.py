@@ -46,9 +46,10 @@ def _double(column: str) -> str:
 
 
 def _is_nan(column: str, dialect: str) -> str:
-    """True for NaN (:meth:`~polars_rank.core.dialects.Dialect.is_nan`: ``ISNAN``, or where
-    there is none NaN compares equal to itself)."""
-    return get_dialect(dialect).is_nan(_double(column))
+    """True for NaN, tested row by row (:meth:`~polars_rank.core.dialects.Dialect.is_nan_per_row`:
+    ``ISNAN``, or where there is none NaN compares equal to itself; DuckDB's test is one no
+    statistics of a Parquet file can skip)."""
+    return get_dialect(dialect).is_nan_per_row(column)
 
 
 def _bad_number(column: str, dialect: str) -> str:

@@ -657,7 +657,7 @@ _DOUBLE_MAX = "1.7976931348623157E308"
 def _is_nan(column: str, dialect: str) -> str:
     """True for NaN (:meth:`~polars_rank.core.dialects.Dialect.is_nan`), as :mod:`.checks`
     writes it."""
-    return get_dialect(dialect).is_nan(f"CAST({column} AS DOUBLE)")
+    return get_dialect(dialect).is_nan_per_row(column)
 
 
 #: Problems of :func:`predictions_check_sql` that make the metrics wrong (the others, NULLs,

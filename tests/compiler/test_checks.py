@@ -378,3 +378,31 @@ def test_ids_that_differ_by_case_are_not_duplicates_in_postgres(postgres) -> Non
     counts, keys = check_counts_sql("postgres", "case_run_t", "case_qrels_t")
     failed = _case_counts(counts, keys, lambda s: postgres.query(s).row(0))
     assert failed == {("run", "duplicate_pair"): 1, ("qrels", "duplicate_pair"): 1}
+
+
+def test_nan_in_a_view_over_parquet_is_found(tmp_path) -> None:
+    """A Parquet file written by Polars leaves NaN out of its min/max statistics; DuckDB
+    trusts them and drops a plain ``isnan`` filter, so the checks must test row by row.
+    Run: q1/a 1.0, q1/b NaN, q2/c 0.5 -> one bad score, the first at q1/b. Judgments: q1/a
+    1.0, q2/c NaN -> one bad grade at q2/c. Predictions: scores 0.2, NaN, 0.9 -> one bad
+    score, the offending value NaN."""
+    from polars_rank.compiler.classification import predictions_check_sql
+
+    run, qrels, preds = (tmp_path / f"{n}.parquet" for n in ("run", "qrels", "preds"))
+    nan = float("nan")
+    pl.DataFrame(
+        {"query": ["q1", "q1", "q2"], "doc": ["a", "b", "c"], "score": [1.0, nan, 0.5]}
+    ).write_parquet(run)
+    pl.DataFrame({"query": ["q1", "q2"], "doc": ["a", "c"], "relevance": [1.0, nan]}).write_parquet(
+        qrels
+    )
+    pl.DataFrame({"label": [0, 1, 1], "score": [0.2, nan, 0.9]}).write_parquet(preds)
+    con = duckdb.connect()
+    for name, path in (("r", run), ("j", qrels), ("p", preds)):
+        con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet('{path}')")
+    assert con.sql(pr.check_sql("duckdb", run="r", qrels="j")).fetchall() == [
+        ("run", "bad_score", 1, "q1", "b"),
+        ("qrels", "bad_grade", 1, "q2", "c"),
+    ]
+    found = con.sql(predictions_check_sql("duckdb", "p")).fetchall()
+    assert [(i, p, n) for i, p, n, *_ in found] == [("predictions", "bad_score", 1)]

@@ -28,7 +28,7 @@ class DuckDB(Dialect):
         # a plain isnan(x) finds no NaN in a Parquet file whose statistics leave NaN out of
         # the min/max (as Polars writes them): DuckDB trusts them and drops the test; the
         # volatile random() keeps it row by row
-        return f"isnan(coalesce({column}, random()))"
+        return f"isnan(coalesce(CAST({column} AS DOUBLE), random()))"
 
     def is_infinite(self, double: str) -> str:
         return f"coalesce(isinf({double}), false)"
