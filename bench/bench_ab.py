@@ -184,6 +184,8 @@ def main() -> None:
     kid.add_argument("row")
     kid.add_argument("data", type=Path)
     kid.add_argument("repeat", type=int)
+    gen = sub.add_parser("generate")
+    gen.add_argument("data", type=Path)
     parser.add_argument("--base", default="354a74c", help="the commit to compare against")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--repeat", type=int, default=3, help="timed calls per child")
@@ -196,10 +198,16 @@ def main() -> None:
     if args.command == "child":
         child(args.row, args.data, args.repeat)
         return
+    if args.command == "generate":
+        generate(args.data)
+        return
     from _common import load, machine
 
     rows = [r for r in args.rows.split(",") if r]
-    generate(args.data_dir)
+    # in a process of its own: a child's peak RSS would include this process' (Linux keeps
+    # the high-water mark across fork and exec)
+    here = str(Path(__file__).resolve())
+    subprocess.run([sys.executable, here, "generate", str(args.data_dir)], check=True)
     print(machine(), flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp) / "base"
