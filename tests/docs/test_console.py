@@ -3,13 +3,14 @@
 Every ``$ polars-rank ...`` line of every page (``\\`` continuations joined, a trailing
 ``# comment`` dropped, ``> FILE`` written as the shell would) runs, in page order (the
 page's first command through the installed ``polars-rank`` entry point, the others through
-its function ``polars_rank.cli.main`` in this process, to save starting Python each time), in a folder holding the files the examples name:
-the reader's data of tests/docs/test_examples.py (the demo's ``data/``, ``run.txt``,
-``qrels.txt``, ...), the demo's runs as TREC text and Parquet (``bm25.run``, ``dense.run``,
-``rerank.run``, ``dense.parquet``, ...) and trec_eval's own test files (``qrels.test``,
-``results.test``, ``results.trunc``, from tests/data/trec_eval). The page's ``python`` blocks
-run first (the CLI guide's writes ``clicks.parquet``). The demo and the plots (about 30 s) run in
-the test marked ``slow``; the other commands (20 to 30 s) in the fast loop.
+its function ``polars_rank.cli.main`` in this process, to save starting Python each time),
+in a folder holding the files the examples name: the reader's data of
+tests/docs/test_examples.py (the demo's ``data/``, ``run.txt``, ``qrels.txt``, ...), the
+demo's runs as TREC text and Parquet (``bm25.run``, ``dense.run``, ``rerank.run``,
+``dense.parquet``, ...) and trec_eval's own test files (``qrels.test``, ``results.test``,
+``results.trunc``, from tests/data/trec_eval). The page's ``python`` blocks run first (the
+CLI guide's writes ``clicks.parquet``). The demo and the plots (about 30 s) run in the test
+marked ``slow`` (every command through the entry point); the others in the fast loop.
 
 Each command exits with 0 and prints something or writes the files it names (``--out``,
 ``--plot``, ``--plot-dir``, ``--write-data``, ``> FILE``). Checked against outside references
