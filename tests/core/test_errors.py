@@ -414,16 +414,21 @@ def test_unknown_metric_message_is_the_same_in_every_process():
         "try: pr.parse_metric('recal@100')\n"
         "except Exception as e: print(e)"
     )
-    texts = {
-        subprocess.run(
+    processes = [  # started together: each spends a second or more importing polars
+        subprocess.Popen(
             [sys.executable, "-c", code],
             env={**os.environ, "PYTHONHASHSEED": seed},
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
-            check=True,
-        ).stdout
+        )
         for seed in ("1", "2", "3")
-    }
+    ]
+    texts = set()
+    for process in processes:
+        out, err = process.communicate(timeout=300)
+        assert process.returncode == 0, err
+        texts.add(out)
     assert len(texts) == 1
     assert "did you mean recall@100" in texts.pop()
 

@@ -21,10 +21,13 @@ def fast_first(values: list) -> list:
     return [v if i == 0 else pytest.param(v, marks=pytest.mark.slow) for i, v in enumerate(values)]
 
 
-def examples(count: int) -> int:
+def examples(count: int, *, fast: int | None = None) -> int:
     """A test's example count under the loaded hypothesis profile: ``count`` with the ``ci``
-    profile (100 examples by default), a tenth of it (at least 2) with ``dev`` (10)."""
-    return max(2, math.ceil(count * settings().max_examples / 100))
+    profile (100 examples by default), a tenth of it (at least 2) with ``dev`` (10); ``fast``,
+    when given, caps the reduced count (for tests whose every example costs seconds: the
+    ``ci`` profile still runs ``count``)."""
+    scaled = max(2, math.ceil(count * settings().max_examples / 100))
+    return min(scaled, fast) if fast is not None and scaled < count else scaled
 
 
 QUERIES = ["q1", "q2", "q3", "q4", "q10"]

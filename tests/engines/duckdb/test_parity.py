@@ -64,7 +64,12 @@ def assert_engines_agree(run, qrels, recommender: dict | None = None, **options)
         assert polars_warnings == duckdb_warnings
 
 
-@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# every example runs every registered metric in both engines (seconds each): 2 in the fast loop
+@settings(
+    max_examples=examples(40, fast=2),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(
     data=runs_and_qrels(recommender=True),
     queries=st.sampled_from(["qrels", "both"]),
