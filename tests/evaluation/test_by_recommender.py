@@ -280,6 +280,38 @@ def test_outside_catalog_warning(engine):
     assert got.rows() == [("a", 1.0), ("b", 1.0)]
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("per_system", [False, True])
+def test_outside_catalog_counts_evaluated_users_only(engine, per_system):
+    """Items of a query left out of the evaluation (no judgments in its group) are not
+    counted outside the catalog, as without ``by``. Catalog {a, b}; per system, each query's
+    top 2: s1 q1 [a, x], s1 q2 [b, y], s2 q1 [a, z]. Shared judgments {q1/a}: q2 is left out,
+    so the pairs outside are (s1, x) and (s2, z): 2. Judgments per system {s1: q1/a, s2:
+    q1/a} give the same 2; coverage@2 is 1/2 for each system (a of {a, b})."""
+    run = pl.DataFrame(
+        {
+            "sys": ["s1"] * 4 + ["s2"] * 2,
+            "query": ["q1", "q1", "q2", "q2", "q1", "q1"],
+            "doc": ["a", "x", "b", "y", "a", "z"],
+            "score": [2.0, 1.0, 2.0, 1.0, 2.0, 1.0],
+        }
+    )
+    qrels = pl.DataFrame({"query": ["q1"], "doc": ["a"], "relevance": [1]})
+    if per_system:
+        qrels = pl.concat([qrels.with_columns(sys=pl.lit(s)) for s in ("s1", "s2")])
+    catalog = pl.DataFrame({"doc": ["a", "b"]})
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        got = pr.evaluate(run, qrels, ["coverage@2"], by="sys", catalog=catalog, engine=engine)
+    messages = [str(w.message) for w in seen]
+    assert "1 query in the run has no judgments and was not evaluated" in messages
+    outside = [m for m in messages if "catalog" in m]
+    assert outside == [
+        "2 recommended items are not in the catalog and were not counted by coverage@2"
+    ]
+    assert got.rows() == [("s1", 0.5), ("s2", 0.5)]
+
+
 def test_spark_engine(spark):
     """engine="spark" from Polars inputs: the worked example's numbers (test_worked_example),
     with the interactions joined on the group column for b (as

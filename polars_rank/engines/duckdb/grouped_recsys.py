@@ -62,10 +62,14 @@ def _outside_catalog(
     by: Sequence[str],
     shared: Sequence[str],
     k: int | None,
+    judged_by: Sequence[str] | None,
 ) -> int:
-    """The distinct (group, item) pairs of the runs' top k (the package's order: score
-    descending or rank ascending, ties by doc id descending as text) that the group's
-    catalog (joined on the ``by`` columns it has, ``shared``) does not hold."""
+    """The distinct (group, item) pairs of the evaluated users' top k (the package's order:
+    score descending or rank ascending, ties by doc id descending as text) that the group's
+    catalog (joined on the ``by`` columns it has, ``shared``) does not hold. With judgments
+    (``judged_by``: the ``by`` columns they have) the evaluated users are the run's queries
+    that the group's judgments hold, as the Polars engine counts them; without, every run
+    query."""
     cols = options.columns
     q, d = ident(cols.query), ident(cols.doc)
     gs = ", ".join(ident(c) for c in by)
@@ -73,10 +77,15 @@ def _outside_catalog(
     direction = "ASC" if options.ordering == "rank" else "DESC"
     within = "" if k is None else f" WHERE pr_pos <= {int(k)}"
     on = "".join(f" AND s.{ident(c)} = c.{ident(c)}" for c in shared)
+    judged = ""
+    if judged_by is not None:  # left-out queries (no judgment in the group) are not counted
+        same = "".join(f" AND j.{ident(c)} = r.{ident(c)}" for c in judged_by)
+        judged = f" WHERE EXISTS (SELECT 1 FROM {_VIEWS['qrels']} AS j WHERE j.{q} = r.{q}{same})"
     sql = (
         f"SELECT COUNT(*) FROM (SELECT DISTINCT {gs}, {d} FROM (SELECT {gs}, {d}, "
         f"ROW_NUMBER() OVER (PARTITION BY {gs}, {q} ORDER BY {order} {direction} NULLS LAST, "
-        f"CAST({d} AS VARCHAR) DESC NULLS LAST) AS pr_pos FROM {_VIEWS['run']}){within}) AS s "
+        f"CAST({d} AS VARCHAR) DESC NULLS LAST) AS pr_pos "
+        f"FROM {_VIEWS['run']} AS r{judged}){within}) AS s "
         f"ANTI JOIN {_VIEWS['catalog']} AS c ON s.{d} = c.{d}{on}"
     )
     rows = con.sql(sql).fetchall()
@@ -160,7 +169,8 @@ def evaluate_duckdb_by(
             if "catalog" in frames and with_catalog:
                 k = largest_cutoff(with_catalog)
                 shared = checked.shared.get("catalog", [])
-                outside = _outside_catalog(cursor, resolved, by, shared, k)
+                judged_by = qrels_by if has_qrels else None
+                outside = _outside_catalog(cursor, resolved, by, shared, k, judged_by)
         finally:
             for name in frames:
                 cursor.unregister(_VIEWS[name])
