@@ -312,6 +312,31 @@ def test_outside_catalog_counts_evaluated_users_only(engine, per_system):
     assert got.rows() == [("s1", 0.5), ("s2", 0.5)]
 
 
+def test_outside_catalog_counts_evaluated_users_only_on_spark(spark):
+    """test_outside_catalog_counts_evaluated_users_only's data on engine="spark", with and
+    without ``by``: s1 alone has q1 [a, x] and q2 [b, y] (q2 left out), so 1 item (x) is
+    outside the catalog {a, b}; by system, (s1, x) and (s2, z): 2."""
+    run = pl.DataFrame(
+        {
+            "sys": ["s1"] * 4 + ["s2"] * 2,
+            "query": ["q1", "q1", "q2", "q2", "q1", "q1"],
+            "doc": ["a", "x", "b", "y", "a", "z"],
+            "score": [2.0, 1.0, 2.0, 1.0, 2.0, 1.0],
+        }
+    )
+    qrels = pl.DataFrame({"query": ["q1"], "doc": ["a"], "relevance": [1]})
+    catalog = pl.DataFrame({"doc": ["a", "b"]})
+    s1 = run.filter(pl.col("sys") == "s1").drop("sys")
+    cases = ((s1, None, "1 recommended item is"), (run, "sys", "2 recommended items are"))
+    for table, by, want in cases:
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            pr.evaluate(table, qrels, ["coverage@2"], by=by, catalog=catalog, engine="spark",
+                        con=spark)  # fmt: skip
+        outside = [str(w.message) for w in seen if "catalog" in str(w.message)]
+        assert [m.startswith(want) for m in outside] == [True], outside
+
+
 def test_spark_engine(spark):
     """engine="spark" from Polars inputs: the worked example's numbers (test_worked_example),
     with the interactions joined on the group column for b (as

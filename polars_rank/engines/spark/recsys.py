@@ -142,10 +142,15 @@ def _outside_catalog(
     k: int | None,
     by: Sequence[str] = (),
     catalog_by: Sequence[str] = (),
+    qrels_view: str | None = None,
+    qrels_by: Sequence[str] = (),
 ) -> int:
-    """Distinct items of the runs' top k (trec order: score descending, doc id descending as
-    text) that the catalog does not hold; with ``by``, the distinct (group, item) pairs that
-    the group's catalog (joined on the ``by`` columns it has, ``catalog_by``) lacks."""
+    """Distinct items of the evaluated users' top k (trec order: score descending, doc id
+    descending as text) that the catalog does not hold; with ``by``, the distinct (group,
+    item) pairs that the group's catalog (joined on the ``by`` columns it has,
+    ``catalog_by``) lacks. With judgments (``qrels_view``, joined on the ``by`` columns they
+    have, ``qrels_by``) the evaluated users are the run's queries they hold, as the Polars
+    engine counts them; without, every run query."""
     cols = options.columns
     q, d = quoted(cols.query), quoted(cols.doc)
     order = quoted(options.order_column)
@@ -153,12 +158,18 @@ def _outside_catalog(
     within = "" if k is None else f" WHERE t.pr_pos <= {int(k)}"
     gs = "".join(f"{quoted(c)}, " for c in by)
     on = "".join(f" AND t.{quoted(c)} = c.{quoted(c)}" for c in catalog_by)
+    judged = ""
+    if qrels_view is not None:  # left-out queries (no judgment in the group) are not counted
+        same = "".join(f" AND j.{quoted(c)} = r.{quoted(c)}" for c in qrels_by)
+        judged = (
+            f" WHERE EXISTS (SELECT 1 FROM {quoted(qrels_view)} AS j WHERE j.{q} = r.{q}{same})"
+        )
     return _count(
         spark,
         f"SELECT COUNT(*) FROM (SELECT DISTINCT {gs}t.{d} FROM (SELECT {gs}{d}, "
         f"ROW_NUMBER() OVER (PARTITION BY {gs}{q} ORDER BY CAST({order} AS DOUBLE) "
         f"{direction} NULLS LAST, CAST({d} AS STRING) DESC NULLS LAST) AS pr_pos "
-        f"FROM {quoted(run_view)}) AS t"
+        f"FROM {quoted(run_view)} AS r{judged}) AS t"
         f"{within}) AS t LEFT ANTI JOIN {quoted(catalog_view)} AS c ON t.{d} = c.{d}{on}",
     )
 
@@ -282,7 +293,15 @@ def evaluate_spark_recommender(
         if "catalog" in views and with_catalog:
             k = largest_cutoff(with_catalog)
             outside = _outside_catalog(
-                spark, views["run"], views["catalog"], options, k, by, input_by.get("catalog", [])
+                spark,
+                views["run"],
+                views["catalog"],
+                options,
+                k,
+                by,
+                input_by.get("catalog", []),
+                views["qrels"] if qrels is not None else None,
+                input_by.get("qrels", []),
             )
         left_out = 0
         if qrels is not None:
