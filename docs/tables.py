@@ -10,10 +10,12 @@ the site at every build.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 from polars_rank.catalog.model import DIALECTS, Alias, Metric, Table, TrecEval, alias_parameters
 from polars_rank.catalog.registry import metrics
@@ -245,6 +247,33 @@ TARGET_TITLES = {
 }
 
 
+def formulas() -> ModuleType:
+    """``docs/formulas.py``: each card's LaTeX formula, purpose and worked example."""
+    spec = importlib.util.spec_from_file_location("docs_formulas", ROOT / "docs" / "formulas.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("docs_formulas", module)  # dataclasses resolve the module by name
+    spec.loader.exec_module(module)
+    return module
+
+
+def key(e: Metric) -> str:
+    """The entry's key in ``docs/formulas.py``: ``ranking.ndcg``."""
+    return f"{e.family}.{e.name}"
+
+
+def mathml(latex: str, display: bool = True) -> str:
+    """The LaTeX formula as MathML (rendered by the browser: no script, works offline)."""
+    from latex2mathml.converter import convert
+
+    return convert(latex, display="block" if display else "inline")
+
+
+def _inline_math(text: str) -> str:
+    """``text`` with every ``$...$`` replaced by inline MathML."""
+    return re.sub(r"\$(.+?)\$", lambda m: mathml(m.group(1), display=False), text)
+
+
 def anchor(e: Metric) -> str:
     """The metric's anchor on the reference page: ``ranking-ndcg``."""
     return f"{e.family}-{e.name}".replace("_", "-").lower()
@@ -343,7 +372,7 @@ def _summary(e: Metric) -> tuple[str, str]:
     return "summary over queries", rules[e.summary]
 
 
-def _section(e: Metric, macros: dict[str, str]) -> list[str]:
+def _section(e: Metric, macros: dict[str, str], text: ModuleType) -> list[str]:
     facts = [
         ("definition", e.formula),
         ("names", ", ".join(_spelled(e, a) for a in e.aliases)),
@@ -371,7 +400,14 @@ def _section(e: Metric, macros: dict[str, str]) -> list[str]:
         facts.append(("runs on", "; ".join(_runs_on(e))))
     if e.reference:
         facts.append(("reference", e.reference))
-    lines = [f"### {e.title or e.name} {{#{anchor(e)}}}", "", facts[0][1], ""]
+    lines = [
+        f"### {e.title or e.name} {{#{anchor(e)}}}",
+        "",
+        mathml(text.FORMULAS[key(e)]),
+        "",
+        facts[0][1],
+        "",
+    ]
     lines += [f"- **{key}**: {value}" for key, value in facts[1:]]
     return [*lines, ""]
 
@@ -390,6 +426,7 @@ def metric_reference() -> str:
     range, conventions, the engines and dialects that run it, and its reference."""
     entries = reference_entries()
     macros = _macro_files()
+    text = formulas()
     out = [
         "# Metric reference",
         "",
@@ -423,6 +460,8 @@ def metric_reference() -> str:
         + ", unless the",
         "table below says otherwise; a card repeats it only then.",
         "",
+        "**Notation.** " + _inline_math(text.NOTATION),
+        "",
         "| family | metric | names | runs on |",
         "| --- | --- | --- | --- |",
     ]
@@ -443,7 +482,7 @@ def metric_reference() -> str:
         if e.family != family:
             family = e.family
             out += [f"## {FAMILY_TITLES[family]}", ""]
-        out += _section(e, macros)
+        out += _section(e, macros, text)
     return "\n".join(out)
 
 
