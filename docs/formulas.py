@@ -173,3 +173,146 @@ FORMULAS: dict[str, str] = {
     "classification.tn": r"TN = |\{i : y_i = 0,\ s_i < t\}|",
     "classification.fn": r"FN = |\{i : y_i = 1,\ s_i < t\}|",
 }
+
+#: When a user would pick each metric: one sentence, shown first on its card
+PURPOSES: dict[str, str] = {
+    # ranking
+    "ranking.precision": "How much of what the user sees first is relevant: pick it when only"
+    " the top k matter, as on a results page of fixed size.",
+    "ranking.recall": "How much of everything relevant the top k found: pick it for a first"
+    " stage (candidate retrieval) that a reranker reads after.",
+    "ranking.recall_cap": "Recall that can reach 1 when a query has more relevant documents"
+    " than k: pick it to compare queries with many relevant documents (BEIR).",
+    "ranking.hit_rate": "Whether the top k holds anything relevant at all: pick it for"
+    " question answering or recommendation where one good answer is enough.",
+    "ranking.hits": "The count of relevant documents in the top k: a raw number to sum or to"
+    " build other ratios from.",
+    "ranking.reciprocal_rank": "How far the user scrolls to the first relevant document: pick"
+    " it (its mean is MRR) for known-item search or one-answer tasks.",
+    "ranking.average_precision": "Precision at every relevant document, so both finding them"
+    " all and ranking them early count: the standard single number of TREC (MAP).",
+    "ranking.gm_map": "MAP that stresses the hard queries (a geometric mean): pick it to see"
+    " whether a system improves the queries that fail, as in TREC's Robust track.",
+    "ranking.ndcg": "Graded relevance with a discount by rank, normalised per query: pick it"
+    " when judgments have grades (web search, MS MARCO, BEIR).",
+    "ranking.dcg": "nDCG's numerator, not normalised: pick it when the scale of the gains"
+    " matters across queries, or to check nDCG by hand.",
+    "ranking.ideal_dcg": "The best DCG any ranking could reach for the query: nDCG's"
+    " denominator, to see how much there was to find.",
+    "ranking.r_precision": "Precision at the query's own depth R: pick it to compare queries"
+    " with very different numbers of relevant documents without choosing a k.",
+    "ranking.bpref": "A measure that skips unjudged documents: pick it when the judgments are"
+    " incomplete and new systems retrieve many unjudged documents.",
+    "ranking.f1": "The harmonic mean of P@k and R@k: pick it when the top k should be both"
+    " clean and complete.",
+    "ranking.judged_fraction": "How much of the top k was judged: read it beside any other"
+    " metric to know how far unjudged documents may have pulled it down.",
+    "ranking.unjudged": "The share of the top k without a usable judgment (trec_eval's unj):"
+    " the complement of Judged, with trec_eval's denominator k.",
+    "ranking.num_ret": "How many documents the run retrieved: a sanity check of a run file"
+    " (truncated runs, missing queries).",
+    "ranking.num_rel": "How many relevant documents the judgments hold: a sanity check of the"
+    " qrels and of the relevance level.",
+    "ranking.num_rel_ret": "How many relevant documents the run found, over all queries:"
+    " the numerator of recall over the whole set.",
+    "ranking.num_nonrel_judged_ret": "How many retrieved documents were judged not relevant:"
+    " with NumRelRet, how much of the retrieved set the judgments cover.",
+    "ranking.num_q": "How many queries were evaluated: check it against the number you"
+    " expected before reading any mean.",
+    "ranking.set_precision": "Precision of the whole retrieved set, without a cutoff: pick it"
+    " for a filter or a boolean search that returns a set.",
+    "ranking.set_recall": "Recall of the whole retrieved set: pick it for a set-returning"
+    " system, or a candidate stage with a fixed budget.",
+    "ranking.set_f": "Precision and recall of the retrieved set in one number, trec_eval's"
+    " way (β not squared): pick it for set retrieval.",
+    "ranking.iprec_at_recall": "The best precision once a given share of the relevant"
+    " documents is found: one point of the interpolated precision-recall curve.",
+    "ranking.eleven_pt_avg": "The interpolated precision-recall curve in one number (eleven"
+    " recall points): for comparisons with older TREC results.",
+    "ranking.err": "A user who stops at the first satisfying document: pick it for graded"
+    " web search where one highly relevant result ends the search.",
+    "ranking.rbp": "A user who goes on to the next document with probability p: pick it"
+    " when the depth a user reads is better modelled than a cutoff.",
+    "ranking.rbp_residual": "How much RBP could still rise if the unjudged documents were"
+    " relevant: report it beside RBP when judgments are incomplete.",
+    # trec_eval
+    "trec_eval.relevance_string": "The grades of the top documents as one string: to see at"
+    " a glance what a query's ranking looks like while debugging.",
+    "trec_eval.inferred_ap": "AP estimated from sampled judgments: pick it when the qrels"
+    " judge a random sample of the pool (TREC's infAP tracks).",
+    "trec_eval.gm_bpref": "bpref with a geometric mean over queries: stresses the queries"
+    " that fail, under incomplete judgments.",
+    "trec_eval.yaap": "Yet another AP, on a log-odds scale that spreads out low and high"
+    " values: for comparisons with trec_eval's yaap.",
+    "trec_eval.r_precision_multiple": "Precision at a multiple of R: R-precision at a"
+    " deeper or shallower depth that still adapts to each query.",
+    "trec_eval.utility": "A payoff per relevant and non-relevant document, retrieved or"
+    " missed: pick it for filtering tasks with known costs (TREC Filtering).",
+    "trec_eval.binary_g": "A gain measure for binary judgments whose discount counts the"
+    " non-relevant documents read so far: for comparisons with trec_eval's binG.",
+    "trec_eval.normalized_gain": "A cumulated gain whose discount grows with the cost of"
+    " what was read: for comparisons with trec_eval's G.",
+    "trec_eval.ndcg_rel": "nDCG averaged at each relevant document's rank: how good the"
+    " ranking is at the points where relevant documents appear.",
+    "trec_eval.r_ndcg": "nDCG averaged at the depths where the ideal gain changes: a"
+    " cutoff-free nDCG that adapts to each query's judgments.",
+    "trec_eval.set_relative_precision": "Precision of the retrieved set relative to the best"
+    " a set of its size could reach: fair to queries with few relevant documents.",
+    "trec_eval.set_average_precision": "Set precision times set recall: one number for a"
+    " retrieved set, with trec_eval's definition.",
+    "trec_eval.trec_rbp": "Rank-biased precision as trec_eval computes it (gains rescaled"
+    " per query): for numbers comparable with trec_eval's rbp.",
+    "trec_eval.trec_rbp_residual": "trec_eval's RBP residual: the weight left to unjudged"
+    " and unretrieved documents, beside trec_rbp.",
+    # recommender
+    "recommender.catalog_coverage": "How much of the catalog any user gets recommended: pick"
+    " it to see whether a recommender shows only a small part of its items.",
+    "recommender.shannon_entropy": "How evenly recommendations spread over items: higher"
+    " when many items are shown about equally often.",
+    "recommender.gini_index": "How unequal the exposure of items is (0 equal, 1 one item"
+    " takes all): pick it to track popularity bias.",
+    "recommender.user_coverage": "The share of users who get anything (relevant) in their"
+    " top k: pick it to find the users a recommender fails entirely.",
+    "recommender.novelty": "How unpopular, so how new to the user, recommended items are:"
+    " higher when the list avoids what everyone already sees.",
+    "recommender.average_popularity": "The mean popularity of the recommended items: lower"
+    " is less popularity bias; compare it with the training data's.",
+    "recommender.long_tail_share": "The share of recommendations from the long tail: pick it"
+    " to check that less popular items get shown at all.",
+    "recommender.intra_list_diversity": "How different the items of one list are from each"
+    " other: pick it when a list of near-duplicates is a failure.",
+    "recommender.serendipity": "Relevant items unlike the user's history: pick it to reward"
+    " recommendations that are both good and unexpected.",
+    # classification
+    "classification.roc_auc": "How well scores rank positives above negatives, at no"
+    " threshold: the usual number for click or conversion models.",
+    "classification.group_auc": "AUC within each user (or other group), averaged: pick it"
+    " when only the ranking within a user's impressions matters (DIN's GAUC).",
+    "classification.log_loss": "How good the predicted probabilities are, not only their"
+    " order: pick it when the scores are used as probabilities (bidding, pricing).",
+    "classification.brier_score": "The mean squared error of the probabilities: a bounded"
+    " alternative to log loss, less harsh on confident mistakes.",
+    "classification.normalized_entropy": "Log loss relative to always predicting the base"
+    " rate: comparable across data sets with different click rates (Facebook's NE).",
+    "classification.calibration": "Predicted over observed positives: 1 when the model's"
+    " probabilities are right on average; check it before using them as rates.",
+    "classification.average_precision": "The area under the precision-recall curve:"
+    " pick it over AUC when positives are rare.",
+    "classification.accuracy": "The share of rows classified right at a threshold: for"
+    " balanced classes only.",
+    "classification.precision": "Of the rows predicted positive, the share that are:"
+    " pick it when a false alarm is costly.",
+    "classification.recall": "Of the positive rows, the share predicted positive: pick it"
+    " when a miss is costly.",
+    "classification.f1": "Precision and recall at a threshold in one number: for a"
+    " decision with rare positives.",
+    "classification.fbeta": "F1 with recall weighted β times as much as precision: F2 when"
+    " misses cost more than false alarms.",
+    "classification.specificity": "Of the negative rows, the share predicted negative: the"
+    " recall of the negatives.",
+    "classification.tp": "The count of true positives at a threshold: to build any other"
+    " rate, or to check a confusion matrix.",
+    "classification.fp": "The count of false positives at a threshold: the false alarms.",
+    "classification.tn": "The count of true negatives at a threshold.",
+    "classification.fn": "The count of false negatives at a threshold: the misses.",
+}

@@ -403,6 +403,8 @@ def _section(e: Metric, macros: dict[str, str], text: ModuleType) -> list[str]:
     lines = [
         f"### {e.title or e.name} {{#{anchor(e)}}}",
         "",
+        f"**For**: {text.PURPOSES[key(e)]}",
+        "",
         mathml(text.FORMULAS[key(e)]),
         "",
         facts[0][1],

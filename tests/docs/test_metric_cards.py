@@ -65,3 +65,16 @@ def test_a_formula_states_the_convention_of_its_definition() -> None:
     assert r"2^{-52}" in f["classification.log_loss"]
     assert r"\tfrac{1}{2}[s_i = s_j]" in f["classification.roc_auc"]
     assert r"s_i \ge t" in f["classification.tp"] and r"s_i < t" in f["classification.fn"]
+
+
+def test_every_metric_says_what_it_is_for() -> None:
+    """One sentence per catalog entry saying when a user would pick the metric, first on its
+    card (a new metric without one fails here)."""
+    tables = _tables()
+    purposes = tables.formulas().PURPOSES
+    cards = _cards(tables)
+    assert sorted(purposes) == sorted(cards), "docs/formulas.py's PURPOSES != the catalog"
+    for name, (_, card) in cards.items():
+        sentence = purposes[name]
+        assert sentence.endswith(".") and sentence.count(". ") == 0, name
+        assert card.split("\n\n")[1] == f"**For**: {sentence}", name
