@@ -61,7 +61,7 @@ FORMULAS: dict[str, str] = {
     "ranking.reciprocal_rank": r"\mathrm{RR}@k = \frac{1}{\min\{i \le k : \mathrm{rel}_i = 1\}}"
     r"\qquad (0 \text{ when no relevant document is in the top } k)",
     "ranking.average_precision": r"\mathrm{AP}@k = \frac{1}{D}\sum_{i=1}^{\min(k,n)}"
-    r" \mathrm{rel}_i \, P@i, \qquad D = R \ (\text{trec\_eval}) \text{ or } \min(k, R)",
+    r" \mathrm{rel}_i \, P@i, \qquad D = R \ (\text{trec_eval}) \text{ or } \min(k, R)",
     "ranking.gm_map": r"\mathrm{GMAP} = \exp\Big(\frac{1}{|Q|}\sum_{q \in Q}"
     r" \ln \max(\mathrm{AP}_q, 10^{-5})\Big)",
     "ranking.ndcg": r"\mathrm{nDCG}@k = \frac{\mathrm{DCG}@k}{\mathrm{IDCG}@k}, \qquad"
@@ -114,7 +114,7 @@ FORMULAS: dict[str, str] = {
     r" S = \sum_{i=1}^{n} \mathrm{rel}_i \, P@i",
     "trec_eval.r_precision_multiple": r"P@c, \qquad c = \lfloor m R + 0.9 \rfloor"
     r" \qquad (0 \text{ when } c = 0)",
-    "trec_eval.utility": r"p_1 a + p_2 b + p_3 c + p_4 d, \qquad d = \text{collection\_size}"
+    "trec_eval.utility": r"p_1 a + p_2 b + p_3 c + p_4 d, \qquad d = \text{collection_size}"
     r" + a - n - R",
     "trec_eval.binary_g": r"\mathrm{binG} = \frac{1}{R}\sum_{i \le n,\ \mathrm{rel}_i = 1}"
     r" \frac{1}{\log_2(2 + m_i)}, \qquad m_i = |\{j < i : \mathrm{rel}_j = 0\}|",
@@ -315,4 +315,217 @@ PURPOSES: dict[str, str] = {
     "classification.fp": "The count of false positives at a threshold: the false alarms.",
     "classification.tn": "The count of true negatives at a threshold.",
     "classification.fn": "The count of false negatives at a threshold: the misses.",
+}
+
+# ------------------------------------------------------------------------------------------
+# worked examples
+
+#: ``(label, score)`` of the classification example, one row each
+EXAMPLE_PREDICTIONS = [(1, 0.9), (0, 0.6), (1, 0.4), (0, 0.2)]
+
+_TOP5 = "ranked d1 (grade 0), d2 (2), d3 (unjudged), d4 (1), d5 (0); d6 (1) not retrieved"
+
+#: A metric worked by hand: on the ranking example (ranking and trec_eval entries) or the
+#: classification example (classification entries)
+EXAMPLES: dict[str, Example] = {
+    "ranking.precision": Example(
+        "P@5", "2/5", "0.4", "the relevant documents in the top 5 are d2 and d4"
+    ),
+    "ranking.recall": Example(
+        "R@5", "2/3", "0.6666666666666666", "2 of the R = 3 relevant (d2, d4, d6) in the top 5"
+    ),
+    "ranking.recall_cap": Example(
+        "Rcap@5", "2/min(5, 3)", "0.6666666666666666", "2 relevant in the top 5, R = 3"
+    ),
+    "ranking.hit_rate": Example(
+        "Success@1", "0", "0.0", "d1 at rank 1 is judged, grade 0: not relevant"
+    ),
+    "ranking.hits": Example("hits@5", "2", "2.0", "d2 and d4"),
+    "ranking.reciprocal_rank": Example(
+        "RR", "1/2", "0.5", "the first relevant document, d2, is at rank 2"
+    ),
+    "ranking.average_precision": Example(
+        "AP",
+        "(1/2 + 2/4) / 3",
+        "0.3333333333333333",
+        "P@2 = 1/2 at d2, P@4 = 2/4 at d4; d6, never retrieved, counts in R = 3",
+    ),
+    "ranking.gm_map": Example(
+        "gm_map",
+        "math.exp(math.log(max((1/2 + 2/4) / 3, 1e-5)))",
+        "0.3333333333333333",
+        "one query: the geometric mean of its AP is its AP",
+    ),
+    "ranking.ndcg": Example(
+        "nDCG@5",
+        "(2/math.log2(3) + 1/math.log2(5)) / (2/math.log2(2) + 1/math.log2(3) + 1/math.log2(4))",
+        "0.5405857679450102",
+        "DCG: gain 2 (d2) at rank 2, gain 1 (d4) at rank 4; IDCG: the judged grades"
+        " 2, 1, 1 (d2, d4, d6; d6 unretrieved counts) at ranks 1 to 3",
+    ),
+    "ranking.dcg": Example(
+        "DCG@5",
+        "2/math.log2(3) + 1/math.log2(5)",
+        "1.692536065216308",
+        "gain 2 (d2) at rank 2, gain 1 (d4) at rank 4; grade 0 and unjudged gain 0",
+    ),
+    "ranking.ideal_dcg": Example(
+        "IDCG",
+        "2/math.log2(2) + 1/math.log2(3) + 1/math.log2(4)",
+        "3.1309297535714573",
+        "the judged grades 2, 1, 1 (d2, d4, d6) best first",
+    ),
+    "ranking.r_precision": Example(
+        "Rprec", "1/3", "0.3333333333333333", "the top R = 3 are d1, d2, d3: only d2 relevant"
+    ),
+    "ranking.bpref": Example(
+        "bpref",
+        "((1 - 1/2) + (1 - 1/2)) / 3",
+        "0.3333333333333333",
+        "N = 2 judged non-relevant (d1, d5); above d2 and above d4 one of them (d1),"
+        " min(1, 3)/min(2, 3) = 1/2; the unjudged d3 is skipped",
+    ),
+    "ranking.f1": Example("F1@5", "2 * (2/5) * (2/3) / (2/5 + 2/3)", "0.5", "P@5 = 2/5, R@5 = 2/3"),
+    "ranking.judged_fraction": Example(
+        "Judged@5", "4/5", "0.8", "d3 is the one unjudged document of the top 5"
+    ),
+    "ranking.unjudged": Example("unj@5", "1/5", "0.2", "d3 is unjudged"),
+    "ranking.num_ret": Example("NumRet", "5", "5.0", "d1 to d5"),
+    "ranking.num_rel": Example("NumRel", "3", "3.0", "d2, d4, d6 (grade ≥ 1)"),
+    "ranking.num_rel_ret": Example("NumRelRet", "2", "2.0", "d2, d4"),
+    "ranking.num_nonrel_judged_ret": Example(
+        "num_nonrel_judged_ret", "2", "2.0", "d1, d5 (grade 0); d3 is unjudged"
+    ),
+    "ranking.num_q": Example("NumQ", "1", "1.0", "q1"),
+    "ranking.set_precision": Example("SetP", "2/5", "0.4", "2 relevant of 5 retrieved"),
+    "ranking.set_recall": Example("SetR", "2/3", "0.6666666666666666", "2 of R = 3 retrieved"),
+    "ranking.set_f": Example("SetF", "(1 + 1) * (2/5) * (2/3) / (1 * (2/5) + 2/3)", "0.5", "β = 1"),
+    "ranking.iprec_at_recall": Example(
+        "IPrec@0.5",
+        "max(2/4, 2/5)",
+        "0.5",
+        "c = lround(0.5 · 3) = 2: the 2nd relevant is d4 at rank 4; P@4 = 2/4, P@5 = 2/5",
+    ),
+    "ranking.eleven_pt_avg": Example(
+        "11pt_avg",
+        "(9 * (1/2) + 2 * 0) / 11",
+        "0.4090909090909091",
+        "c = lround(x · 3) is 0, 0, 1, 1, 1, 2, 2, 2, 2, 3, 3 at x = 0, 0.1, …, 1: IPrec is"
+        " 1/2 while c ≤ 2 (P@2 = P@4 = 1/2), 0 at c = 3 (d6 is never retrieved)",
+    ),
+    "ranking.err": Example(
+        "ERR",
+        "(3/16) / 2 + (1/16) / 4 * (1 - 3/16)",
+        "0.1064453125",
+        "max_grade 4: R(2) = 3/16 (d2, rank 2), R(1) = 1/16 (d4, rank 4, after d2 did not"
+        " satisfy); grade 0 and unjudged give 0",
+    ),
+    "ranking.rbp": Example(
+        "RBP",
+        "(1 - 0.8) * (2 * 0.8**1 + 1 * 0.8**3)",
+        "0.42239999999999994",
+        "p = 0.8, gain the grade: 2 at rank 2, 1 at rank 4",
+    ),
+    "ranking.rbp_residual": Example(
+        "RBP_residual",
+        "(1 - 0.8) * 0.8**2 + 0.8**5",
+        "0.45568000000000003",
+        "the unjudged d3 at rank 3, then everything below rank d = 5",
+    ),
+    "trec_eval.inferred_ap": Example(
+        "infAP",
+        "(1/2 + (1/2) * (1/1) * (1e-5 / (1 + 2e-5))"
+        " + 1/4 + (3/4) * (2/3) * ((1 + 1e-5) / (2 + 2e-5))) / 3",
+        "0.3333349999666673",
+        "d2 at rank 2 (j = 1; above: n = 1), d4 at rank 4 (j = 3; above: r = 1, n = 1; the"
+        " unjudged d3 is not counted)",
+    ),
+    "trec_eval.gm_bpref": Example(
+        "gm_bpref", "((1 - 1/2) + (1 - 1/2)) / 3", "0.3333333333333333", "one query: its bpref"
+    ),
+    "trec_eval.yaap": Example(
+        "yaap",
+        "math.log((1 + (1/2 + 2/4)) / (1 + 3 - (1/2 + 2/4)))",
+        "-0.40546510810816444",
+        "S = P@2 + P@4 = 1/2 + 2/4, R = 3",
+    ),
+    "trec_eval.r_precision_multiple": Example(
+        "Rprec_mult", "1/3", "0.3333333333333333", "c = ⌊1 · 3 + 0.9⌋ = 3: d2 in the top 3"
+    ),
+    "trec_eval.utility": Example(
+        "utility",
+        "1 * 2 + (-1) * 3 + 0 * 1 + 0 * (0 + 2 - 5 - 3)",
+        "-1.0",
+        "a = 2 relevant retrieved, b = 3 others retrieved, c = 1 relevant missed (d6)",
+    ),
+    "trec_eval.binary_g": Example(
+        "binG",
+        "(1/math.log2(2 + 1) + 1/math.log2(2 + 2)) / 3",
+        "0.3769765845238191",
+        "above d2: d1; above d4: d1 and the unjudged d3",
+    ),
+    "trec_eval.set_relative_precision": Example(
+        "set_relative_P", "2/min(5, 3)", "0.6666666666666666", "2 relevant retrieved"
+    ),
+    "trec_eval.set_average_precision": Example(
+        "SetAP", "2**2 / (5 * 3)", "0.26666666666666666", "2 relevant of 5 retrieved, R = 3"
+    ),
+    "trec_eval.trec_rbp": Example(
+        "trec_rbp",
+        "(1 - 0.9) * (2/2 * 0.9**1 + 1/2 * 0.9**3)",
+        "0.12644999999999998",
+        "p = 0.9; a grade lies above 1, so the gains are rescaled to [0, 1]: grade / 2",
+    ),
+    "trec_eval.trec_rbp_residual": Example(
+        "trec_rbp_resid",
+        "0.9**5 + (1 - 0.9) * 0.9**2",
+        "0.6714900000000001",
+        "p^5 past the 5 retrieved, and the unjudged d3 at rank 3",
+    ),
+    # the classification example: labels 1, 0, 1, 0 with scores 0.9, 0.6, 0.4, 0.2
+    "classification.roc_auc": Example(
+        "AUC",
+        "(1 + 1 + 0 + 1) / (2 * 2)",
+        "0.75",
+        "pairs (positive, negative): 0.9 > 0.6, 0.9 > 0.2, 0.4 < 0.6, 0.4 > 0.2",
+    ),
+    "classification.log_loss": Example(
+        "LogLoss",
+        "-(math.log(0.9) + math.log(1 - 0.6) + math.log(0.4) + math.log(1 - 0.2)) / 4",
+        "0.5402713826800865",
+        "−ln p for the positives, −ln(1 − p) for the negatives",
+    ),
+    "classification.brier_score": Example(
+        "Brier", "((0.9 - 1)**2 + 0.6**2 + (0.4 - 1)**2 + 0.2**2) / 4", "0.1925", ""
+    ),
+    "classification.normalized_entropy": Example(
+        "NE",
+        "-(math.log(0.9) + math.log(0.4) + math.log(0.4) + math.log(0.8)) / 4"
+        " / -(0.5 * math.log(0.5) + 0.5 * math.log(0.5))",
+        "0.7794468445267841",
+        "the log loss over the entropy of the base rate r = 2/4",
+    ),
+    "classification.calibration": Example(
+        "calibration", "(0.9 + 0.6 + 0.4 + 0.2) / 2", "1.05", "Σ p over the 2 positives"
+    ),
+    "classification.average_precision": Example(
+        "AP",
+        "(1/1 + 2/3) / 2",
+        "0.8333333333333333",
+        "the positives at 0.9 (1 of 1 rows with score ≥ 0.9) and 0.4 (2 of 3)",
+    ),
+    "classification.accuracy": Example(
+        "accuracy", "(1 + 1) / 4", "0.5", "threshold 0.5: predicted 1, 1, 0, 0"
+    ),
+    "classification.precision": Example("precision", "1 / (1 + 1)", "0.5", "TP 0.9, FP 0.6"),
+    "classification.recall": Example("recall", "1 / (1 + 1)", "0.5", "TP 0.9, FN 0.4"),
+    "classification.f1": Example("F1", "2 * 1 / (2 * 1 + 1 + 1)", "0.5", "TP = FP = FN = 1"),
+    "classification.fbeta": Example(
+        "Fbeta(beta=2)", "(1 + 2**2) * 1 / (2**2 * (1 + 1) + 1 + 1)", "0.5", "β = 2"
+    ),
+    "classification.specificity": Example("specificity", "1 / (1 + 1)", "0.5", "TN 0.2, FP 0.6"),
+    "classification.tp": Example("TP", "1", "1", "label 1, score 0.9 ≥ 0.5"),
+    "classification.fp": Example("FP", "1", "1", "label 0, score 0.6 ≥ 0.5"),
+    "classification.tn": Example("TN", "1", "1", "label 0, score 0.2 < 0.5"),
+    "classification.fn": Example("FN", "1", "1", "label 1, score 0.4 < 0.5"),
 }

@@ -400,6 +400,16 @@ def _section(e: Metric, macros: dict[str, str], text: ModuleType) -> list[str]:
         facts.append(("runs on", "; ".join(_runs_on(e))))
     if e.reference:
         facts.append(("reference", e.reference))
+    example = text.EXAMPLES.get(key(e))
+    if example is not None:
+        data = "classification" if e.family == "classification" else "ranking"
+        why = f": {example.why}" if example.why else ""
+        facts.append(
+            (
+                f"worked example ([{data}](#worked-examples))",
+                f"`{example.metric}` = `{example.arithmetic}` = **{example.value}**{why}",
+            )
+        )
     lines = [
         f"### {e.title or e.name} {{#{anchor(e)}}}",
         "",
@@ -412,6 +422,79 @@ def _section(e: Metric, macros: dict[str, str], text: ModuleType) -> list[str]:
     ]
     lines += [f"- **{key}**: {value}" for key, value in facts[1:]]
     return [*lines, ""]
+
+
+def _frame(name: str, columns: dict[str, list[object]]) -> list[str]:
+    """Python code building a small frame, one column a line."""
+    lines = [f"{name} = pl.DataFrame({{"]
+    lines += [
+        f"    {column!r}: {values!r},".replace("'", '"') for column, values in columns.items()
+    ]
+    return [*lines, "})"]
+
+
+def worked_examples(text: ModuleType) -> list[str]:
+    """The reference's section of the examples the cards work by hand: the code building
+    them and what they hold."""
+    docs = [d for d, _ in text.EXAMPLE_RUN]
+    judged = dict(text.EXAMPLE_QRELS)
+    rows = [
+        f"| {i} | {d} | {score:g} | {judged.get(d, 'unjudged')} |"
+        for i, (d, score) in enumerate(text.EXAMPLE_RUN, 1)
+    ]
+    missed = [f"| — | {d} | not retrieved | {g} |" for d, g in text.EXAMPLE_QRELS if d not in docs]
+    return [
+        "## Worked examples {#worked-examples}",
+        "",
+        "A card's **worked example** computes the metric by hand on one of two tiny examples,",
+        "with the value `pr.evaluate` (or `pr.evaluate_classification`) prints for it (the",
+        "docs tests check that the arithmetic and `pr.evaluate` agree). **Ranking**: one query,",
+        "five documents retrieved, one judged document missed; the relevance level is 1, so",
+        "the relevant documents are d2, d4 and d6 (R = 3), d1 and d5 are judged non-relevant",
+        "and d3 is unjudged.",
+        "",
+        "| rank | doc | score | grade |",
+        "| --- | --- | --- | --- |",
+        *rows,
+        *missed,
+        "",
+        "```python",
+        "import polars as pl",
+        "import polars_rank as pr",
+        "",
+        *_frame(
+            "run",
+            {
+                "query": ["q1"] * len(text.EXAMPLE_RUN),
+                "doc": docs,
+                "score": [s for _, s in text.EXAMPLE_RUN],
+            },
+        ),
+        *_frame(
+            "qrels",
+            {
+                "query": ["q1"] * len(text.EXAMPLE_QRELS),
+                "doc": [d for d, _ in text.EXAMPLE_QRELS],
+                "relevance": [g for _, g in text.EXAMPLE_QRELS],
+            },
+        ),
+        'pr.evaluate(run, qrels, ["P@5", "AP", "nDCG@5"])',
+        "```",
+        "",
+        "**Classification**: four rows, two positives, the threshold 0.5.",
+        "",
+        "```python",
+        *_frame(
+            "predictions",
+            {
+                "label": [y for y, _ in text.EXAMPLE_PREDICTIONS],
+                "score": [p for _, p in text.EXAMPLE_PREDICTIONS],
+            },
+        ),
+        'pr.evaluate_classification(predictions, ["AUC", "LogLoss", "F1"])',
+        "```",
+        "",
+    ]
 
 
 def reference_entries() -> list[Metric]:
@@ -479,6 +562,7 @@ def metric_reference() -> str:
         )
         out.append(f"| {e.family} | [{e.title or e.name}](#{anchor(e)}) | {names} | {where} |")
     out.append("")
+    out += worked_examples(text)
     family = None
     for e in entries:
         if e.family != family:

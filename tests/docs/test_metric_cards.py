@@ -1,12 +1,20 @@
 """The metric reference's cards (``docs/tables.py``'s ``metric_reference`` over
 ``docs/formulas.py``): every catalog entry has a formula, rendered as MathML on its card (no
-script: the site opened from disk shows it)."""
+script: the site opened from disk shows it), and a sentence on what it is for; the worked
+examples' hand arithmetic equals what ``pr.evaluate`` prints."""
 
 from __future__ import annotations
 
 import importlib.util
+import io
+import math
+import re
+from contextlib import redirect_stdout
 from types import ModuleType
 
+import pytest
+
+import polars_rank as pr
 from polars_rank.catalog.model import Metric
 from tests.support.docs import ROOT
 
@@ -38,6 +46,7 @@ def test_every_metric_has_a_formula_rendered_as_mathml() -> None:
         rendered = tables.mathml(text.FORMULAS[name])
         assert rendered.startswith("<math") and 'display="block"' in rendered
         assert "<merror" not in rendered, name
+        assert "\\" not in rendered, f"{name}: a LaTeX command left unconverted"
         assert rendered in card, name
         # only the card's own formula: none of another entry's
         others = [k for k, f in text.FORMULAS.items() if k != name and tables.mathml(f) in card]
@@ -78,3 +87,62 @@ def test_every_metric_says_what_it_is_for() -> None:
         sentence = purposes[name]
         assert sentence.endswith(".") and sentence.count(". ") == 0, name
         assert card.split("\n\n")[1] == f"**For**: {sentence}", name
+
+
+#: the metrics a worked example must cover at least
+CORE = [
+    "ranking.precision",
+    "ranking.recall",
+    "ranking.average_precision",
+    "ranking.ndcg",
+    "ranking.reciprocal_rank",
+    "ranking.r_precision",
+    "ranking.bpref",
+    "trec_eval.inferred_ap",
+    "ranking.rbp",
+    "ranking.err",
+    "ranking.hit_rate",
+    "ranking.judged_fraction",
+]
+
+
+def _example_frames(tables: ModuleType) -> dict[str, object]:
+    """Run the reference's worked-example code blocks (as a reader would) and return the
+    frames they build."""
+    section = tables.metric_reference().split("## Worked examples", 1)[1].split("\n## ")[0]
+    namespace: dict[str, object] = {}
+    for code in re.findall(r"```python\n(.*?)```", section, re.S):
+        with redirect_stdout(io.StringIO()):
+            exec(code, namespace)
+    return namespace
+
+
+def _evaluated(frames: dict[str, object], family: str, metric: str) -> object:
+    if family == "classification":
+        out = pr.evaluate_classification(frames["predictions"], [metric])
+    else:
+        out = pr.evaluate(frames["run"], frames["qrels"], [metric])
+    return out[out.columns[-1]][0]
+
+
+def test_every_core_metric_has_a_worked_example() -> None:
+    examples = _tables().formulas().EXAMPLES
+    assert [k for k in CORE if k not in examples] == []
+
+
+@pytest.mark.parametrize("name", sorted(_tables().formulas().EXAMPLES))
+def test_worked_example_equals_what_evaluate_prints(name: str) -> None:
+    """The card shows the metric's name, the hand arithmetic and a value; ``pr.evaluate`` on
+    the reference's example data prints that value, and the arithmetic (evaluated in
+    Python, an independent route) gives it too."""
+    tables = _tables()
+    example = tables.formulas().EXAMPLES[name]
+    entry, card = _cards(tables)[name]
+    shown = f"`{example.metric}` = `{example.arithmetic}` = **{example.value}**"
+    assert shown in card, name
+    value = _evaluated(_example_frames(tables), entry.family, example.metric)
+    assert str(value) == example.value, f"{name}: evaluate prints {value}"
+    by_hand = eval(example.arithmetic, {"math": math, "__builtins__": {"max": max, "min": min}})
+    assert math.isclose(by_hand, float(value), rel_tol=1e-12, abs_tol=1e-15), (
+        f"{name}: {example.arithmetic} = {by_hand}, evaluate gives {value}"
+    )
