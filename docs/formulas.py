@@ -323,7 +323,13 @@ PURPOSES: dict[str, str] = {
 #: ``(label, score)`` of the classification example, one row each
 EXAMPLE_PREDICTIONS = [(1, 0.9), (0, 0.6), (1, 0.4), (0, 0.2)]
 
-_TOP5 = "ranked d1 (grade 0), d2 (2), d3 (unjudged), d4 (1), d5 (0); d6 (1) not retrieved"
+#: the recommender example: ``(user, item, score)`` of the top-2 lists, the training
+#: history ``(user, item)``, the catalog, the item vectors and the test judgments
+EXAMPLE_RECOMMENDATIONS = [("u1", "a", 2.0), ("u1", "b", 1.0), ("u2", "a", 2.0), ("u2", "c", 1.0)]
+EXAMPLE_HISTORY = [("u1", "a"), ("u2", "a"), ("u2", "b"), ("u3", "c"), ("u4", "c"), ("u5", "c")]
+EXAMPLE_ITEMS = ["a", "b", "c", "d"]
+EXAMPLE_VECTORS = [("a", [1.0, 0.0]), ("b", [0.0, 1.0]), ("c", [1.0, 1.0]), ("d", [0.0, 1.0])]
+EXAMPLE_TEST = [("u1", "b"), ("u2", "d")]
 
 #: A metric worked by hand: on the ranking example (ranking and trec_eval entries) or the
 #: classification example (classification entries)
@@ -481,6 +487,51 @@ EXAMPLES: dict[str, Example] = {
         "0.9**5 + (1 - 0.9) * 0.9**2",
         "0.6714900000000001",
         "p^5 past the 5 retrieved, and the unjudged d3 at rank 3",
+    ),
+    # the recommender example: u1 gets a, b; u2 gets a, c; popularity a 2, b 1, c 3, d 0
+    "recommender.catalog_coverage": Example(
+        "coverage@2", "3/4", "0.75", "a, b, c of the 4 catalog items"
+    ),
+    "recommender.shannon_entropy": Example(
+        "entropy@2",
+        "-(2/4 * math.log2(2/4) + 1/4 * math.log2(1/4) + 1/4 * math.log2(1/4))",
+        "1.5",
+        "a twice, b and c once, in the 4 recommendations",
+    ),
+    "recommender.gini_index": Example(
+        "gini@2",
+        "((2*1 - 4 - 1) * 0 + (2*2 - 4 - 1) * 1 + (2*3 - 4 - 1) * 1 + (2*4 - 4 - 1) * 2) / (4 * 4)",
+        "0.375",
+        "the counts in ascending order: d 0, b 1, c 1, a 2",
+    ),
+    "recommender.user_coverage": Example("user_coverage@2", "2/2", "1.0", "both users get a list"),
+    "recommender.novelty": Example(
+        "novelty@2",
+        "((-math.log2(2/6) - math.log2(1/6)) / 2 + (-math.log2(2/6) - math.log2(3/6)) / 2) / 2",
+        "1.688721875540867",
+        "p = popularity / 6 (users: a 2, b 1, c 3); the mean over u1 (a, b) and u2 (a, c)",
+    ),
+    "recommender.average_popularity": Example(
+        "arp@2", "((2 + 1) / 2 + (2 + 3) / 2) / 2", "2.0", "a 2, b 1, c 3 users"
+    ),
+    "recommender.long_tail_share": Example(
+        "aplt@2",
+        "(2/2 + 2/2) / 2",
+        "1.0",
+        "3 items have interactions, the head is the ⌊0.2 · 3⌋ = 0 most popular: all tail",
+    ),
+    "recommender.intra_list_diversity": Example(
+        "ild@2",
+        "((1 - 0) + (1 - 1/math.sqrt(2))) / 2",
+        "0.6464466094067263",
+        "cos(a, b) = 0 for u1, cos(a, c) = 1/√2 for u2",
+    ),
+    "recommender.serendipity": Example(
+        "serendipity@2",
+        "(((1 - 1) * 0 + (1 - 0) * 1) / 2 + ((1 - 1) * 0 + (1 - 1/math.sqrt(2)) * 0) / 2) / 2",
+        "0.25",
+        "u1's history a: b (relevant) has cos(b, a) = 0; u2's history a, b: nothing relevant"
+        " recommended",
     ),
     # the classification example: labels 1, 0, 1, 0 with scores 0.9, 0.6, 0.4, 0.2
     "classification.roc_auc": Example(

@@ -402,7 +402,9 @@ def _section(e: Metric, macros: dict[str, str], text: ModuleType) -> list[str]:
         facts.append(("reference", e.reference))
     example = text.EXAMPLES.get(key(e))
     if example is not None:
-        data = "classification" if e.family == "classification" else "ranking"
+        data = {"classification": "classification", "recommender": "recommender"}.get(
+            e.family, "ranking"
+        )
         why = f": {example.why}" if example.why else ""
         facts.append(
             (
@@ -479,6 +481,48 @@ def worked_examples(text: ModuleType) -> list[str]:
             },
         ),
         'pr.evaluate(run, qrels, ["P@5", "AP", "nDCG@5"])',
+        "```",
+        "",
+        "**Recommender**: two users' top-2 lists, a training history (popularity: the",
+        "users of an item), a catalog of four items, item vectors and the test judgments",
+        "(u1 liked b, u2 liked d).",
+        "",
+        "```python",
+        *_frame(
+            "recs",
+            {
+                "query": [u for u, _, _ in text.EXAMPLE_RECOMMENDATIONS],
+                "doc": [i for _, i, _ in text.EXAMPLE_RECOMMENDATIONS],
+                "score": [x for _, _, x in text.EXAMPLE_RECOMMENDATIONS],
+            },
+        ),
+        *_frame(
+            "history",
+            {
+                "query": [u for u, _ in text.EXAMPLE_HISTORY],
+                "doc": [i for _, i in text.EXAMPLE_HISTORY],
+            },
+        ),
+        *_frame("items", {"doc": list(text.EXAMPLE_ITEMS)}),
+        *_frame(
+            "vectors",
+            {
+                "doc": [i for i, _ in text.EXAMPLE_VECTORS],
+                "vector": [v for _, v in text.EXAMPLE_VECTORS],
+            },
+        ),
+        *_frame(
+            "liked",
+            {
+                "query": [u for u, _ in text.EXAMPLE_TEST],
+                "doc": [i for _, i in text.EXAMPLE_TEST],
+                "relevance": [1] * len(text.EXAMPLE_TEST),
+            },
+        ),
+        "pr.evaluate(",
+        '    recs, liked, ["coverage@2", "novelty@2", "ild@2"],',
+        "    interactions=history, catalog=items, item_features=vectors,",
+        ")",
         "```",
         "",
         "**Classification**: four rows, two positives, the threshold 0.5.",

@@ -120,6 +120,15 @@ def _example_frames(tables: ModuleType) -> dict[str, object]:
 def _evaluated(frames: dict[str, object], family: str, metric: str) -> object:
     if family == "classification":
         out = pr.evaluate_classification(frames["predictions"], [metric])
+    elif family == "recommender":
+        out = pr.evaluate(
+            frames["recs"],
+            frames["liked"],
+            [metric],
+            interactions=frames["history"],
+            catalog=frames["items"],
+            item_features=frames["vectors"],
+        )
     else:
         out = pr.evaluate(frames["run"], frames["qrels"], [metric])
     return out[out.columns[-1]][0]
