@@ -448,7 +448,7 @@ def worked_examples(text: ModuleType) -> list[str]:
     return [
         "## Worked examples {#worked-examples}",
         "",
-        "A card's **worked example** computes the metric by hand on one of two tiny examples,",
+        "A card's **worked example** computes the metric by hand on one of three tiny examples,",
         "with the value `pr.evaluate` (or `pr.evaluate_classification`) prints for it (the",
         "docs tests check that the arithmetic and `pr.evaluate` agree). **Ranking**: one query,",
         "five documents retrieved, one judged document missed; the relevance level is 1, so",
