@@ -470,6 +470,21 @@ EXAMPLES: dict[str, Example] = {
         "0.3769765845238191",
         "above d2: d1; above d4: d1 and the unjudged d3",
     ),
+    "trec_eval.ndcg_rel": Example(
+        "ndcg_rel",
+        "(2/math.log2(3) / (2 + 1/math.log2(3))"
+        " + (2/math.log2(3) + 1/math.log2(5)) / (2 + 1/math.log2(3) + 1/math.log2(4))"
+        " + (2/math.log2(3) + 1/math.log2(5)) / (2 + 1/math.log2(3) + 1/math.log2(4))) / 3",
+        "0.5202654896754279",
+        "nDCG at d2's rank 2 and d4's rank 4; d6, missed, scores the final DCG / IDCG",
+    ),
+    "trec_eval.r_ndcg": Example(
+        "Rndcg",
+        "(0 / 2 + (2/math.log2(3)) / (2 + 1/math.log2(3) + 1/math.log2(4))"
+        " + (2/math.log2(3) + 1/math.log2(5)) / (2 + 1/math.log2(3) + 1/math.log2(4))) / 3",
+        "0.3145386839153384",
+        "the ideal gains 2, 1, 1 end their runs at ranks 1 and 3; then rank n = 5",
+    ),
     "trec_eval.set_relative_precision": Example(
         "set_relative_P", "2/min(5, 3)", "0.6666666666666666", "2 relevant retrieved"
     ),
