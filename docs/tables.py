@@ -10,10 +10,12 @@ the site at every build.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 from polars_rank.catalog.model import DIALECTS, Alias, Metric, Table, TrecEval, alias_parameters
 from polars_rank.catalog.registry import metrics
@@ -245,6 +247,33 @@ TARGET_TITLES = {
 }
 
 
+def formulas() -> ModuleType:
+    """``docs/formulas.py``: each card's LaTeX formula, purpose and worked example."""
+    spec = importlib.util.spec_from_file_location("docs_formulas", ROOT / "docs" / "formulas.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("docs_formulas", module)  # dataclasses resolve the module by name
+    spec.loader.exec_module(module)
+    return module
+
+
+def key(e: Metric) -> str:
+    """The entry's key in ``docs/formulas.py``: ``ranking.ndcg``."""
+    return f"{e.family}.{e.name}"
+
+
+def mathml(latex: str, display: bool = True) -> str:
+    """The LaTeX formula as MathML (rendered by the browser: no script, works offline)."""
+    from latex2mathml.converter import convert
+
+    return convert(latex, display="block" if display else "inline")
+
+
+def _inline_math(text: str) -> str:
+    """``text`` with every ``$...$`` replaced by inline MathML."""
+    return re.sub(r"\$(.+?)\$", lambda m: mathml(m.group(1), display=False), text)
+
+
 def anchor(e: Metric) -> str:
     """The metric's anchor on the reference page: ``ranking-ndcg``."""
     return f"{e.family}-{e.name}".replace("_", "-").lower()
@@ -343,7 +372,7 @@ def _summary(e: Metric) -> tuple[str, str]:
     return "summary over queries", rules[e.summary]
 
 
-def _section(e: Metric, macros: dict[str, str]) -> list[str]:
+def _section(e: Metric, macros: dict[str, str], text: ModuleType) -> list[str]:
     facts = [
         ("definition", e.formula),
         ("names", ", ".join(_spelled(e, a) for a in e.aliases)),
@@ -371,9 +400,145 @@ def _section(e: Metric, macros: dict[str, str]) -> list[str]:
         facts.append(("runs on", "; ".join(_runs_on(e))))
     if e.reference:
         facts.append(("reference", e.reference))
-    lines = [f"### {e.title or e.name} {{#{anchor(e)}}}", "", facts[0][1], ""]
+    example = text.EXAMPLES.get(key(e))
+    if example is not None:
+        data = {"classification": "classification", "recommender": "recommender"}.get(
+            e.family, "ranking"
+        )
+        why = f": {example.why}" if example.why else ""
+        facts.append(
+            (
+                f"worked example ([{data}](#worked-examples))",
+                f"`{example.metric}` = `{example.arithmetic}` = **{example.value}**{why}",
+            )
+        )
+    lines = [
+        f"### {e.title or e.name} {{#{anchor(e)}}}",
+        "",
+        f"**For**: {text.PURPOSES[key(e)]}",
+        "",
+        mathml(text.FORMULAS[key(e)]),
+        "",
+        facts[0][1],
+        "",
+    ]
     lines += [f"- **{key}**: {value}" for key, value in facts[1:]]
     return [*lines, ""]
+
+
+def _frame(name: str, columns: dict[str, list[object]]) -> list[str]:
+    """Python code building a small frame, one column a line."""
+    lines = [f"{name} = pl.DataFrame({{"]
+    lines += [
+        f"    {column!r}: {values!r},".replace("'", '"') for column, values in columns.items()
+    ]
+    return [*lines, "})"]
+
+
+def worked_examples(text: ModuleType) -> list[str]:
+    """The reference's section of the examples the cards work by hand: the code building
+    them and what they hold."""
+    docs = [d for d, _ in text.EXAMPLE_RUN]
+    judged = dict(text.EXAMPLE_QRELS)
+    rows = [
+        f"| {i} | {d} | {score:g} | {judged.get(d, 'unjudged')} |"
+        for i, (d, score) in enumerate(text.EXAMPLE_RUN, 1)
+    ]
+    missed = [f"| — | {d} | not retrieved | {g} |" for d, g in text.EXAMPLE_QRELS if d not in docs]
+    return [
+        "## Worked examples {#worked-examples}",
+        "",
+        "A card's **worked example** computes the metric by hand on one of three tiny examples,",
+        "with the value `pr.evaluate` (or `pr.evaluate_classification`) prints for it (the",
+        "docs tests check that the arithmetic and `pr.evaluate` agree). **Ranking**: one query,",
+        "five documents retrieved, one judged document missed; the relevance level is 1, so",
+        "the relevant documents are d2, d4 and d6 (R = 3), d1 and d5 are judged non-relevant",
+        "and d3 is unjudged.",
+        "",
+        "| rank | doc | score | grade |",
+        "| --- | --- | --- | --- |",
+        *rows,
+        *missed,
+        "",
+        "```python",
+        "import polars as pl",
+        "import polars_rank as pr",
+        "",
+        *_frame(
+            "run",
+            {
+                "query": ["q1"] * len(text.EXAMPLE_RUN),
+                "doc": docs,
+                "score": [s for _, s in text.EXAMPLE_RUN],
+            },
+        ),
+        *_frame(
+            "qrels",
+            {
+                "query": ["q1"] * len(text.EXAMPLE_QRELS),
+                "doc": [d for d, _ in text.EXAMPLE_QRELS],
+                "relevance": [g for _, g in text.EXAMPLE_QRELS],
+            },
+        ),
+        'pr.evaluate(run, qrels, ["P@5", "AP", "nDCG@5"])',
+        "```",
+        "",
+        "**Recommender**: two users' top-2 lists, a training history (popularity: the",
+        "users of an item), a catalog of four items, item vectors and the test judgments",
+        "(u1 liked b, u2 liked d).",
+        "",
+        "```python",
+        *_frame(
+            "recs",
+            {
+                "query": [u for u, _, _ in text.EXAMPLE_RECOMMENDATIONS],
+                "doc": [i for _, i, _ in text.EXAMPLE_RECOMMENDATIONS],
+                "score": [x for _, _, x in text.EXAMPLE_RECOMMENDATIONS],
+            },
+        ),
+        *_frame(
+            "history",
+            {
+                "query": [u for u, _ in text.EXAMPLE_HISTORY],
+                "doc": [i for _, i in text.EXAMPLE_HISTORY],
+            },
+        ),
+        *_frame("items", {"doc": list(text.EXAMPLE_ITEMS)}),
+        *_frame(
+            "vectors",
+            {
+                "doc": [i for i, _ in text.EXAMPLE_VECTORS],
+                "vector": [v for _, v in text.EXAMPLE_VECTORS],
+            },
+        ),
+        *_frame(
+            "liked",
+            {
+                "query": [u for u, _ in text.EXAMPLE_TEST],
+                "doc": [i for _, i in text.EXAMPLE_TEST],
+                "relevance": [1] * len(text.EXAMPLE_TEST),
+            },
+        ),
+        "pr.evaluate(",
+        '    recs, liked, ["coverage@2", "novelty@2", "ild@2"],',
+        "    interactions=history, catalog=items, item_features=vectors,",
+        ")",
+        "```",
+        "",
+        "**Classification**: four rows, two positives, the threshold 0.5.",
+        "",
+        "```python",
+        *_frame(
+            "predictions",
+            {
+                "label": [y for y, _ in text.EXAMPLE_PREDICTIONS],
+                "score": [p for _, p in text.EXAMPLE_PREDICTIONS],
+            },
+        ),
+        'pr.evaluate_classification(predictions, ["AUC", "LogLoss", "F1"])',
+        "```",
+        "",
+    ]
 
 
 def reference_entries() -> list[Metric]:
@@ -390,6 +555,7 @@ def metric_reference() -> str:
     range, conventions, the engines and dialects that run it, and its reference."""
     entries = reference_entries()
     macros = _macro_files()
+    text = formulas()
     out = [
         "# Metric reference",
         "",
@@ -423,6 +589,8 @@ def metric_reference() -> str:
         + ", unless the",
         "table below says otherwise; a card repeats it only then.",
         "",
+        "**Notation.** " + _inline_math(text.NOTATION),
+        "",
         "| family | metric | names | runs on |",
         "| --- | --- | --- | --- |",
     ]
@@ -438,12 +606,13 @@ def metric_reference() -> str:
         )
         out.append(f"| {e.family} | [{e.title or e.name}](#{anchor(e)}) | {names} | {where} |")
     out.append("")
+    out += worked_examples(text)
     family = None
     for e in entries:
         if e.family != family:
             family = e.family
             out += [f"## {FAMILY_TITLES[family]}", ""]
-        out += _section(e, macros)
+        out += _section(e, macros, text)
     return "\n".join(out)
 
 
