@@ -130,8 +130,9 @@ def _call(row: str, data: Path) -> Callable[[], object]:
 
         spark = SparkSession.builder.master("local[2]").getOrCreate()
         run, qrels = read("run_200k"), read("qrels_200k")
-        sdf_run, sdf_qrels = spark.createDataFrame(run.to_arrow()), spark.createDataFrame(
-            qrels.to_arrow()
+        sdf_run, sdf_qrels = (
+            spark.createDataFrame(run.to_arrow()),
+            spark.createDataFrame(qrels.to_arrow()),
         )
         return lambda: pr.evaluate(sdf_run, sdf_qrels, METRICS, engine="spark", con=spark)
     raise SystemExit(f"unknown row {row!r} (rows: {', '.join(DEFAULT_ROWS + OPTIONAL_ROWS)})")

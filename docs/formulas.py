@@ -23,12 +23,14 @@ class Example:
     """A metric worked by hand on an example: ``metric`` as ``evaluate`` takes it, the
     ``arithmetic`` as a Python expression (``math`` is in scope; the test evaluates it and
     compares it with ``pr.evaluate``), ``value`` as ``pr.evaluate`` prints it, ``why`` what
-    the terms are."""
+    the terms are; ``options`` the keyword arguments it needs (``group="user"``)."""
 
     metric: str
     arithmetic: str
     value: str
     why: str
+    #: keyword arguments of ``evaluate`` the example needs, as Python text (shown on the card)
+    options: str = ""
 
 
 # ------------------------------------------------------------------------------------------
@@ -320,8 +322,8 @@ PURPOSES: dict[str, str] = {
 # ------------------------------------------------------------------------------------------
 # worked examples
 
-#: ``(label, score)`` of the classification example, one row each
-EXAMPLE_PREDICTIONS = [(1, 0.9), (0, 0.6), (1, 0.4), (0, 0.2)]
+#: ``(user, label, score)`` of the classification example, one row each
+EXAMPLE_PREDICTIONS = [("u1", 1, 0.9), ("u1", 0, 0.6), ("u1", 1, 0.4), ("u2", 0, 0.2)]
 
 #: the recommender example: ``(user, item, score)`` of the top-2 lists, the training
 #: history ``(user, item)``, the catalog, the item vectors and the test judgments
@@ -438,6 +440,20 @@ EXAMPLES: dict[str, Example] = {
         "0.45568000000000003",
         "the unjudged d3 at rank 3, then everything below rank d = 5",
     ),
+    "trec_eval.relevance_string": Example(
+        "relstring",
+        '"0" + "2" + "-" + "1" + "0"',
+        "02-10",
+        "the grades of d1 to d5 in rank order, d3 unjudged; d6, not retrieved, is not in it",
+        "per_query=True",
+    ),
+    "trec_eval.normalized_gain": Example(
+        "G",
+        "(2 / math.log2(2 + 3 - 2) + 1 / math.log2(2 + (4 + 1) - 3)) / (2 + 1 + 1)",
+        "0.4404648767857287",
+        "the ideal gains 2, 1, 1 cost C = 2, 3, 4 through position 3, then 1 a rank; d2 at"
+        " rank 2: C = 3, S = 2; d4 at rank 4: C = 4 + 1, S = 2 + 1",
+    ),
     "trec_eval.inferred_ap": Example(
         "infAP",
         "(1/2 + (1/2) * (1/1) * (1e-5 / (1 + 2e-5))"
@@ -548,12 +564,21 @@ EXAMPLES: dict[str, Example] = {
         "u1's history a: b (relevant) has cos(b, a) = 0; u2's history a, b: nothing relevant"
         " recommended",
     ),
-    # the classification example: labels 1, 0, 1, 0 with scores 0.9, 0.6, 0.4, 0.2
+    # the classification example: labels 1, 0, 1, 0 with scores 0.9, 0.6, 0.4, 0.2 (users
+    # u1, u1, u1, u2)
     "classification.roc_auc": Example(
         "AUC",
         "(1 + 1 + 0 + 1) / (2 * 2)",
         "0.75",
         "pairs (positive, negative): 0.9 > 0.6, 0.9 > 0.2, 0.4 < 0.6, 0.4 > 0.2",
+    ),
+    "classification.group_auc": Example(
+        "GAUC",
+        "(3 * (1 + 0) / (2 * 1)) / 3",
+        "0.5",
+        "u1's AUC: 0.9 > 0.6, 0.4 < 0.6, weighted by its 3 rows; u2 has no positive, so it"
+        " is left out",
+        'group="user"',
     ),
     "classification.log_loss": Example(
         "LogLoss",

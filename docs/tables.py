@@ -406,10 +406,11 @@ def _section(e: Metric, macros: dict[str, str], text: ModuleType) -> list[str]:
             e.family, "ranking"
         )
         why = f": {example.why}" if example.why else ""
+        given = f" (`{example.options}`)" if example.options else ""
         facts.append(
             (
                 f"worked example ([{data}](#worked-examples))",
-                f"`{example.metric}` = `{example.arithmetic}` = **{example.value}**{why}",
+                f"`{example.metric}`{given} = `{example.arithmetic}` = **{example.value}**{why}",
             )
         )
     lines = [
@@ -525,14 +526,15 @@ def worked_examples(text: ModuleType) -> list[str]:
         ")",
         "```",
         "",
-        "**Classification**: four rows, two positives, the threshold 0.5.",
+        "**Classification**: four rows of two users, two positives, the threshold 0.5.",
         "",
         "```python",
         *_frame(
             "predictions",
             {
-                "label": [y for y, _ in text.EXAMPLE_PREDICTIONS],
-                "score": [p for _, p in text.EXAMPLE_PREDICTIONS],
+                "user": [u for u, _, _ in text.EXAMPLE_PREDICTIONS],
+                "label": [y for _, y, _ in text.EXAMPLE_PREDICTIONS],
+                "score": [p for _, _, p in text.EXAMPLE_PREDICTIONS],
             },
         ),
         'pr.evaluate_classification(predictions, ["AUC", "LogLoss", "F1"])',

@@ -474,5 +474,3 @@ def _column_list(columns: str | Iterable[str] | None) -> list[str]:
     if columns is None:
         return []
     return [columns] if isinstance(columns, str) else list(columns)
-
-

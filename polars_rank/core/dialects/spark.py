@@ -17,6 +17,7 @@ class Spark(Dialect):
     def dbt_adapters(self) -> tuple[str, ...]:
         """dbt's ``spark`` and ``databricks`` adapters (Databricks runs Spark SQL)."""
         return ("spark", "databricks")
+
     quote_char = "`"
     byte_key: ClassVar[tuple[str, str | None, bool] | None] = ("string", None, False)
     integer_id_number: ClassVar[str | None] = (
