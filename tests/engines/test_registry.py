@@ -322,3 +322,11 @@ def test_check_sql_is_written_in_the_compiler_only() -> None:
         for line in _sql_strings(path.read_text(encoding="utf-8"))
     ]
     assert not found, found
+
+
+def test_grouped_recommender_sql_is_written_in_the_compiler_only() -> None:
+    """DuckDB's ``by`` path with recommender metrics runs the compiler's queries
+    (``compile_query``, ``compiler/engine_warnings.py``'s outside-catalog count) and writes
+    no SQL of its own."""
+    path = PACKAGE / "engines" / "duckdb" / "grouped_recsys.py"
+    assert _sql_strings(path.read_text(encoding="utf-8")) == []

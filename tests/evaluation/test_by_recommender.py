@@ -10,12 +10,14 @@ import math
 import re
 import warnings
 
+import duckdb
 import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import polars_rank as pr
+from polars_rank.catalog.recommender_inputs import outside_catalog_message
 from tests.support.strategies import DOCS, QUERIES, assert_same, examples
 
 ENGINES = ["polars", "duckdb"]
@@ -693,3 +695,77 @@ def test_check_sql_by_columns_of_the_inputs():
         pr.check_sql("duckdb", "run", catalog="c", by="sys", catalog_by="day")
     with pytest.raises(pr.PolarsRankError, match="by column 'sys' of the catalog"):
         pr.evaluate(run, None, ["coverage@1"], by="sys", catalog=tables["c"])
+
+
+def _outside_messages(run, qrels, catalog, k, con):
+    """The outside-catalog warnings of ``evaluate(..., by="sys", engine="duckdb", con=con)``
+    with ``coverage@k``, and the other warnings apart."""
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        pr.evaluate(run, qrels, [f"coverage@{k}"], by="sys", catalog=catalog, engine="duckdb",
+                    con=con)  # fmt: skip
+    messages = [str(w.message) for w in seen]
+    return [m for m in messages if "catalog" in m], [m for m in messages if "catalog" not in m]
+
+
+def _nocase() -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect()
+    con.execute("SET default_collation = 'nocase'")  # the count must not depend on it
+    return con
+
+
+def test_outside_catalog_breaks_ties_by_bytes_under_nocase():
+    """trec_eval breaks a score tie by doc id descending as bytes, whatever the session's
+    collation. s1's q1 ties "B" and "a" at score 1.0: as bytes "a" (0x61) > "B" (0x42), so
+    q1's top 1 is [a]; under ``nocase`` "b" > "a" would put "B" first. Catalog {B}: a is
+    outside, so 1 item (under the nocase order: B, inside, 0 items and no warning)."""
+    run = pl.DataFrame({"sys": "s1", "query": "q1", "doc": ["B", "a"], "score": 1.0})
+    qrels = pl.DataFrame({"query": ["q1"], "doc": ["a"], "relevance": [1]})
+    catalog = pl.DataFrame({"doc": ["B"]})
+    for con in (duckdb.connect(), _nocase()):
+        outside, _ = _outside_messages(run, qrels, catalog, 1, con)
+        assert outside == [
+            "1 recommended item is not in the catalog and was not counted by coverage@1"
+        ]
+
+
+#: Cases of test_outside_catalog_keys_ids_by_bytes_under_nocase: s1's queries, their docs and
+#: scores (one row each), the judged queries (each judging doc a), the catalog, and the count.
+_KEY_CASES = {
+    # the catalog join: q1's top 1 is [a]; "a" is not "A" as bytes: 1 (nocase: a = A, 0)
+    "join": (["q1"], ["a"], [1.0], ["q1"], ["A"], 1),
+    # the partition by query: q1's top 1 is [a] (2.0), Q1's [b] (3.0); catalog {b}: a is
+    # outside, 1 (nocase: q1 = Q1 is one query whose top 1 is [b], 0)
+    "partition": (["q1", "Q1"], ["a", "b"], [2.0, 3.0], ["q1", "Q1"], ["b"], 1),
+    # distinct items: q1's top 1 is [a], q2's [A]; both outside the catalog {z}: 2 (nocase:
+    # a = A is one item, 1)
+    "distinct": (["q1", "q2"], ["a", "A"], [1.0, 1.0], ["q1", "q2"], ["z"], 2),
+}
+
+
+@pytest.mark.parametrize("case", list(_KEY_CASES))
+def test_outside_catalog_keys_ids_by_bytes_under_nocase(case):
+    """Queries, items and their join with the catalog compare as bytes, whatever the
+    session's collation (each case's count is worked in its comment); the same count on a
+    plain connection."""
+    queries, docs, scores, judged, items, want = _KEY_CASES[case]
+    run = pl.DataFrame({"sys": "s1", "query": queries, "doc": docs, "score": scores})
+    qrels = pl.DataFrame({"query": judged, "doc": "a", "relevance": 1})
+    catalog = pl.DataFrame({"doc": items})
+    for con in (duckdb.connect(), _nocase()):
+        outside, _ = _outside_messages(run, qrels, catalog, 1, con)
+        assert outside == [outside_catalog_message(want, ["coverage@1"])]
+
+
+def test_outside_catalog_counts_judged_queries_by_bytes_under_nocase():
+    """Only the run's queries that the judgments hold are counted, matched as bytes: the
+    judgments hold q1, not Q1. q1's top 1 is [x], in the catalog {x}; Q1 ([y]) is left out:
+    0 items outside (no warning), and 1 query without judgments. (Under nocase, q1 = Q1
+    would be one judged query tying x and y at 1.0, whose top 1, [y], is outside: 1.)"""
+    run = pl.DataFrame({"sys": "s1", "query": ["q1", "Q1"], "doc": ["x", "y"], "score": 1.0})
+    qrels = pl.DataFrame({"query": ["q1"], "doc": ["x"], "relevance": [1]})
+    catalog = pl.DataFrame({"doc": ["x"]})
+    for con in (duckdb.connect(), _nocase()):
+        outside, others = _outside_messages(run, qrels, catalog, 1, con)
+        assert outside == []
+        assert others == ["1 query in the run has no judgments and was not evaluated"]

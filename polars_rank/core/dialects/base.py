@@ -109,7 +109,7 @@ class Dialect:
         """SQL that is true when the DOUBLE expression ``double`` is NaN."""
         return f"ISNAN({double})"
 
-    # --- the engines' check queries (:mod:`polars_rank.compiler.engine_checks`) -----------
+    # --- the engines' check and warning queries (compiler.engine_checks, engine_warnings) -
 
     #: The type a value is cast to for its text (``CAST(x AS VARCHAR)``).
     text_type: ClassVar[str] = "VARCHAR"
@@ -137,8 +137,9 @@ class Dialect:
         return f"COUNT(DISTINCT {value})"
 
     def text_id_key(self, column: str) -> str:
-        """A text id column as the engines' check queries group it: compared as bytes
-        whatever collation the connection has (here: the column itself)."""
+        """A text id column as the engines' check and warning queries group and compare it
+        (:mod:`polars_rank.compiler.engine_checks`, :mod:`polars_rank.compiler.engine_warnings`):
+        as bytes whatever collation the connection has (here: the column itself)."""
         return column
 
     def __init_subclass__(cls, **kwargs: object) -> None:

@@ -10,7 +10,8 @@ judgments keyed by (group, query) (duplicates per (group, query, doc)), the reco
 inputs per group (:func:`~polars_rank.engines.polars.ranking.checked_inputs`). The
 warnings are the other engines': run queries without judgments (counted by the query),
 recommended items outside an explicit catalog (the (group, item) pairs of the runs' top k
-that the group's catalog lacks).
+that the group's catalog lacks, counted by
+:func:`~polars_rank.compiler.engine_warnings.outside_catalog_sql`).
 """
 
 from __future__ import annotations
@@ -28,11 +29,11 @@ from polars_rank.catalog.recommender_inputs import (
     warn_outside_catalog,
 )
 from polars_rank.compiler import column_names, compile_query
+from polars_rank.compiler.engine_warnings import outside_catalog_sql
 from polars_rank.core import grouping
 from polars_rank.core.arrow import to_polars
 from polars_rank.core.judged import empty_qrels
 from polars_rank.core.options import Options
-from polars_rank.core.sqltext import ident
 from polars_rank.core.validation import validate
 from polars_rank.engines.polars.ranking import checked_inputs
 
@@ -54,42 +55,6 @@ def _first_rows(frame: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
     """The first row of each ``keys`` combination (``duplicates="first"``: the SQL has no
     row order)."""
     return frame.filter(pl.struct(keys).is_first_distinct())
-
-
-def _outside_catalog(
-    con: duckdb.DuckDBPyConnection,
-    options: Options,
-    by: Sequence[str],
-    shared: Sequence[str],
-    k: int | None,
-    judged_by: Sequence[str] | None,
-) -> int:
-    """The distinct (group, item) pairs of the evaluated users' top k (the package's order:
-    score descending or rank ascending, ties by doc id descending as text) that the group's
-    catalog (joined on the ``by`` columns it has, ``shared``) does not hold. With judgments
-    (``judged_by``: the ``by`` columns they have) the evaluated users are the run's queries
-    that the group's judgments hold, as the Polars engine counts them; without, every run
-    query."""
-    cols = options.columns
-    q, d = ident(cols.query), ident(cols.doc)
-    gs = ", ".join(ident(c) for c in by)
-    order = f"CAST({ident(options.order_column)} AS DOUBLE)"
-    direction = "ASC" if options.ordering == "rank" else "DESC"
-    within = "" if k is None else f" WHERE pr_pos <= {int(k)}"
-    on = "".join(f" AND s.{ident(c)} = c.{ident(c)}" for c in shared)
-    judged = ""
-    if judged_by is not None:  # left-out queries (no judgment in the group) are not counted
-        same = "".join(f" AND j.{ident(c)} = r.{ident(c)}" for c in judged_by)
-        judged = f" WHERE EXISTS (SELECT 1 FROM {_VIEWS['qrels']} AS j WHERE j.{q} = r.{q}{same})"
-    sql = (
-        f"SELECT COUNT(*) FROM (SELECT DISTINCT {gs}, {d} FROM (SELECT {gs}, {d}, "
-        f"ROW_NUMBER() OVER (PARTITION BY {gs}, {q} ORDER BY {order} {direction} NULLS LAST, "
-        f"CAST({d} AS VARCHAR) DESC NULLS LAST) AS pr_pos "
-        f"FROM {_VIEWS['run']} AS r{judged}){within}) AS s "
-        f"ANTI JOIN {_VIEWS['catalog']} AS c ON s.{d} = c.{d}{on}"
-    )
-    rows = con.sql(sql).fetchall()
-    return int(rows[0][0] or 0) if rows else 0
 
 
 def evaluate_duckdb_by(
@@ -169,8 +134,11 @@ def evaluate_duckdb_by(
             if "catalog" in frames and with_catalog:
                 k = largest_cutoff(with_catalog)
                 shared = checked.shared.get("catalog", [])
-                judged_by = qrels_by if has_qrels else None
-                outside = _outside_catalog(cursor, resolved, by, shared, k, judged_by)
+                count = outside_catalog_sql(
+                    "duckdb", _VIEWS["run"], _VIEWS["catalog"], resolved, k, by, shared,
+                    _VIEWS["qrels"] if has_qrels else None, qrels_by,
+                )  # fmt: skip
+                outside = int(cursor.sql(count).fetchall()[0][0] or 0)
         finally:
             for name in frames:
                 cursor.unregister(_VIEWS[name])

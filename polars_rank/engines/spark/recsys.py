@@ -8,8 +8,9 @@ views (dropped afterwards) and checked in Spark as the other engines check them:
 qrels by :func:`~polars_rank.engines.spark.checks.check_spark`, the recommender inputs for
 null ids (and null or NaN vector components) by one aggregation each. The warnings are the
 other engines': run queries without judgments, recommended items outside an explicit
-catalog. Item features are vectors, categories or a similarity table, read as the other
-engines read them (:func:`polars_rank.recsys.features.item_features`).
+catalog (counted by :func:`~polars_rank.compiler.engine_warnings.outside_catalog_sql`).
+Item features are vectors, categories or a similarity table, read as the other engines read
+them (:func:`polars_rank.recsys.features.item_features`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from polars_rank.catalog.recommender_inputs import (
 )
 from polars_rank.compiler import column_names, compile_query
 from polars_rank.compiler.columns import metric_outputs
+from polars_rank.compiler.engine_warnings import outside_catalog_sql
 from polars_rank.core import grouping, messages
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.frames import from_arrow
@@ -132,46 +134,6 @@ def _check_inputs(
                 f"item_features has {row[0]['n']} item(s) with more than one vector, e.g. doc "
                 f"{row[0]['doc']!r}"
             )
-
-
-def _outside_catalog(
-    spark: SparkSession,
-    run_view: str,
-    catalog_view: str,
-    options: Options,
-    k: int | None,
-    by: Sequence[str] = (),
-    catalog_by: Sequence[str] = (),
-    qrels_view: str | None = None,
-    qrels_by: Sequence[str] = (),
-) -> int:
-    """Distinct items of the evaluated users' top k (trec order: score descending, doc id
-    descending as text) that the catalog does not hold; with ``by``, the distinct (group,
-    item) pairs that the group's catalog (joined on the ``by`` columns it has,
-    ``catalog_by``) lacks. With judgments (``qrels_view``, joined on the ``by`` columns they
-    have, ``qrels_by``) the evaluated users are the run's queries they hold, as the Polars
-    engine counts them; without, every run query."""
-    cols = options.columns
-    q, d = quoted(cols.query), quoted(cols.doc)
-    order = quoted(options.order_column)
-    direction = "ASC" if options.order_by == "rank" else "DESC"
-    within = "" if k is None else f" WHERE t.pr_pos <= {int(k)}"
-    gs = "".join(f"{quoted(c)}, " for c in by)
-    on = "".join(f" AND t.{quoted(c)} = c.{quoted(c)}" for c in catalog_by)
-    judged = ""
-    if qrels_view is not None:  # left-out queries (no judgment in the group) are not counted
-        same = "".join(f" AND j.{quoted(c)} = r.{quoted(c)}" for c in qrels_by)
-        judged = (
-            f" WHERE EXISTS (SELECT 1 FROM {quoted(qrels_view)} AS j WHERE j.{q} = r.{q}{same})"
-        )
-    return _count(
-        spark,
-        f"SELECT COUNT(*) FROM (SELECT DISTINCT {gs}t.{d} FROM (SELECT {gs}{d}, "
-        f"ROW_NUMBER() OVER (PARTITION BY {gs}{q} ORDER BY CAST({order} AS DOUBLE) "
-        f"{direction} NULLS LAST, CAST({d} AS STRING) DESC NULLS LAST) AS pr_pos "
-        f"FROM {quoted(run_view)} AS r{judged}) AS t"
-        f"{within}) AS t LEFT ANTI JOIN {quoted(catalog_view)} AS c ON t.{d} = c.{d}{on}",
-    )
 
 
 def evaluate_spark_recommender(
@@ -292,16 +254,19 @@ def evaluate_spark_recommender(
         with_catalog = [s for s in recommender_specs(specs) if "catalog" in s.entry.tables]
         if "catalog" in views and with_catalog:
             k = largest_cutoff(with_catalog)
-            outside = _outside_catalog(
+            outside = _count(
                 spark,
-                views["run"],
-                views["catalog"],
-                options,
-                k,
-                by,
-                input_by.get("catalog", []),
-                views["qrels"] if qrels is not None else None,
-                input_by.get("qrels", []),
+                outside_catalog_sql(
+                    "spark",
+                    quoted(views["run"]),
+                    quoted(views["catalog"]),
+                    options,
+                    k,
+                    by,
+                    input_by.get("catalog", []),
+                    quoted(views["qrels"]) if qrels is not None else None,
+                    input_by.get("qrels", []),
+                ),
             )
         left_out = 0
         if qrels is not None:
