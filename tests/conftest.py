@@ -49,12 +49,19 @@ TIMED_MARKERS = ("spark", "postgres", "slow", "install")
 ENGINE_FIXTURES = {"spark": "spark", "postgres": "postgres"}
 
 
+#: each collected test's timed markers (a report's ``keywords`` also hold the words of its
+#: name and parameters, e.g. ``spark`` in ``test_x[spark]``, which are not markers)
+_MARKED: dict[str, list[str]] = {}
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark every test that uses an engine's fixture with the engine's marker."""
     for item in items:
         for fixture, marker in ENGINE_FIXTURES.items():
             if fixture in getattr(item, "fixturenames", ()):
                 item.add_marker(getattr(pytest.mark, marker))
+        names = {m.name for m in item.iter_markers()}
+        _MARKED[item.nodeid] = [m for m in TIMED_MARKERS if m in names]
 
 
 _TIMES: dict[str, float] = defaultdict(float)
@@ -64,8 +71,7 @@ _STARTED = time.perf_counter()
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     """Add each phase's time to every timed marker of its test (``other`` when none)."""
-    keywords = report.keywords
-    markers = [m for m in TIMED_MARKERS if m in keywords] or ["other"]
+    markers = _MARKED.get(report.nodeid) or ["other"]
     for marker in markers:
         _TIMES[marker] += report.duration
         if report.when == "call":
