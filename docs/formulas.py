@@ -81,6 +81,11 @@ FORMULAS: dict[str, str] = {
     "ranking.f1": r"F_1@k = \frac{2 \cdot P@k \cdot R@k}{P@k + R@k}",
     "ranking.judged_fraction": r"\mathrm{Judged}@k = \frac{|\{i \le \min(k,n) : d_i"
     r" \text{ judged}\}|}{\min(k, n)}",
+    "ranking.fallout": r"\mathrm{FallOut}@k = \frac{|\{i \le \min(k,n) : 0 \le g_i < \ell\}|}{N},"
+    r" \qquad N = |\{d : 0 \le g_d < \ell\}| \text{ (retrieved or not); 0 when } N = 0",
+    "ranking.query_auc": r"\mathrm{AUC}@k = \frac{P M - \big(\sum_{j=1}^{P} r_j - \tfrac{P(P+1)}{2}"
+    r"\big)}{P M}, \qquad P = |\{i \le \min(k,n) : \mathrm{rel}_i\}|,\ M = \min(k,n) - P,"
+    r" \ r_j \text{ their ranks; 0 when } P M = 0",
     "ranking.unjudged": r"\mathrm{unj}@k = \frac{|\{i \le \min(k,n) : d_i \text{ unjudged or }"
     r" g_i < 0\}|}{k}",
     "ranking.num_ret": r"\mathrm{NumRet} = \sum_{q} n_q \qquad (\text{with rel}=\ell:"
@@ -209,6 +214,10 @@ PURPOSES: dict[str, str] = {
     " clean and complete.",
     "ranking.judged_fraction": "How much of the top k was judged: read it beside any other"
     " metric to know how far unjudged documents may have pulled it down.",
+    "ranking.fallout": "The share of the judged non-relevant documents that reach the top k:"
+    " the false-positive rate of a cut-off list, lower is better.",
+    "ranking.query_auc": "How well the top k orders relevant documents above the others,"
+    " whatever their positions: a per-query ROC AUC, as torchmetrics' RetrievalAUROC.",
     "ranking.unjudged": "The share of the top k without a usable judgment (trec_eval's unj):"
     " the complement of Judged, with trec_eval's denominator k.",
     "ranking.num_ret": "How many documents the run retrieved: a sanity check of a run file"
@@ -396,6 +405,16 @@ EXAMPLES: dict[str, Example] = {
     "ranking.f1": Example("F1@5", "2 * (2/5) * (2/3) / (2/5 + 2/3)", "0.5", "P@5 = 2/5, R@5 = 2/3"),
     "ranking.judged_fraction": Example(
         "Judged@5", "4/5", "0.8", "d3 is the one unjudged document of the top 5"
+    ),
+    "ranking.fallout": Example(
+        "fallout@3", "1/2", "0.5", "d1 is in the top 3; d5, the other grade 0, is at rank 5"
+    ),
+    "ranking.query_auc": Example(
+        "query_auc@5",
+        "(2 * 3 - (2 + 4 - 2 * 3 / 2)) / (2 * 3)",
+        "0.5",
+        "P = 2 relevant (d2, d4 at ranks 2 and 4), M = 3 others (d1, d3, d5): of the 6 pairs,"
+        " d2 wins 2 (d3, d5) and d4 wins 1 (d5)",
     ),
     "ranking.unjudged": Example("unj@5", "1/5", "0.2", "d3 is unjudged"),
     "ranking.num_ret": Example("NumRet", "5", "5.0", "d1 to d5"),

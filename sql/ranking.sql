@@ -254,6 +254,28 @@ CREATE OR REPLACE MACRO judged_fraction(rank, relevance, k := NULL) AS
 -- the former name of judged_fraction
 CREATE OR REPLACE MACRO judged(rank, relevance, k := NULL) AS judged_fraction(rank, relevance, k := k);
 
+-- Fall-out@k = judged non-relevant (0 <= grade < level) documents in the top k / the query's
+-- judged non-relevant documents, retrieved or not; 0 when the query has none
+CREATE OR REPLACE MACRO fallout(rank, relevance, k := NULL, relevance_level := 1) AS
+    _pr_div(CAST(count(*) FILTER (WHERE _pr_nonrel(relevance, relevance_level)
+                                  AND _pr_within(rank, k)) AS DOUBLE),
+            CAST(count(*) FILTER (WHERE _pr_nonrel(relevance, relevance_level)) AS DOUBLE));
+
+-- query_auc@k: the ROC AUC of the top k, P relevant at ranks r_j and M other retrieved documents
+-- (unjudged included): (P M - (sum r_j - P (P + 1) / 2)) / (P M), 0 when P M = 0
+CREATE OR REPLACE MACRO query_auc(rank, relevance, k := NULL, relevance_level := 1) AS
+    _pr_div(
+        hits(rank, relevance, k := k, relevance_level := relevance_level)
+            * (least(num_ret(rank), coalesce(CAST(k AS DOUBLE), num_ret(rank)))
+               - hits(rank, relevance, k := k, relevance_level := relevance_level))
+        - (CAST(coalesce(sum(rank) FILTER (WHERE _pr_rel(relevance, relevance_level)
+                                           AND _pr_within(rank, k)), 0) AS DOUBLE)
+           - hits(rank, relevance, k := k, relevance_level := relevance_level)
+             * (hits(rank, relevance, k := k, relevance_level := relevance_level) + 1) / 2),
+        hits(rank, relevance, k := k, relevance_level := relevance_level)
+            * (least(num_ret(rank), coalesce(CAST(k AS DOUBLE), num_ret(rank)))
+               - hits(rank, relevance, k := k, relevance_level := relevance_level)));
+
 -- unj_k (trec_eval): documents in the top k unjudged or judged negative / k
 CREATE OR REPLACE MACRO unjudged(rank, relevance, k) AS
     CASE WHEN _pr_given_cutoff_ok(k, 'k') THEN

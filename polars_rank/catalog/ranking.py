@@ -221,6 +221,29 @@ _ENTRIES: tuple[Metric, ...] = (
         reference="ir_measures Judged@k",
     ),
     Metric(
+        "fallout",
+        m.fallout,
+        "judged non-relevant documents in the top k / the query's judged non-relevant"
+        " documents (0 when it has none)",
+        cutoff="optional",
+        title="fall-out",
+        aliases=(alias("fallout"), alias("FallOut"), alias("fall_out")),
+        reference="torchmetrics RetrievalFallOut (empty_target_action='neg'); Manning,"
+        " Raghavan and Schütze, Introduction to Information Retrieval (2008), 8.3",
+        higher_is_better=False,
+    ),
+    Metric(
+        "query_auc",
+        m.query_auc,
+        "the ROC AUC of the top k: the share of (relevant, other retrieved) pairs ranked in"
+        " that order (0 without both)",
+        cutoff="optional",
+        title="per-query ROC AUC",
+        aliases=(alias("query_auc"), alias("retrieval_auroc"), alias("RetrievalAUROC")),
+        reference="torchmetrics RetrievalAUROC / retrieval_auroc; scikit-learn roc_auc_score"
+        " per query (ties: the package's order)",
+    ),
+    Metric(
         "unjudged",
         m.unjudged,
         "unjudged (or negative) documents in the top k / k (trec_eval)",

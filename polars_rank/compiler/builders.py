@@ -176,6 +176,27 @@ def unjudged(q: Parts, *, k: int) -> str:
     return f"({dbl(shown)} - {dbl(judged)}) / {num(k)}"
 
 
+@builds("fallout")
+def fallout(q: Parts, *, k: int | None, relevance_level: float) -> str:
+    """Judged non-relevant documents within k / the query's judged non-relevant (0 if none)."""
+    nonrel = q.nonrelevant(relevance_level)
+    found = q.aggregate(f"SUM(CASE WHEN {within(k)} THEN {nonrel} ELSE 0 END)")
+    return div(found, q.aggregate(f"SUM({nonrel})"))
+
+
+@builds("query_auc")
+def query_auc(q: Parts, *, k: int | None, relevance_level: float) -> str:
+    """(P·M − (Σ r_j − P(P+1)/2)) / (P·M) over the top k: P relevant at ranks r_j, M others;
+    0 when P·M is 0. Whole numbers until the one division."""
+    rel = q.relevant(relevance_level)
+    p = dbl(q.hits(relevance_level, k))
+    shown = q.n_ret() if k is None else f"LEAST({q.n_ret()}, {int(k)})"
+    m = f"({dbl(shown)} - {p})"
+    ranks = dbl(q.aggregate(f"SUM(CASE WHEN {within(k)} AND {rel} = 1 THEN pos ELSE 0 END)"))
+    pairs = f"{p} * {m}"
+    return div(f"{pairs} - ({ranks} - {p} * ({p} + {ONE}) / {num(2)})", pairs)
+
+
 @builds("num_ret")
 def num_ret(q: Parts, *, relevance_level: float | None) -> str:
     """Documents retrieved; with a level (only when the name gives one, ``NumRet(rel=N)``),

@@ -47,6 +47,7 @@ __all__ = [
     "eleven_pt_avg",
     "err",
     "f1",
+    "fallout",
     "hit_rate",
     "hits",
     "ideal_dcg",
@@ -58,6 +59,7 @@ __all__ = [
     "num_q",
     "num_rel",
     "num_rel_ret",
+    "query_auc",
     "num_ret",
     "precision",
     "r_precision",
@@ -414,6 +416,67 @@ def unjudged(
     judged_count = (within & (_col(relevance) >= 0).fill_null(False)).sum().cast(_F64)
     shown = pl.min_horizontal(num_ret(rank=rank), pl.lit(float(k)))
     return ((shown - judged_count) / group_constant(k)).alias("unjudged")
+
+
+def fallout(
+    k: int | None = None,
+    *,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+    relevance_level: float = 1,
+) -> pl.Expr:
+    """Fall-out@k: judged non-relevant documents in the top k / N, N the query's judged
+    non-relevant documents (retrieved or not); all retrieved when k is None.
+
+    Judged non-relevant is bpref's: a grade ``0 <= g < relevance_level``; unjudged documents
+    and negative grades are not counted, on either side. A query with N = 0 scores 0 (as
+    torchmetrics' ``retrieval_fall_out`` and ``RetrievalFallOut(empty_target_action="neg")``;
+    the class's default, ``"pos"``, would give 1). Lower is better.
+
+    >>> judged = pl.DataFrame({"rank": [1, 2, 3, None], "relevance": [0, 1, 0, 0]})
+    >>> judged.select(fallout(2)).item()  # 1 of the 3 judged non-relevant in the top 2
+    0.3333333333333333
+    """
+    _check_k(k, "fallout")
+    nonrel = judged_nonrelevant(_col(relevance), relevance_level)
+    found = (nonrel & _retrieved_within(rank, k)).sum().cast(_F64)
+    return _div(found, nonrel.sum().cast(_F64)).alias("fallout")
+
+
+def query_auc(
+    k: int | None = None,
+    *,
+    rank: ColumnOrExpr = "rank",
+    relevance: ColumnOrExpr = "relevance",
+    relevance_level: float = 1,
+) -> pl.Expr:
+    """The ROC AUC of one query's top k: the share of (relevant, other) pairs among the top
+    k retrieved documents in which the relevant document ranks higher; all retrieved when k
+    is None. With P relevant and M others in the top k, the relevant ones at ranks r_j:
+    (P·M − (Σ r_j − P(P+1)/2)) / (P·M), 0 when P or M is 0 (torchmetrics'
+    ``retrieval_auroc`` and ``RetrievalAUROC``, whose default ``empty_target_action="neg"``
+    gives 0 too).
+
+    "Other" is every retrieved document that is not relevant, unjudged included (trec_eval's
+    convention); relevant documents not retrieved are not counted. Documents are ordered by
+    the package's ranking (score descending, ties by doc id), so no pair is tied:
+    scikit-learn's ``roc_auc_score`` on the scores counts a tied pair 1/2. The numerator and
+    denominator are whole numbers, so the value is one division, identical on every engine.
+
+    >>> judged = pl.DataFrame({"rank": [1, 2, 3, None], "relevance": [1, 0, 1, 1]})
+    >>> judged.select(query_auc()).item()  # (rel, other) pairs: (1, 2) won, (3, 2) lost
+    0.5
+    """
+    _check_k(k, "query_auc")
+    hit = _is_rel(relevance, relevance_level) & _retrieved_within(rank, k)
+    retrieved = num_ret(rank=rank)  # the number retrieved: unjudged ones too
+    shown = retrieved if k is None else pl.min_horizontal(retrieved, pl.lit(float(k)))
+    p = hit.sum().cast(_F64)
+    m = shown - p
+    ranks = pl.when(hit).then(_col(rank).cast(_F64)).otherwise(0.0).sum()
+    pairs = p * m
+    won = pairs - (ranks - p * (p + 1.0) / 2.0)
+    return pl.when(pairs > 0).then(won / pairs).otherwise(0.0).alias("query_auc")
 
 
 # --------------------------------------------------------------------------------------------
