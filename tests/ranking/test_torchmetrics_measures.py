@@ -33,6 +33,15 @@ def _compiled(run: pl.DataFrame, qrels: pl.DataFrame, metrics: list[str]) -> pl.
     return out.rename(dict(zip(out.columns, ["query", *metrics], strict=True))).sort("query")
 
 
+def _per_query(
+    engine: str, run: pl.DataFrame, qrels: pl.DataFrame, metrics: list[str]
+) -> pl.DataFrame:
+    """Per-query values, sorted by query: ``engine``'s, or (``"sql"``) ``to_sql``'s on DuckDB."""
+    if engine == "sql":
+        return _compiled(run, qrels, metrics)
+    return pr.evaluate(run, qrels, metrics, per_query=True, engine=engine).sort("query")
+
+
 @pytest.mark.parametrize("engine", [*ENGINES, "sql"])
 def test_fallout_by_hand(engine: str) -> None:
     """q1 ranks d1 (grade 0), d2 (2), d3 (unjudged), d4 (-1), d5 (0); its judgments also hold
@@ -49,10 +58,7 @@ def test_fallout_by_hand(engine: str) -> None:
         + [("q2", "a", 1)],
     )
     metrics = ["fallout@1", "fallout@4", "fallout", "FallOut@2"]
-    if engine == "sql":
-        got = _compiled(run, qrels, metrics)
-    else:
-        got = pr.evaluate(run, qrels, metrics, per_query=True, engine=engine).sort("query")
+    got = _per_query(engine, run, qrels, metrics)
     assert got.rows() == [("q1", 1 / 3, 1 / 3, 2 / 3, 1 / 3), ("q2", 0.0, 0.0, 0.0, 0.0)]
     if engine != "sql":
         level3 = pr.evaluate(
@@ -93,10 +99,7 @@ def test_fallout_is_torchmetrics_retrieval_fall_out(engine: str) -> None:
     run, qrels = _frames(run_rows, qrels_rows)
     ks = [1, 3, 5, None]
     metrics = [f"fallout@{k}" if k else "fallout" for k in ks]
-    if engine == "sql":
-        got = _compiled(run, qrels, metrics)
-    else:
-        got = pr.evaluate(run, qrels, metrics, per_query=True, engine=engine).sort("query")
+    got = _per_query(engine, run, qrels, metrics)
     assert got.height == 40
     for row in got.iter_rows(named=True):
         preds, target = cases[row["query"]]
@@ -132,10 +135,7 @@ def test_query_auc_by_hand(engine: str) -> None:
         + [("q2", "a", 1), ("q3", "x", 1)],
     )
     metrics = ["query_auc", "query_auc@3", "query_auc@4", "RetrievalAUROC@1"]
-    if engine == "sql":
-        got = _compiled(run, qrels, metrics)
-    else:
-        got = pr.evaluate(run, qrels, metrics, per_query=True, engine=engine).sort("query")
+    got = _per_query(engine, run, qrels, metrics)
     assert got.rows() == [
         ("q1", 1 / 2, 1 / 2, 1 / 4, 0.0),
         ("q2", 1.0, 1.0, 1.0, 0.0),
@@ -168,10 +168,7 @@ def test_query_auc_is_roc_auc_score_of_the_top_k(engine: str) -> None:
     run, qrels = _frames(run_rows, qrels_rows)
     ks = [2, 5, None]
     metrics = [f"query_auc@{k}" if k else "query_auc" for k in ks]
-    if engine == "sql":
-        got = _compiled(run, qrels, metrics)
-    else:
-        got = pr.evaluate(run, qrels, metrics, per_query=True, engine=engine).sort("query")
+    got = _per_query(engine, run, qrels, metrics)
     assert got.height == 40
     both = 0
     for row in got.iter_rows(named=True):
@@ -195,8 +192,5 @@ def test_query_auc_breaks_score_ties_by_doc_id(engine: str) -> None:
     descending), so the one pair is lost: 0, where ``roc_auc_score([1, 0], [1.0, 1.0])``
     counts the tie 1/2."""
     run, qrels = _frames([("q1", "a", 1.0), ("q1", "b", 1.0)], [("q1", "a", 1), ("q1", "b", 0)])
-    if engine == "sql":
-        got = _compiled(run, qrels, ["query_auc"])
-    else:
-        got = pr.evaluate(run, qrels, ["query_auc"], per_query=True, engine=engine)
+    got = _per_query(engine, run, qrels, ["query_auc"])
     assert got["query_auc"].to_list() == [0.0]
