@@ -6,9 +6,9 @@ Markers (``pyproject.toml``): ``spark`` and ``postgres`` are added here to every
 uses the engine's fixture; ``slow`` and ``install`` are set by the tests. The README's test
 command runs ``-m "not slow and not install"`` with the ``dev`` hypothesis profile (a tenth of
 the examples); ``.ci/run`` runs everything with the ``ci`` profile (every example count as
-written in the tests, derandomized: the same examples on every run). ``explore`` draws as
-many new ones each run. ``HYPOTHESIS_PROFILE`` chooses the profile. At the end of a run the
-time spent under each marker is printed.
+written in the tests, derandomized: the same examples on every run), two tests at a time.
+``explore`` draws as many new ones each run. ``HYPOTHESIS_PROFILE`` chooses the profile. At
+the end of a run the time spent under each marker is printed.
 """
 
 from __future__ import annotations
@@ -49,19 +49,29 @@ TIMED_MARKERS = ("spark", "postgres", "slow", "install")
 ENGINE_FIXTURES = {"spark": "spark", "postgres": "postgres"}
 
 
-#: each collected test's timed markers (a report's ``keywords`` also hold the words of its
-#: name and parameters, e.g. ``spark`` in ``test_x[spark]``, which are not markers)
-_MARKED: dict[str, list[str]] = {}
+#: The ``user_properties`` key under which each test carries its timed markers to the report
+#: (a report's ``keywords`` also hold the words of its name and parameters, e.g. ``spark`` in
+#: ``test_x[spark]``, which are not markers; a report's properties also reach the controlling
+#: process of a parallel run, which collects no test itself).
+_TIMED = "timed markers"
+
+#: Under ``pytest -n N --dist loadgroup`` (``.ci/run``), the tests using one engine run in one
+#: worker: one Spark session and one PostgreSQL server for the run, as in a serial run.
+ENGINE_GROUPS = {"spark": "spark", "postgres": "postgres"}
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test that uses an engine's fixture with the engine's marker."""
+    """Mark every test that uses an engine's fixture with the engine's marker and its worker
+    group, and record its timed markers."""
     for item in items:
         for fixture, marker in ENGINE_FIXTURES.items():
             if fixture in getattr(item, "fixturenames", ()):
                 item.add_marker(getattr(pytest.mark, marker))
+                if item.get_closest_marker("xdist_group") is None:
+                    item.add_marker(pytest.mark.xdist_group(ENGINE_GROUPS[fixture]))
         names = {m.name for m in item.iter_markers()}
-        _MARKED[item.nodeid] = [m for m in TIMED_MARKERS if m in names]
+        item.user_properties.append((_TIMED, tuple(m for m in TIMED_MARKERS if m in names)))
 
 
 _TIMES: dict[str, float] = defaultdict(float)
@@ -71,7 +81,7 @@ _STARTED = time.perf_counter()
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     """Add each phase's time to every timed marker of its test (``other`` when none)."""
-    markers = _MARKED.get(report.nodeid) or ["other"]
+    markers = list(dict(report.user_properties).get(_TIMED, ())) or ["other"]
     for marker in markers:
         _TIMES[marker] += report.duration
         if report.when == "call":

@@ -1,4 +1,5 @@
-"""``polars-rank compare``: evaluate runs per query and test them against a baseline."""
+"""``polars-rank compare``: evaluate runs per query and test them against a baseline, or every
+pair of runs (``--all-pairs``), per segment with ``--by``."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from polars_rank.cli.options import (
     add_metric_option,
     by_columns,
     evaluation_kwargs,
+    input_columns,
     reported_warnings,
     split_metrics,
 )
@@ -35,16 +37,23 @@ def _p_text(p: float | None) -> str:
     return "<0.0001" if p < 1e-4 else f"{p:.4f}"
 
 
-def compare_table(result: pl.DataFrame, digits: int = 4, alpha: float = 0.05) -> str:
-    """The terminal view of a comparison: one line per run and metric; the ``sig`` column
-    holds ``*`` where the Holm-adjusted t-test p-value is below ``alpha`` (the result's
-    ``significant`` column, computed at 1 − confidence)."""
+def compare_table(
+    result: pl.DataFrame, digits: int = 4, alpha: float = 0.05, by: list[str] | None = None
+) -> str:
+    """The terminal view of a comparison: one line per (segment,) pair of runs and metric;
+    the ``sig`` column holds ``*`` where the Holm-adjusted t-test p-value is below ``alpha``
+    (the result's ``significant`` column, computed at 1 − confidence). With one baseline it
+    heads the table; else (``--all-pairs``) each line names its ``baseline``."""
 
     def num(v: float, sign: bool = False) -> str:
         return f"{v:+.{digits}f}" if sign else f"{v:.{digits}f}"
 
+    by = by or []
+    several = result["baseline"].n_unique() > 1
     rows = [
         {
+            **{column: str(r[column]) for column in by},
+            **({"vs": str(r["baseline"])} if several else {}),
             "run": str(r["run"]),
             "metric": r["metric"],
             "baseline": num(r["baseline_mean"]),
@@ -55,19 +64,21 @@ def compare_table(result: pl.DataFrame, digits: int = 4, alpha: float = 0.05) ->
             "p (perm)": _p_text(r["perm_pvalue"]),
             "p (t, Holm)": _p_text(r["t_pvalue_holm"]),
             "p (perm, Holm)": _p_text(r["perm_pvalue_holm"]),
+            "p (Tukey)": _p_text(r["tukey_pvalue"]),
             "W/T/L": f"{r['wins']}/{r['ties']}/{r['losses']}",
             "sig": "*" if r["significant"] else "",
         }
         for r in result.iter_rows(named=True)
     ]
     frame = pl.DataFrame(rows)
-    right = [c for c in frame.columns if c not in ("run", "metric", "sig")]
-    baseline = result["baseline"][0]
-    n = result.height
+    right = [c for c in frame.columns if c not in (*by, "vs", "run", "metric", "sig")]
+    n = result.height // max(1, result.select(by).n_unique()) if by else result.height
+    first = "vs: the baseline of each pair" if several else f"baseline: {result['baseline'][0]}"
     head = (
-        f"baseline: {baseline}; diff = run − baseline; 95% CI: bootstrap; "
+        f"{first}; baseline = its mean; diff = run − baseline; 95% CI: bootstrap; "
         f"W/T/L: queries better/equal/worse; Holm-adjusted over {n} comparison"
-        f"{'s' if n != 1 else ''}; sig: * when p (t, Holm) < {alpha:g}\n"
+        f"{'s' if n != 1 else ''}{' per segment' if by else ''}; "
+        f"sig: * when p (t, Holm) < {alpha:g}\n"
     )
     return head + terminal_table(frame, right=right)
 
@@ -78,17 +89,15 @@ def run_compare(args: argparse.Namespace) -> int:
 
     metrics = split_metrics(args.metrics) or list(DEFAULT_COMPARE_METRICS)
     parse_metrics(metrics)
-    if by_columns(args):
-        raise PolarsRankError(
-            "--by: compare tests the runs query by query over all their queries, as "
-            "pr.compare (which takes no by=): filter a segment's rows into files and compare those"
-        )
+    by = by_columns(args, input_columns(args))
     given = [args.qrels, args.baseline, *args.runs]
     check_out(args.out, given)
     check_out(args.plot, given, "--plot")
     if args.plot and args.out and same_file(Path(args.plot), Path(args.out)):
         raise PolarsRankError(f"--plot {args.plot} and --out {args.out} name the same file")
     options = evaluation_kwargs(args)
+    if by:
+        options["by"] = by
     inputs = Inputs(args, args.qrels, [args.baseline, *args.runs])
     if len(set(inputs.names)) != len(inputs.names):
         raise PolarsRankError("compare: the same run file is named twice")
@@ -97,15 +106,17 @@ def run_compare(args: argparse.Namespace) -> int:
     with inputs.progress.stage("comparing"):
         result = compare_per_query(
             per_query,
-            baseline=inputs.names[0],
+            baseline=None if args.all_pairs else inputs.names[0],
+            pairs="all" if args.all_pairs else "baseline",
             metrics=metrics,
+            by=by,
             permutations=args.permutations,
             bootstrap=args.bootstrap,
             confidence=args.confidence,
             seed=args.seed,
         )
     renderers: dict[str, Callable[[], str]] = {
-        "table": lambda: compare_table(result, args.digits, 1 - args.confidence),
+        "table": lambda: compare_table(result, args.digits, 1 - args.confidence, by),
         "markdown": lambda: to_markdown(result, digits=args.digits, alpha=1 - args.confidence),
         "latex": lambda: to_latex(result, digits=args.digits, alpha=1 - args.confidence),
         "csv": lambda: result.write_csv(),
@@ -127,6 +138,12 @@ def build_compare_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("qrels", metavar="QRELS", help="judgments: query, doc, relevance")
     parser.add_argument("baseline", metavar="BASELINE", help="the baseline run")
     parser.add_argument("runs", metavar="RUN", nargs="+", help="runs compared with the baseline")
+    parser.add_argument(
+        "--all-pairs",
+        action="store_true",
+        help="compare every pair of runs (BASELINE is then the first run), as ranx's compare; "
+        "markdown and latex mark each mean with the letters of the runs it beats",
+    )
     add_metric_option(parser, DEFAULT_COMPARE_METRICS)
     parser.add_argument(
         "-o",
@@ -138,8 +155,8 @@ def build_compare_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", metavar="FILE", help="write the output to FILE")
     add_by_option(
         parser,
-        "not taken, as pr.compare takes no by= (the tests pair queries over a whole run): "
-        "an error saying so",
+        "column(s) of the runs (as for evaluate): each segment is compared on its own; "
+        "markdown and latex render one segment only",
     )
     add_digits_option(parser, "shown")
     parser.add_argument(

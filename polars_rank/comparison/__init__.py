@@ -1,17 +1,19 @@
-"""Compare runs against a baseline, query by query, with significance tests.
+"""Compare runs against a baseline, or every run against every other, query by query, with
+significance tests.
 
 :func:`compare_per_query` takes per-query metric values of several runs and returns one row per
-(run, metric) comparison against the baseline: means, difference, paired t-test and
-randomization-test p-values, a bootstrap confidence interval, wins / ties / losses and
-Holm–Bonferroni adjusted p-values. :func:`compare` evaluates the runs first.
+(run, metric) comparison against the baseline (``pairs="all"``: per pair of runs): means,
+difference, paired t-test and randomization-test p-values, a bootstrap confidence interval,
+wins / ties / losses, Holm–Bonferroni adjusted p-values and Tukey's HSD over all the runs.
+:func:`compare` evaluates the runs first; both take ``by=`` (one comparison per segment).
 :func:`to_markdown` and :func:`to_latex` render the result as a table of means with
 significance marks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Unpack
+from collections.abc import Iterable, Mapping
+from typing import Literal, Unpack
 
 import numpy as np
 import polars as pl
@@ -41,8 +43,12 @@ _RESULT_SCHEMA: dict[str, pl.DataType] = {
     "losses": pl.Int64(),
     "t_pvalue_holm": pl.Float64(),
     "perm_pvalue_holm": pl.Float64(),
+    "tukey_pvalue": pl.Float64(),
     "significant": pl.Boolean(),
 }
+
+#: ``pairs=`` of :func:`compare_per_query`: each run against the baseline, or every pair.
+Pairs = Literal["baseline", "all"]
 
 
 def _metric_columns(per_query: pl.DataFrame, run: str, query: str) -> list[str]:
@@ -54,9 +60,10 @@ def _metric_columns(per_query: pl.DataFrame, run: str, query: str) -> list[str]:
 
 
 def _check_input(
-    per_query: pl.DataFrame, baseline: str, metrics: list[str], run: str, query: str
+    per_query: pl.DataFrame, baseline: str | None, metrics: list[str], run: str, query: str
 ) -> list[str]:
-    """Validate the long per-query frame; return the run names in order of appearance."""
+    """Validate the long per-query frame; return the run names in order of appearance (the
+    baseline, when given, must be one; every run must have the first run's queries)."""
     missing = [c for c in (run, query, *metrics) if c not in per_query.columns]
     if missing:
         raise PolarsRankError(f"compare: column(s) {missing} not in the per-query frame")
@@ -76,27 +83,30 @@ def _check_input(
         r, q = dup.row(0, named=True)[run], dup.row(0, named=True)[query]
         raise PolarsRankError(f"compare: run {r!r} has more than one row for query {q!r}")
     runs = per_query[run].unique(maintain_order=True).to_list()
-    if baseline not in runs:
+    if baseline is not None and baseline not in runs:
         raise PolarsRankError(f"compare: baseline run {baseline!r} not among runs {runs}")
     if len(runs) < 2:
-        raise PolarsRankError("compare: need at least one run besides the baseline")
-    base_queries = per_query.filter(pl.col(run) == baseline).select(query)
+        what = "besides the baseline" if baseline is not None else "to compare with"
+        raise PolarsRankError(f"compare: need at least one run {what}; runs are {runs}")
+    first = baseline if baseline is not None else runs[0]
+    label = "baseline" if baseline is not None else "run"
+    base_queries = per_query.filter(pl.col(run) == first).select(query)
     for name in runs:
-        if name == baseline:
+        if name == first:
             continue
         other = per_query.filter(pl.col(run) == name).select(query)
         lacking = base_queries.join(other, on=query, how="anti", nulls_equal=True)
         if lacking.height:
             q = lacking.sort(query)[query][0]
             raise PolarsRankError(
-                f"compare: run {name!r} is missing query {q!r} (present in baseline {baseline!r}); "
+                f"compare: run {name!r} is missing query {q!r} (present in {label} {first!r}); "
                 "every run must have the same queries"
             )
         extra = other.join(base_queries, on=query, how="anti", nulls_equal=True)
         if extra.height:
             q = extra.sort(query)[query][0]
             raise PolarsRankError(
-                f"compare: baseline {baseline!r} is missing query {q!r} (present in run {name!r}); "
+                f"compare: {label} {first!r} is missing query {q!r} (present in run {name!r}); "
                 "every run must have the same queries"
             )
     return runs
@@ -113,21 +123,33 @@ def _matrix(
 def compare_per_query(
     per_query: FrameLike,
     *,
-    baseline: str,
+    baseline: str | None = None,
+    pairs: Pairs = "baseline",
     metrics: list[str] | None = None,
     run: str = "run",
     query: str = "query",
+    by: str | Iterable[str] | None = None,
     permutations: int = 10_000,
     bootstrap: int = 10_000,
     confidence: float = 0.95,
     seed: int = 0,
 ) -> pl.DataFrame:
-    """Compare every run with ``baseline`` on every metric, query by query.
+    """Compare every run with ``baseline`` (or, ``pairs="all"``, every run with every other)
+    on every metric, query by query.
 
     ``per_query`` is a long frame ``run, query, <metric columns>`` with one row per run and
     query; all runs must have the same queries. ``metrics`` defaults to every numeric column
-    other than ``run`` and ``query``. With ``d_q = run_q − baseline_q`` over the ``n`` queries,
-    each output row (one per non-baseline run and metric, runs in order of appearance) holds:
+    other than ``run``, ``query`` and ``by``.
+
+    ``pairs="baseline"`` (``baseline`` required) compares each other run with the baseline;
+    ``pairs="all"`` (no ``baseline``: ranx's ``compare``) compares every pair of runs, each
+    once: with the runs in order of appearance, run ``j`` against run ``i < j``, which is the
+    row's ``baseline``. ``by`` names segment columns of ``per_query``: each segment is compared
+    on its own (its queries, its Holm family, the same seeds), one block of rows per segment,
+    segments sorted (nulls first) and their columns first.
+
+    With ``d_q = run_q − baseline_q`` over the ``n`` queries, each output row (one per
+    compared pair and metric, in the order above) holds:
 
     - ``run``, ``baseline``, ``metric``; ``mean``, ``baseline_mean``; ``diff = mean(d)``.
     - ``t_pvalue``: paired two-sided t-test, ``t = mean(d) / (sd(d)/√n)``, ``n − 1`` degrees of
@@ -140,7 +162,11 @@ def compare_per_query(
       queries) at level ``confidence`` for ``mean(d)``.
     - ``wins``, ``ties``, ``losses``: number of queries with ``d > 0``, ``d = 0``, ``d < 0``.
     - ``t_pvalue_holm``, ``perm_pvalue_holm``: Holm–Bonferroni adjusted over all rows of the
-      output (every run × metric comparison).
+      output (every pair × metric comparison; per segment with ``by``).
+    - ``tukey_pvalue``: Tukey's honestly significant difference test over all the runs (not
+      only the compared ones) for the metric, the pair's p-value as ranx's ``tukey`` test
+      computes it (``scipy.stats.tukey_hsd`` on the runs' per-query values: one-way, not
+      paired, already adjusted for all pairs); NaN with one query.
     - ``significant``: ``t_pvalue_holm < 1 − confidence``.
 
     Ties: a difference ``|d_q| ≤ 1e-12 · max(1, |run_q|, |baseline_q|)`` is floating-point
@@ -156,19 +182,83 @@ def compare_per_query(
     >>> out = compare_per_query(pq, baseline="a")
     >>> out.select("run", "metric", "wins", "ties", "losses").row(0), round(out["diff"][0], 6)
     (('b', 'AP', 2, 1, 0), 0.1)
+    >>> pq3 = pl.concat([pq, pq.filter(pl.col("run") == "b").with_columns(run=pl.lit("c"))])
+    >>> compare_per_query(pq3, pairs="all").select("baseline", "run").rows()
+    [('a', 'b'), ('a', 'c'), ('b', 'c')]
     """
     frame = to_frame(per_query, "per_query")
     if permutations < 1 or bootstrap < 1:
         raise PolarsRankError("compare: permutations and bootstrap must be positive")
     if not 0.0 < confidence < 1.0:
         raise PolarsRankError("compare: confidence must be between 0 and 1")
-    metrics = list(metrics) if metrics is not None else _metric_columns(frame, run, query)
-    runs = _check_input(frame, baseline, metrics, run, query)
-    others = [name for name in runs if name != baseline]
+    if pairs not in ("baseline", "all"):
+        raise PolarsRankError(f"compare: pairs must be 'baseline' or 'all', got {pairs!r}")
+    if pairs == "baseline" and baseline is None:
+        raise PolarsRankError("compare: pairs='baseline' needs baseline= (a run's name)")
+    if pairs == "all" and baseline is not None:
+        raise PolarsRankError("compare: pairs='all' compares every pair of runs: no baseline=")
+    segments = [by] if isinstance(by, str) else list(by or [])
+    missing = [c for c in segments if c not in frame.columns]
+    if missing:
+        raise PolarsRankError(f"compare: by column(s) {missing} not in the per-query frame")
+    if metrics is None:
+        metrics = [m for m in _metric_columns(frame, run, query) if m not in segments]
+    metrics = list(metrics)
 
-    base = _matrix(frame, baseline, metrics, run, query)
-    values = np.concatenate([_matrix(frame, n, metrics, run, query) for n in others], axis=1)
-    tiled = np.tile(base, (1, len(others)))
+    def one(part: pl.DataFrame) -> pl.DataFrame:
+        return _compare_frame(
+            part,
+            baseline=baseline,
+            metrics=metrics,
+            run=run,
+            query=query,
+            permutations=permutations,
+            bootstrap=bootstrap,
+            confidence=confidence,
+            seed=seed,
+        )
+
+    if not segments:
+        return one(frame)
+    if set(segments) & {run, query, *metrics}:
+        raise PolarsRankError(f"compare: by {segments} names the run, query or a metric column")
+    blocks = []
+    keys = frame.select(segments).unique().sort(segments, nulls_last=False)
+    for key in keys.iter_rows(named=True):
+        part = frame.filter(
+            pl.all_horizontal(
+                pl.col(c).eq_missing(pl.lit(v, dtype=keys.schema[c])) for c, v in key.items()
+            )
+        )
+        try:
+            result = one(part.drop(segments))
+        except PolarsRankError as error:
+            raise PolarsRankError(f"{error} (segment {key})") from None
+        blocks.append(pl.DataFrame([key] * result.height, schema=keys.schema).hstack(result))
+    return pl.concat(blocks)
+
+
+def _compare_frame(
+    frame: pl.DataFrame,
+    *,
+    baseline: str | None,
+    metrics: list[str],
+    run: str,
+    query: str,
+    permutations: int,
+    bootstrap: int,
+    confidence: float,
+    seed: int,
+) -> pl.DataFrame:
+    """:func:`compare_per_query` of one segment (its options checked)."""
+    runs = _check_input(frame, baseline, metrics, run, query)
+    matrices = {name: _matrix(frame, name, metrics, run, query) for name in runs}
+    if baseline is not None:
+        compared = [(baseline, name) for name in runs if name != baseline]
+    else:
+        compared = [(a, b) for i, a in enumerate(runs) for b in runs[i + 1 :]]
+    values = np.concatenate([matrices[name] for _, name in compared], axis=1)
+    tiled = np.concatenate([matrices[base] for base, _ in compared], axis=1)
     d = values - tiled
     # Differences at rounding-noise level are ties (see the docstring).
     scale = np.maximum(1.0, np.maximum(np.abs(values), np.abs(tiled)))
@@ -179,14 +269,16 @@ def compare_per_query(
     perm_p = statistics.sign_flip_pvalues(d, permutations, perm_rng)
     ci_low, ci_high = statistics.bootstrap_ci(d, bootstrap, confidence, boot_rng)
     t_holm = statistics.holm(t_p)
+    tukey = statistics.tukey_pvalues([matrices[name] for name in runs])
+    index = {name: i for i, name in enumerate(runs)}
     run_dtype = frame.schema[run]  # run names keep their type (usually String)
     return pl.DataFrame(
         {
-            "run": [name for name in others for _ in metrics],
-            "baseline": [baseline] * d.shape[1],
-            "metric": metrics * len(others),
+            "run": [name for _, name in compared for _ in metrics],
+            "baseline": [base for base, _ in compared for _ in metrics],
+            "metric": metrics * len(compared),
             "mean": values.mean(axis=0),
-            "baseline_mean": np.tile(base.mean(axis=0), len(others)),
+            "baseline_mean": tiled.mean(axis=0),
             "diff": d.mean(axis=0),
             "t_pvalue": t_p,
             "perm_pvalue": perm_p,
@@ -197,6 +289,11 @@ def compare_per_query(
             "losses": (d < 0).sum(axis=0),
             "t_pvalue_holm": t_holm,
             "perm_pvalue_holm": statistics.holm(perm_p),
+            "tukey_pvalue": [
+                tukey[m, index[base], index[name]]
+                for base, name in compared
+                for m in range(len(metrics))
+            ],
             "significant": t_holm < 1.0 - confidence,
         },
         schema={**_RESULT_SCHEMA, "run": run_dtype, "baseline": run_dtype},
@@ -209,18 +306,21 @@ def compare(
     metrics: list[str],
     *,
     baseline: str | None = None,
+    pairs: Pairs = "baseline",
     permutations: int = 10_000,
     bootstrap: int = 10_000,
     confidence: float = 0.95,
     seed: int = 0,
     **evaluate_options: Unpack[EvaluateOptions],
 ) -> pl.DataFrame:
-    """Evaluate each run per query and compare it with ``baseline`` (default: the first run).
+    """Evaluate each run per query and compare it with ``baseline`` (default: the first run),
+    or, ``pairs="all"``, compare every pair of runs (ranx's ``compare``).
 
     ``runs`` maps a run name to a ``query, doc, score`` frame. The runs are scored with
-    :func:`polars_rank.evaluate_runs` (``per_query=True``, ``evaluate_options`` passed on) and
-    the result goes to :func:`compare_per_query` (see there for the output columns and the
-    meaning of ``permutations``, ``bootstrap``, ``confidence`` and ``seed``). With the default
+    :func:`polars_rank.evaluate_runs` (``per_query=True``, ``evaluate_options`` passed on,
+    ``by`` included: each segment is compared on its own) and the result goes to
+    :func:`compare_per_query` (see there for the output columns and the meaning of ``pairs``,
+    ``permutations``, ``bootstrap``, ``confidence`` and ``seed``). With the default
     ``queries="qrels"`` every run is scored on the same queries (all judged ones);
     ``queries="both"`` may give runs different query sets, which is an error.
 
@@ -238,18 +338,20 @@ def compare(
 
     if not runs:
         raise PolarsRankError("compare: no runs given")
-    if evaluate_options.get("by"):
-        raise PolarsRankError("compare: by= is not taken (runs compared per query): filter a group")
     names = list(runs)
-    baseline = names[0] if baseline is None else baseline
-    if baseline not in runs:
-        raise PolarsRankError(f"compare: baseline {baseline!r} not among runs {names}")
+    if pairs == "baseline":
+        baseline = names[0] if baseline is None else baseline
+        if baseline not in runs:
+            raise PolarsRankError(f"compare: baseline {baseline!r} not among runs {names}")
+    by = evaluate_options.get("by")
     per_query = evaluate_runs(runs, qrels, metrics, per_query=True, **evaluate_options)
     return compare_per_query(
         per_query,
         baseline=baseline,
+        pairs=pairs,
         metrics=metrics,
         query=evaluate_options.get("query", "query"),
+        by=by,
         permutations=permutations,
         bootstrap=bootstrap,
         confidence=confidence,

@@ -133,6 +133,31 @@ def bootstrap_ci(
     return low, high
 
 
+def tukey_pvalues(runs: list[Floats]) -> Floats:
+    """Tukey's HSD p-values of every pair of runs for every metric: ``runs`` holds one
+    (queries × metrics) matrix per run; the result is (metrics × runs × runs), entry
+    ``[m, i, j]`` the p-value of runs ``i`` and ``j`` on metric ``m``, from
+    ``scipy.stats.tukey_hsd`` on the runs' values (one-way: the queries are not paired), as
+    ranx's ``tukey`` test computes it. With no variance within the runs, scipy's value: 0.0
+    for runs of different means, NaN for equal ones; NaN with one query. With two runs it is
+    the two-sample t-test's p-value.
+
+    >>> a, b = np.array([[0.1], [0.2], [0.3]]), np.array([[0.5], [0.6], [0.7]])
+    >>> round(float(tukey_pvalues([a, b])[0, 0, 1]), 6)  # t = -0.4 / sqrt(2 * 0.01 / 3), 4 df
+    0.00805
+    """
+    from scipy import stats  # deferred, as in _t_tail
+
+    n_metrics = runs[0].shape[1]
+    out = np.full((n_metrics, len(runs), len(runs)), np.nan)
+    if runs[0].shape[0] < 2:
+        return out
+    for m in range(n_metrics):
+        with np.errstate(divide="ignore", invalid="ignore"):  # no variance: scipy's value
+            out[m] = stats.tukey_hsd(*(r[:, m] for r in runs)).pvalue
+    return out
+
+
 def holm(pvalues: Floats) -> Floats:
     """Holm–Bonferroni step-down adjusted p-values.
 

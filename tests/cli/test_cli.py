@@ -388,6 +388,29 @@ def test_compare_formats(files, data, capsys, fmt):
         _assert_same_numbers(got, expected)
 
 
+@pytest.mark.parametrize("fmt", ["table", "csv", "markdown"])
+def test_compare_all_pairs(files, data, capsys, fmt):
+    """``--all-pairs``: every pair of the three runs, as ``pr.compare(pairs="all")``; the
+    table names each pair's baseline (``vs``), markdown marks means with letters."""
+    code, out, err = _run(
+        capsys, "compare", files["qrels"], files["bm25"], files["dense"], files["rerank"],
+        "-m", "AP", "--permutations", "200", "--bootstrap", "200", "--all-pairs", "-o", fmt,
+    )  # fmt: skip
+    assert code == 0, err
+    qrels, runs = data
+    expected = pr.compare(runs, qrels, ["AP"], pairs="all", permutations=200, bootstrap=200)
+    pairs = [("bm25", "dense"), ("bm25", "rerank"), ("dense", "rerank")]
+    assert expected.select("baseline", "run").rows() == pairs
+    if fmt == "csv":
+        _assert_same_numbers(pl.read_csv(out.encode()), expected)
+    elif fmt == "table":
+        assert out.startswith("vs: the baseline of each pair")
+        rows = [line.split()[:3] for line in out.splitlines()[3:]]
+        assert rows == [[base, run, "AP"] for base, run in pairs]
+    else:
+        assert pr.comparison.to_markdown(expected) == out
+
+
 def test_compare_needs_two_runs(files, capsys):
     code, _, err = _run(capsys, "compare", files["qrels"], files["bm25"])
     _assert_one_line_error(code, err)

@@ -331,7 +331,7 @@ def test_output_schema_and_order(random_runs):
     assert out.columns == [
         "run", "baseline", "metric", "mean", "baseline_mean", "diff", "t_pvalue",
         "perm_pvalue", "ci_low", "ci_high", "wins", "ties", "losses", "t_pvalue_holm",
-        "perm_pvalue_holm", "significant",
+        "perm_pvalue_holm", "tukey_pvalue", "significant",
     ]  # fmt: skip
     assert out.select("run", "metric").rows() == [("bm25", "AP"), ("noisy", "AP")]
 

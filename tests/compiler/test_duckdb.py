@@ -31,7 +31,14 @@ from tests.support.sql_cases import (
     stacked_random,
     trec_case,
 )
-from tests.support.strategies import assert_same, examples, fast_first, runs_and_qrels
+from tests.support.strategies import (
+    SHARE,
+    assert_same,
+    examples,
+    fast_first,
+    runs_and_qrels,
+    share,
+)
 
 
 def run_sql(run, qrels, metrics=METRICS, *, setup: str = "", **options) -> pl.DataFrame:
@@ -79,14 +86,16 @@ def test_random_stacked(int_ids, options):
     relevance_level=st.sampled_from([1, 2, 0.5]),
     order_by=st.sampled_from(["score", "rank"]),
     max_rank=st.sampled_from([None, None, 1, 3]),
+    part=SHARE,
 )
-def test_generated(data, queries, relevance_level, order_by, max_rank):
+def test_generated(data, queries, relevance_level, order_by, max_rank, part):
     """Ties, integer or text ids, graded and negative judgments, queries on one side only."""
     run, qrels = data
     run = run.drop("rank" if order_by == "score" else "score")
     assert_both_engines(
         run,
         qrels,
+        share(METRICS, part),
         queries=queries,
         relevance_level=relevance_level,
         order_by=order_by,

@@ -26,7 +26,7 @@ from tests.support.sql_cases import (
     stacked_random,
     trec_case,
 )
-from tests.support.strategies import examples, fast_first, runs_and_qrels
+from tests.support.strategies import SHARE, examples, fast_first, runs_and_qrels, share
 
 
 def assert_parity(server, run, qrels, metrics=METRICS, **options) -> None:
@@ -69,13 +69,14 @@ def test_random_stacked(postgres, int_ids, options):
     relevance_level=st.sampled_from([1, 2, 0.5]),
     order_by=st.sampled_from(["score", "rank"]),
     max_rank=st.sampled_from([None, None, 1, 3]),
+    part=SHARE,
 )
-def test_generated(postgres, data, queries, relevance_level, order_by, max_rank):
+def test_generated(postgres, data, queries, relevance_level, order_by, max_rank, part):
     """Ties, integer or text ids, graded and negative judgments, queries on one side only."""
     run, qrels = data
     run = run.drop("rank" if order_by == "score" else "score")
     options = {"queries": queries, "relevance_level": relevance_level, "max_rank": max_rank}
-    assert_parity(postgres, run, qrels, order_by=order_by, **options)
+    assert_parity(postgres, run, qrels, share(METRICS, part), order_by=order_by, **options)
 
 
 def test_mixed_case_ids_need_byte_order(postgres):

@@ -8,6 +8,7 @@ number of groups."""
 from __future__ import annotations
 
 import datetime as dt
+import io
 import warnings
 
 import duckdb
@@ -791,12 +792,18 @@ def test_cli_empty_by_name_is_refused(tmp_path, capsys, command, by):
     assert f"polars-rank: error: --by {by!r}: an empty column name" in capsys.readouterr().err
 
 
-def test_cli_compare_by_is_refused_as_the_api(tmp_path, capsys):
-    """``compare --by`` says why it is not taken, as ``pr.compare(by=...)`` does."""
+def test_cli_compare_by_compares_each_segment(tmp_path, capsys):
+    """``compare --by`` compares each segment of the runs on its own, as
+    ``pr.compare(by=...)``: run ``b`` ranks the relevant document first where ``a`` ranks
+    it second in segment ``x`` only (RR 1 against 1/2 on q1; equal on q2)."""
     from polars_rank.cli import main
 
-    (tmp_path / "r.run").write_text("q1 Q0 a 1 2.0 t\n")
-    (tmp_path / "q.qrels").write_text("q1 0 a 1\n")
-    r, q = str(tmp_path / "r.run"), str(tmp_path / "q.qrels")
-    assert main(["compare", q, r, r, "--by", "run_id"]) == 2
-    assert "error: --by: compare tests the runs query by query" in capsys.readouterr().err
+    (tmp_path / "a.csv").write_text("query,doc,score,seg\nq1,a,1,x\nq1,z,2,x\nq2,a,2,y\nq2,z,1,y\n")
+    (tmp_path / "b.csv").write_text("query,doc,score,seg\nq1,a,2,x\nq1,z,1,x\nq2,a,2,y\nq2,z,1,y\n")
+    (tmp_path / "q.csv").write_text("query,doc,relevance\nq1,a,1\nq2,a,1\n")
+    argv = ["compare", str(tmp_path / "q.csv"), str(tmp_path / "a.csv"), str(tmp_path / "b.csv")]
+    options = ["-m", "RR", "--by", "seg", "-o", "csv", "--bootstrap", "10", "--permutations", "10"]
+    assert main([*argv, *options]) == 0
+    out = pl.read_csv(io.StringIO(capsys.readouterr().out))
+    # each segment has both judged queries (queries="qrels"): in x, q1 RR a 1/2, b 1; q2 0, 0
+    assert out.select("seg", "mean", "baseline_mean").rows() == [("x", 0.5, 0.25), ("y", 0.5, 0.5)]

@@ -200,6 +200,21 @@ def registry_metric_names(
     return list(dict.fromkeys(names))
 
 
+#: How many interleaved shares :func:`share` cuts a metric list into.
+SHARES = 3
+#: The share an example evaluates: an example costs time in proportion to its metrics, so a
+#: property test over every registered metric draws one share per example (each share still
+#: holds metrics of every kind and family); with the ``ci`` profile's derandomized examples
+#: every share is drawn many times.
+SHARE = st.integers(0, SHARES - 1)
+
+
+def share(names: list[str], part: int) -> list[str]:
+    """The ``part``-th of :data:`SHARES` interleaved shares of ``names`` (every name is in
+    exactly one share); every name in the fast loop, whose profile runs a few examples only."""
+    return names[part::SHARES] if settings().max_examples >= 50 else names
+
+
 def summary_metric_names(
     level: str | None = None, table: str | None = None, kind: str | None = None
 ) -> list[str]:

@@ -19,10 +19,12 @@ import polars_rank as pr
 from tests.support.strategies import (
     CASED_DOCS,
     CASED_QUERIES,
+    SHARE,
     assert_same,
     examples,
     registry_metric_names,
     runs_and_qrels,
+    share,
     summary_metric_names,
 )
 
@@ -39,9 +41,12 @@ def _evaluate(run, qrels, engine: str, metrics=None, **options):
     return result, [str(w.message) for w in caught]
 
 
-def assert_engines_agree(run, qrels, recommender: dict | None = None, **options) -> None:
+def assert_engines_agree(
+    run, qrels, recommender: dict | None = None, part: int | None = None, **options
+) -> None:
     """Both engines, per query and summarised; with ``recommender`` inputs, every registered
-    metric (corpus-level ones in the summary only), else the ranking metrics."""
+    metric (corpus-level ones in the summary only), else the ranking metrics; with ``part``,
+    that share of them (:func:`~tests.support.strategies.share`)."""
     inputs = {}
     kind = None
     if recommender is not None:
@@ -54,6 +59,8 @@ def assert_engines_agree(run, qrels, recommender: dict | None = None, **options)
             metrics = registry_metric_names(level="query", kind=kind)
         else:
             metrics = summary_metric_names(kind=kind)
+        if part is not None:
+            metrics = share(metrics, part)
         polars_result, polars_warnings = _evaluate(
             run, qrels, "polars", metrics, per_query=per_query, **inputs, **options
         )
@@ -64,7 +71,8 @@ def assert_engines_agree(run, qrels, recommender: dict | None = None, **options)
         assert polars_warnings == duckdb_warnings
 
 
-# every example runs every registered metric in both engines (seconds each): 2 in the fast loop
+# every example runs a share of the registered metrics in both engines (seconds each): 2 in the
+# fast loop
 @settings(
     max_examples=examples(40, fast=2),
     deadline=None,
@@ -78,9 +86,10 @@ def assert_engines_agree(run, qrels, recommender: dict | None = None, **options)
     max_rank=st.sampled_from([None, None, 1, 3]),
     pairwise_max=st.sampled_from([32, 1, 0]),
     polars_pairwise_max=st.sampled_from([32, 1, 0]),
+    part=SHARE,
 )
 def test_engines_agree(
-    data, queries, relevance_level, order_by, max_rank, pairwise_max, polars_pairwise_max
+    data, queries, relevance_level, order_by, max_rank, pairwise_max, polars_pairwise_max, part
 ) -> None:
     """``pairwise_max`` and ``polars_pairwise_max`` move queries between each engine's two ways
     of ranking (counting the documents above each judged one, or sorting the query). Every
@@ -97,6 +106,7 @@ def test_engines_agree(
             run,
             qrels,
             recommender,
+            part,
             queries=queries,
             relevance_level=relevance_level,
             order_by=order_by,
@@ -238,8 +248,9 @@ def test_tie_break_is_bytewise_under_any_default_collation(collation) -> None:
 @given(
     data=runs_and_qrels(queries=CASED_QUERIES, docs=CASED_DOCS, recommender=True),
     collation=st.sampled_from(COLLATIONS),
+    part=SHARE,
 )
-def test_engines_agree_under_any_default_collation(data, collation) -> None:
+def test_engines_agree_under_any_default_collation(data, collation, part) -> None:
     """Ids that differ only in case or accents stay distinct, and sort as bytes, on a DuckDB
     connection whose default collation would merge or reorder them — also in the recommender
     metrics' joins, pairs and long-tail order."""
@@ -248,10 +259,11 @@ def test_engines_agree_under_any_default_collation(data, collation) -> None:
     con = duckdb.connect()
     con.execute(f"SET default_collation = '{collation}'")
     for per_query in (True, False):
-        metrics = (
+        metrics = share(
             registry_metric_names(level="query", kind=kind)
             if per_query
-            else summary_metric_names(kind=kind)
+            else summary_metric_names(kind=kind),
+            part,
         )
         expected, expected_warnings = _evaluate(
             run, qrels, "polars", metrics, per_query=per_query, **recommender
