@@ -179,6 +179,17 @@ FORMULAS: dict[str, str] = {
     "classification.fp": r"FP = |\{i : y_i = 0,\ s_i \ge t\}|",
     "classification.tn": r"TN = |\{i : y_i = 0,\ s_i < t\}|",
     "classification.fn": r"FN = |\{i : y_i = 1,\ s_i < t\}|",
+    # rating: over the n pairs with a rating y_i and a prediction ŷ_i, weights w_i (1 without)
+    "rating.rmse": r"\sqrt{\frac{\sum_i w_i (y_i - \hat y_i)^2}{\sum_i w_i}}",
+    "rating.mse": r"\frac{\sum_i w_i (y_i - \hat y_i)^2}{\sum_i w_i}",
+    "rating.mae": r"\frac{\sum_i w_i \lvert y_i - \hat y_i \rvert}{\sum_i w_i}",
+    "rating.r2": r"R^2 = 1 - \frac{\sum_i w_i (y_i - \hat y_i)^2}{\sum_i w_i (y_i - \bar y)^2},"
+    r" \qquad \bar y = \frac{\sum_i w_i y_i}{\sum_i w_i}",
+    "rating.explained_variance": r"1 - \frac{\mathrm{Var}_w(y - \hat y)}{\mathrm{Var}_w(y)},"
+    r" \qquad \mathrm{Var}_w(x) = \frac{\sum_i w_i (x_i - \bar x)^2}{\sum_i w_i}",
+    "rating.max_error": r"\max_i \lvert y_i - \hat y_i \rvert",
+    "rating.mape": r"\frac{1}{\sum_i w_i}\sum_i w_i \frac{\lvert y_i - \hat y_i \rvert}"
+    r"{\max(\lvert y_i \rvert, \varepsilon)}, \qquad \varepsilon = 2^{-52}",
 }
 
 #: When a user would pick each metric: one sentence, shown first on its card
@@ -326,6 +337,20 @@ PURPOSES: dict[str, str] = {
     "classification.fp": "The count of false positives at a threshold: the false alarms.",
     "classification.tn": "The count of true negatives at a threshold.",
     "classification.fn": "The count of false negatives at a threshold: the misses.",
+    # rating
+    "rating.rmse": "The typical size of a rating error, large errors weighing more: the"
+    " usual number for explicit-feedback recommenders.",
+    "rating.mse": "The squared error itself: pick it when the loss a model was trained on is"
+    " the number to report.",
+    "rating.mae": "The average size of a rating error in rating units: less swayed by a few"
+    " large misses than RMSE.",
+    "rating.r2": "The share of the ratings' variance the predictions explain: 1 is perfect,"
+    " 0 is no better than predicting the mean rating.",
+    "rating.explained_variance": "R² that forgives a constant offset: pick it to judge how"
+    " well predictions follow the ratings up to a shift.",
+    "rating.max_error": "The worst single miss: pick it when one badly wrong rating matters.",
+    "rating.mape": "The error relative to the rating: pick it when ratings differ in scale"
+    " (a fraction, not a percentage).",
 }
 
 # ------------------------------------------------------------------------------------------
@@ -341,6 +366,9 @@ EXAMPLE_HISTORY = [("u1", "a"), ("u2", "a"), ("u2", "b"), ("u3", "c"), ("u4", "c
 EXAMPLE_ITEMS = ["a", "b", "c", "d"]
 EXAMPLE_VECTORS = [("a", [1.0, 0.0]), ("b", [0.0, 1.0]), ("c", [1.0, 1.0]), ("d", [0.0, 1.0])]
 EXAMPLE_TEST = [("u1", "b"), ("u2", "d")]
+
+#: ``(user, item, rating, prediction)`` of the rating example, one pair each
+EXAMPLE_RATINGS = [("u1", "a", 4.0, 3.0), ("u1", "b", 2.0, 2.5), ("u2", "a", 5.0, 3.0)]
 
 #: A metric worked by hand: on the ranking example (ranking and trec_eval entries) or the
 #: classification example (classification entries)
@@ -638,4 +666,26 @@ EXAMPLES: dict[str, Example] = {
     "classification.fp": Example("FP", "1", "1", "label 0, score 0.6 ≥ 0.5"),
     "classification.tn": Example("TN", "1", "1", "label 0, score 0.2 < 0.5"),
     "classification.fn": Example("FN", "1", "1", "label 1, score 0.4 < 0.5"),
+    # the rating example: ratings 4, 2, 5 predicted 3, 2.5, 3: errors 1, −0.5, 2
+    "rating.rmse": Example(
+        "RMSE", "math.sqrt((1**2 + 0.5**2 + 2**2) / 3)", "1.3228756555322954", "errors 1, −0.5, 2"
+    ),
+    "rating.mse": Example("MSE", "(1**2 + 0.5**2 + 2**2) / 3", "1.75", "errors 1, −0.5, 2"),
+    "rating.mae": Example("MAE", "(1 + 0.5 + 2) / 3", "1.1666666666666667", "errors 1, −0.5, 2"),
+    "rating.r2": Example(
+        "R2",
+        "1 - (1**2 + 0.5**2 + 2**2) / ((4 - 11/3)**2 + (2 - 11/3)**2 + (5 - 11/3)**2)",
+        "-0.12500000000000022",
+        "the mean rating is 11/3: the errors are larger than the ratings' spread (= −1/8;"
+        " scikit-learn prints the same rounding)",
+    ),
+    "rating.explained_variance": Example(
+        "explained_variance",
+        "1 - ((1 - 2.5/3)**2 + (-0.5 - 2.5/3)**2 + (2 - 2.5/3)**2)"
+        " / ((4 - 11/3)**2 + (2 - 11/3)**2 + (5 - 11/3)**2)",
+        "0.3214285714285713",
+        "the errors' mean 2.5/3 is taken out: what is left of their variance over the ratings'",
+    ),
+    "rating.max_error": Example("max_error", "2", "2.0", "rating 5 predicted 3"),
+    "rating.mape": Example("MAPE", "(1/4 + 0.5/2 + 2/5) / 3", "0.3", "each error over its rating"),
 }

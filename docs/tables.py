@@ -218,6 +218,7 @@ FAMILY_TITLES = {
     "trec_eval": "trec_eval's other measures",
     "recommender": "Recommender (beyond accuracy)",
     "classification": "Classification and click-through",
+    "rating": "Rating prediction",
 }
 #: Where each family's conventions are written (pages relative to the reference's page).
 CONVENTIONS = {
@@ -225,6 +226,7 @@ CONVENTIONS = {
     "trec_eval": "conventions.md#ordering-judgments-and-numbers",
     "recommender": "guides/recommender.md#conventions",
     "classification": "guides/classification.md#conventions",
+    "rating": "guides/ratings.md#conventions",
 }
 #: The Python module holding each family's functions.
 MODULES = {
@@ -232,6 +234,7 @@ MODULES = {
     "trec_eval": "polars_rank",
     "recommender": "polars_rank.recsys",
     "classification": "polars_rank.classification",
+    "rating": "polars_rank.ratings",
 }
 TOOLS = {
     "ir_measures": "ir_measures",
@@ -366,6 +369,8 @@ def _range(e: Metric) -> str:
 def _summary(e: Metric) -> tuple[str, str]:
     if e.family == "classification":
         return "value", "one per table (or per `by` segment)"
+    if e.family == "rating":
+        return "value", "one per pair of tables (or per `by` segment of the ratings)"
     if e.level == "corpus":
         return "summary over queries", "one value per run (no per-query value)"
     rules = {"mean": "mean", "sum": "sum", "gmean": "geometric mean", "none": "none"}
@@ -402,9 +407,11 @@ def _section(e: Metric, macros: dict[str, str], text: ModuleType) -> list[str]:
         facts.append(("reference", e.reference))
     example = text.EXAMPLES.get(key(e))
     if example is not None:
-        data = {"classification": "classification", "recommender": "recommender"}.get(
-            e.family, "ranking"
-        )
+        data = {
+            "classification": "classification",
+            "recommender": "recommender",
+            "rating": "rating",
+        }.get(e.family, "ranking")
         why = f": {example.why}" if example.why else ""
         given = f" (`{example.options}`)" if example.options else ""
         facts.append(
@@ -449,8 +456,9 @@ def worked_examples(text: ModuleType) -> list[str]:
     return [
         "## Worked examples {#worked-examples}",
         "",
-        "A card's **worked example** computes the metric by hand on one of three tiny examples,",
-        "with the value `pr.evaluate` (or `pr.evaluate_classification`) prints for it (the",
+        "A card's **worked example** computes the metric by hand on one of four tiny examples,",
+        "with the value `pr.evaluate` (or `pr.evaluate_classification`, `pr.evaluate_ratings`)",
+        "prints for it (the",
         "docs tests check that the arithmetic and `pr.evaluate` agree). **Ranking**: one query,",
         "five documents retrieved, one judged document missed; the relevance level is 1, so",
         "the relevant documents are d2, d4 and d6 (R = 3), d1 and d5 are judged non-relevant",
@@ -540,6 +548,28 @@ def worked_examples(text: ModuleType) -> list[str]:
         'pr.evaluate_classification(predictions, ["AUC", "LogLoss", "F1"])',
         "```",
         "",
+        "**Rating**: three (user, item) pairs, their ratings and predictions.",
+        "",
+        "```python",
+        *_frame(
+            "ratings",
+            {
+                "user": [u for u, _, _, _ in text.EXAMPLE_RATINGS],
+                "item": [i for _, i, _, _ in text.EXAMPLE_RATINGS],
+                "rating": [y for _, _, y, _ in text.EXAMPLE_RATINGS],
+            },
+        ),
+        *_frame(
+            "rated",
+            {
+                "user": [u for u, _, _, _ in text.EXAMPLE_RATINGS],
+                "item": [i for _, i, _, _ in text.EXAMPLE_RATINGS],
+                "prediction": [p for _, _, _, p in text.EXAMPLE_RATINGS],
+            },
+        ),
+        'pr.evaluate_ratings(ratings, rated, ["RMSE", "MAE", "R2"])',
+        "```",
+        "",
     ]
 
 
@@ -547,7 +577,7 @@ def reference_entries() -> list[Metric]:
     """Every metric of the catalog, in the reference's order (family, then catalog order)."""
     from polars_rank.catalog.model import FAMILIES
 
-    entries = [*metrics(), *metrics("classification")]
+    entries = [*metrics(), *metrics("classification"), *metrics("rating")]
     return [e for family in FAMILIES for e in entries if e.family == family]
 
 
@@ -562,7 +592,8 @@ def metric_reference() -> str:
         "# Metric reference",
         "",
         "Every metric of the catalog (`polars_rank/catalog/`), generated from it at each build",
-        "of this site: its definition, the names `evaluate` (or `evaluate_classification`)",
+        "of this site: its definition, the names `evaluate` (or `evaluate_classification`,",
+        "`evaluate_ratings`)",
         "accepts and which tool uses each, its parameters, the Python function and the SQL",
         "macro, how it is summarised over queries, the conventions it follows and where it",
         "runs. The same facts as a table: `pr.metric_catalog()`, or `polars-rank metrics` on",

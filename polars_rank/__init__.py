@@ -8,15 +8,21 @@ with trec_eval's exact numbers.
 [(0.6309, 0.5)]
 """
 
-from polars_rank import classification, comparison, duckdb, ranking, recsys
+from polars_rank import classification, comparison, duckdb, ranking, ratings, recsys
 from polars_rank.catalog import metric_catalog
 from polars_rank.catalog.names import MetricSpec, parse_metric, valid_names
 from polars_rank.comparison import compare, compare_per_query
 from polars_rank.compiler import check_sql, to_sql
 from polars_rank.compiler.classification import curve_sql
+from polars_rank.compiler.rating import rating_sql
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.judged import judge
-from polars_rank.evaluation import evaluate, evaluate_classification, evaluate_runs
+from polars_rank.evaluation import (
+    evaluate,
+    evaluate_classification,
+    evaluate_ratings,
+    evaluate_runs,
+)
 from polars_rank.io import read_trec_qrels, read_trec_run, write_trec_run
 from polars_rank.ranking import *  # noqa: F403  (every ranking expression, see ranking/__init__)
 from polars_rank.ranking.fusion import fuse
@@ -36,6 +42,7 @@ __all__ = [
     "duckdb",
     "evaluate",
     "evaluate_classification",
+    "evaluate_ratings",
     "evaluate_runs",
     "fuse",
     "intra_list_diversity",
@@ -43,6 +50,8 @@ __all__ = [
     "metric_catalog",
     "parse_metric",
     "ranking",
+    "ratings",
+    "rating_sql",
     "read_trec_qrels",
     "read_trec_run",
     "recsys",

@@ -474,3 +474,97 @@ def _column_list(columns: str | Iterable[str] | None) -> list[str]:
     if columns is None:
         return []
     return [columns] if isinstance(columns, str) else list(columns)
+
+
+def evaluate_ratings(
+    ratings: TableInput,
+    predictions: TableInput,
+    metrics: MetricNames,
+    *,
+    user: str = "user",
+    item: str = "item",
+    rating: str = "rating",
+    prediction: str = "prediction",
+    by: str | Iterable[str] | None = None,
+    weight: str | None = None,
+    engine: Engine = "polars",
+    con: Any = None,
+) -> pl.DataFrame:
+    """Evaluate predicted ratings against true ratings: RMSE, MAE, R², ... of (user, item)
+    pairs, as MS Recommenders' ``rmse``, ``mae``, ``rsquared``, ``exp_var`` and
+    scikit-learn's regression metrics.
+
+    A separate entry point, beside :func:`evaluate` and :func:`evaluate_classification`:
+    its input is two tables joined on (user, item), a truth and a prediction per pair, not
+    a ranking (a run and its judgments) nor one table of labels and scores.
+
+    Args:
+        ratings: ``user, item, rating`` (and the ``by`` and ``weight`` columns): a Polars
+            DataFrame or LazyFrame, a pandas DataFrame or a pyarrow Table (with
+            ``engine="duckdb"`` also what :func:`evaluate` reads there).
+        predictions: ``user, item, prediction``.
+        metrics: rating metric names (``polars-rank metrics --family rating`` lists them):
+            ``RMSE`` (``rmse``, ``root_mean_squared_error``), ``MSE``, ``MAE``, ``R2``
+            (``rsquared``, ``r2_score``), ``explained_variance`` (``exp_var``,
+            ``explained_variance_score``), ``max_error``, ``MAPE``
+            (``mean_absolute_percentage_error``: a fraction, |rating| floored at 2⁻⁵²).
+        user, item: the columns both tables join on. rating, prediction: the values.
+        by: column(s) of the ratings table whose values split it: one row per segment,
+            sorted (nulls first); a segment none of whose ratings has a prediction gets
+            null values.
+        weight: a sample-weight column of the ratings table (scikit-learn's
+            ``sample_weight``): every mean weighs by it (R²'s mean rating too); rows with a
+            null weight are skipped, negative, NaN or infinite weights refused; ``max_error``
+            takes none (refused by name).
+        engine: ``"polars"`` (one lazy plan), ``"duckdb"`` or ``"spark"`` (``con`` the
+            SparkSession; the inputs Polars frames): both run the one query of
+            :func:`polars_rank.rating_sql`, which prints it for every dialect.
+
+    Conventions: only the pairs in both tables count (MS Recommenders' inner join); one
+    warning counts the ratings without a prediction and the predictions without a rating.
+    A (user, item) pair twice in either table, a NULL user or item, a NULL or NaN rating or
+    prediction are errors naming the table and the column. R² and explained variance follow
+    scikit-learn's ``force_finite``: 1 when the errors (their variance) are 0, else 0 when
+    the ratings do not vary. No pair left (or a total weight of 0) gives null values; R² of
+    one pair is null (scikit-learn's NaN).
+
+    Returns:
+        A DataFrame: the ``by`` columns, then one Float64 column per metric named as written.
+
+    Example:
+        >>> import polars as pl, polars_rank as pr
+        >>> ratings = pl.DataFrame({"user": [1, 1, 2], "item": ["a", "b", "a"],
+        ...                         "rating": [4.0, 2.0, 5.0]})
+        >>> predictions = pl.DataFrame({"user": [1, 1, 2], "item": ["a", "b", "a"],
+        ...                             "prediction": [3.0, 2.0, 5.0]})
+        >>> pr.evaluate_ratings(ratings, predictions, ["MSE", "MAE", "R2"]).rows()
+        [(0.3333333333333333, 0.3333333333333333, 0.7857142857142857)]
+    """
+    from polars_rank.compiler.rating import rating_specs
+    from polars_rank.engines.request import RatingRequest
+
+    if weight is not None and (not isinstance(weight, str) or not weight):
+        raise PolarsRankError(f"weight must be a column name or None, got {weight!r}")
+    for what, value in (
+        ("user", user),
+        ("item", item),
+        ("rating", rating),
+        ("prediction", prediction),
+    ):
+        if not isinstance(value, str) or not value:
+            raise PolarsRankError(f"{what} must be a column name, got {value!r}")
+    specs = rating_specs(metrics, weight)
+    request = RatingRequest(
+        ratings,
+        predictions,
+        specs,
+        user=user,
+        item=item,
+        rating=rating,
+        prediction=prediction,
+        by=_column_list(by),
+        weight=weight,
+        con=con,
+        site=CallSite.here(),
+    )
+    return registry.engine(engine).evaluate_ratings(request)

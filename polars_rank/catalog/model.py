@@ -32,9 +32,10 @@ from polars_rank.ranking.gains import gain_table, sql_gains
 
 #: A family of metrics. Each entry point parses only its own families' names
 #: (:func:`polars_rank.evaluate`: ranking, trec_eval and recommender;
-#: :func:`polars_rank.evaluate_classification`: classification).
-Family = Literal["ranking", "trec_eval", "recommender", "classification"]
-FAMILIES: tuple[Family, ...] = ("ranking", "trec_eval", "recommender", "classification")
+#: :func:`polars_rank.evaluate_classification`: classification;
+#: :func:`polars_rank.evaluate_ratings`: rating).
+Family = Literal["ranking", "trec_eval", "recommender", "classification", "rating"]
+FAMILIES: tuple[Family, ...] = ("ranking", "trec_eval", "recommender", "classification", "rating")
 
 #: Where a metric can run: the in-process engines, Spark, and the portable SQL's dialects
 #: (``sql:<dialect>``).
@@ -54,9 +55,9 @@ Scope = Literal["metric", "table"]
 Level = Literal["query", "corpus"]
 #: The table a metric reads: the judged table (run + qrels) or the recommendations (the run's
 #: top k per user, with item data from the interactions and item features).
-Table = Literal["judged", "recommendations", "predictions"]
+Table = Literal["judged", "recommendations", "predictions", "ratings"]
 #: Inputs of :func:`polars_rank.evaluate` besides the run.
-Input = Literal["qrels", "interactions", "item_features", "predictions"]
+Input = Literal["qrels", "interactions", "item_features", "predictions", "ratings"]
 
 #: Marks a parameter without a default (given by position).
 REQUIRED = object()

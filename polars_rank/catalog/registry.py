@@ -11,7 +11,7 @@ rank, relevance, k := NULL, denominator := 'R', relevance_level := 1
 >>> [a.name for a in REGISTRY["reciprocal_rank"].aliases]
 ['RR', 'recip_rank', 'mrr', 'MRR', 'reciprocal_rank']
 >>> sorted({e.family for e in entries()})
-['classification', 'ranking', 'recommender', 'trec_eval']
+['classification', 'ranking', 'rating', 'recommender', 'trec_eval']
 """
 
 from __future__ import annotations
@@ -19,24 +19,30 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Literal
 
-from polars_rank.catalog import classification, ranking, recommender, trec_eval
+from polars_rank.catalog import classification, ranking, rating, recommender, trec_eval
 from polars_rank.catalog.model import Family, Metric, TrecEval
 
 #: The name spaces: which families each entry point parses.
-Scope = Literal["evaluate", "classification"]
+Scope = Literal["evaluate", "classification", "rating"]
 SCOPES: dict[Scope, tuple[Family, ...]] = {
     "evaluate": ("ranking", "trec_eval", "recommender"),
     "classification": ("classification",),
+    "rating": ("rating",),
 }
 #: The entry point of each name space, as an error names it.
 ENTRY_POINTS: dict[Scope, str] = {
     "evaluate": "evaluate / to_sql",
     "classification": "evaluate_classification / to_sql(predictions=...)",
+    "rating": "evaluate_ratings / rating_sql",
 }
 
 #: Every entry, family by family, in the order of the docs' tables.
 _ENTRIES: tuple[Metric, ...] = (
-    ranking.ENTRIES + trec_eval.ENTRIES + recommender.ENTRIES + classification.ENTRIES
+    ranking.ENTRIES
+    + trec_eval.ENTRIES
+    + recommender.ENTRIES
+    + classification.ENTRIES
+    + rating.ENTRIES
 )
 
 

@@ -19,7 +19,10 @@ engines is what each overrides:
   default the groups are read in Polars and :meth:`Engine.evaluate_recommender_groups`
   evaluates them;
 * :meth:`Engine.evaluate_classification`: by default the predictions are read and checked in
-  Polars and :meth:`Engine.classify` evaluates them.
+  Polars and :meth:`Engine.classify` evaluates them;
+* :meth:`Engine.evaluate_ratings`: by default the ratings and predictions are read and
+  checked in Polars (:mod:`polars_rank.engines.rating_inputs`) and :meth:`Engine.rate`
+  evaluates them.
 
 A step an engine does not implement is refused by name (:meth:`Engine.refuse`).
 """
@@ -34,7 +37,7 @@ import polars as pl
 
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.engines import keyed
-from polars_rank.engines.request import ClassificationRequest, Request
+from polars_rank.engines.request import ClassificationRequest, RatingRequest, Request
 
 if TYPE_CHECKING:
     from polars_rank.catalog.names import MetricSpec
@@ -146,6 +149,29 @@ class Engine:
         """The classification metrics of checked predictions (``lf``), ``specs`` with their
         thresholds set."""
         raise self.refuse("evaluate_classification")
+
+    def evaluate_ratings(self, request: RatingRequest) -> pl.DataFrame:
+        """:func:`~polars_rank.evaluate_ratings`: both tables read (:meth:`read`) and checked
+        in Polars (:func:`polars_rank.engines.rating_inputs.checked_inputs`, which warns about
+        pairs on one side only), then :meth:`rate`."""
+        from polars_rank.compiler.columns import metric_outputs
+        from polars_rank.core import grouping
+        from polars_rank.engines.rating_inputs import checked_inputs
+
+        grouping.check_by_names(request.by, {}, metric_outputs(request.specs))
+        ratings = self.read(request.ratings, "ratings", request.con)
+        predictions = self.read(request.predictions, "predictions", request.con)
+        rated, predicted = checked_inputs(
+            cast("FrameLike", ratings), cast("FrameLike", predictions), request
+        )
+        return self.rate(rated, predicted, request)
+
+    def rate(
+        self, ratings: pl.LazyFrame, predictions: pl.LazyFrame, request: RatingRequest
+    ) -> pl.DataFrame:
+        """The rating metrics of checked ratings and predictions: ``[by...,] <label>...``,
+        one row per ``by`` segment of the ratings (sorted, nulls first)."""
+        raise self.refuse("evaluate_ratings")
 
 
 def classification_spec(spec: MetricSpec, threshold: float, groups: list[str]) -> MetricSpec:

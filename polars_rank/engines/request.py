@@ -59,3 +59,22 @@ class ClassificationRequest:
     weight: str | None
     con: Any
     validate: bool
+
+
+@dataclass
+class RatingRequest:
+    """One :func:`~polars_rank.evaluate_ratings` call: the two tables as given, the parsed
+    metrics, the column names, ``by`` as a list, the weight column and the user's call site
+    (where the warning about unmatched pairs points)."""
+
+    ratings: TableInput
+    predictions: TableInput
+    specs: list[MetricSpec]
+    user: str
+    item: str
+    rating: str
+    prediction: str
+    by: list[str]
+    weight: str | None
+    con: Any
+    site: CallSite | None = None

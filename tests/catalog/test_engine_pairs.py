@@ -2,7 +2,8 @@
 entry and each target of :data:`~polars_rank.catalog.model.TARGETS`, either the entry gives a
 reason (and that target refuses the metric with it), or the target has the metric — the
 Polars function, the DuckDB macro(s) registered, the portable SQL compiled for the dialect
-(the Spark engine runs the ``spark`` dialect's SQL). A pair that is neither fails here."""
+(the Spark engine runs the ``spark`` dialect's SQL; so does the DuckDB engine for the rating
+metrics, which have no macro). A pair that is neither fails here."""
 
 from __future__ import annotations
 
@@ -31,6 +32,8 @@ def _name(entry: Metric) -> str:
 def _compile(entry: Metric, dialect: str) -> str:
     if scope_of(entry) == "classification":
         return pr.to_sql([_name(entry)], dialect, predictions="p_t", group="user")
+    if scope_of(entry) == "rating":
+        return pr.rating_sql([_name(entry)], dialect, "r_t", "p_t", by="market")
     return pr.to_sql(
         [_name(entry)],
         dialect,
@@ -65,6 +68,8 @@ def test_every_pair_is_implemented_or_refused(entry: Metric, target: str, macros
     why = entry.reason(target)
     if target == "polars":
         assert why is None and callable(entry.polars)
+    elif target == "duckdb" and scope_of(entry) == "rating":  # the compiled SQL, no macro
+        assert why is None and "SELECT" in _compile(entry, "duckdb").upper()
     elif target == "duckdb":
         assert why is None
         for macro, _ in entry.sql_macros():

@@ -145,7 +145,11 @@ def test_doc_tables_are_the_catalog() -> None:
         assert tables.render(text) == text, f"{path} is stale: uv run python docs/tables.py"
     assert tables.main(["--check"]) == 0
     reference = tables.metric_reference()
-    entries = [*registry.metrics(), *registry.metrics("classification")]
+    entries = [
+        *registry.metrics(),
+        *registry.metrics("classification"),
+        *registry.metrics("rating"),
+    ]
     for entry in entries:
         assert f"{{#{tables.anchor(entry)}}}" in reference, entry.name
         assert f"](#{tables.anchor(entry)})" in reference, entry.name  # in the index

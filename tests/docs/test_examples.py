@@ -52,6 +52,7 @@ SELF_CONTAINED = [
         "guides/duckdb.md",
         "guides/warehouses.md",
         "guides/classification-sql.md",
+        "guides/ratings.md",
         "guides/cli.md",
     )
 ]

@@ -123,6 +123,8 @@ def _evaluated(frames: dict[str, object], family: str, metric: str, options: str
     given = eval(f"dict({options})", {"__builtins__": {"dict": dict, "True": True}})
     if family == "classification":
         out = pr.evaluate_classification(frames["predictions"], [metric], **given)
+    elif family == "rating":
+        out = pr.evaluate_ratings(frames["ratings"], frames["rated"], [metric], **given)
     elif family == "recommender":
         out = pr.evaluate(
             frames["recs"],

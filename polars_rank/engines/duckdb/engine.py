@@ -10,7 +10,7 @@ import polars as pl
 
 from polars_rank.engines.base import Engine
 from polars_rank.engines.registry import register
-from polars_rank.engines.request import ClassificationRequest, Request
+from polars_rank.engines.request import ClassificationRequest, RatingRequest, Request
 
 if TYPE_CHECKING:
     import duckdb
@@ -138,4 +138,14 @@ class DuckDBEngine(Engine):
         frame = lf.select(list(dict.fromkeys([*segments, *groups, label, score]))).collect()
         return classification.evaluate_classification(
             frame, specs, label=label, score=score, by=segments, group=groups, con=request.con
+        )
+
+    def rate(
+        self, ratings: pl.LazyFrame, predictions: pl.LazyFrame, request: RatingRequest
+    ) -> pl.DataFrame:
+        """The compiled SQL of :func:`~polars_rank.rating_sql` (dialect ``duckdb``)."""
+        from polars_rank.engines.duckdb.rating import evaluate_ratings
+
+        return evaluate_ratings(
+            ratings.collect(), predictions.collect(), request, _duck(request.con)
         )

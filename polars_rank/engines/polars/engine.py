@@ -9,7 +9,7 @@ import polars as pl
 
 from polars_rank.engines.base import Engine
 from polars_rank.engines.registry import register
-from polars_rank.engines.request import ClassificationRequest, Request
+from polars_rank.engines.request import ClassificationRequest, RatingRequest, Request
 
 if TYPE_CHECKING:
     from polars_rank.catalog.names import MetricSpec
@@ -90,3 +90,10 @@ class PolarsEngine(Engine):
             group=request.group,
             weight=request.weight,
         )
+
+    def rate(
+        self, ratings: pl.LazyFrame, predictions: pl.LazyFrame, request: RatingRequest
+    ) -> pl.DataFrame:
+        from polars_rank.engines.polars.rating import evaluate_ratings
+
+        return evaluate_ratings(ratings, predictions, request)

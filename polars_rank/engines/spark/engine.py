@@ -9,7 +9,7 @@ import polars as pl
 
 from polars_rank.engines.base import Engine
 from polars_rank.engines.registry import register
-from polars_rank.engines.request import ClassificationRequest, Request
+from polars_rank.engines.request import ClassificationRequest, RatingRequest, Request
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -96,4 +96,15 @@ class SparkEngine(Engine):
             weight=request.weight,
             con=request.con,
             validate=request.validate,
+        )
+
+    def rate(
+        self, ratings: pl.LazyFrame, predictions: pl.LazyFrame, request: RatingRequest
+    ) -> pl.DataFrame:
+        """The compiled SQL of :func:`~polars_rank.rating_sql` (dialect ``spark``) run by
+        Spark on the checked tables."""
+        from polars_rank.engines.spark.rating import evaluate_ratings
+
+        return evaluate_ratings(
+            ratings.collect(), predictions.collect(), request, _spark(request.con)
         )
