@@ -65,8 +65,9 @@ __all__ = ["DIALECTS", "DialectName", "render"]
 BASE = "postgres"
 
 #: The caller's key columns (placeholders of :mod:`.placeholders`, :mod:`.recsys`,
-#: :mod:`.classification`): ids, ``by`` and ``group`` columns, categories.
-KEY_COLUMN = re.compile(r"pr_col_(?:query|doc|doc_a|doc_b|category|by\d+|b\d+|g\d+)")
+#: :mod:`.classification`, :mod:`.rating`): ids, ``by`` and ``group`` columns, categories, the
+#: rating tables' user and item (joined as bytes).
+KEY_COLUMN = re.compile(r"pr_col_(?:query|doc|doc_a|doc_b|category|user|item|by\d+|b\d+|g\d+)")
 
 #: The placeholder function around a caller's key column that is read as it is (rewrite 6).
 RAW = "pr_raw"

@@ -228,3 +228,23 @@ def test_catalog_lists_the_family() -> None:
         "mape",
     }
     assert all(len(e) == 9 for e in frame["engines"])
+
+
+@pytest.mark.parametrize("collation", ["nocase", "noaccent", "nocase.noaccent"])
+def test_ids_join_as_bytes_under_any_default_collation(collation: str) -> None:
+    """Users ``u`` and ``U`` and items ``é`` and ``e`` are different ids: on a DuckDB
+    connection whose default collation would take them for equal, the join still pairs
+    (u, é) with its own prediction only. By hand: pairs (u, é) y 4 ŷ 3, (U, é) y 2 ŷ 2,
+    (u, e) y 5 ŷ 1 → |e| = 1, 0, 4: MAE 5/3; a case- or accent-blind join would pair each
+    rating with two or more predictions (and find duplicates)."""
+    import duckdb
+
+    ratings = pl.DataFrame(
+        {"user": ["u", "U", "u"], "item": ["é", "é", "e"], "rating": [4.0, 2.0, 5.0]}
+    )
+    predictions = ratings.with_columns(prediction=pl.Series([3.0, 2.0, 1.0])).drop("rating")
+    con = duckdb.connect()
+    con.execute(f"SET default_collation = '{collation}'")
+    got = pr.evaluate_ratings(ratings, predictions, ["MAE", "max_error"], engine="duckdb", con=con)
+    assert got.rows() == [(pytest.approx(5 / 3, rel=1e-15), 4.0)]
+    assert got.rows() == pr.evaluate_ratings(ratings, predictions, ["MAE", "max_error"]).rows()
