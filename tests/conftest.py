@@ -55,21 +55,14 @@ ENGINE_FIXTURES = {"spark": "spark", "postgres": "postgres"}
 #: process of a parallel run, which collects no test itself).
 _TIMED = "timed markers"
 
-#: Under ``pytest -n N --dist loadgroup`` (``.ci/run``), the tests using one engine run in one
-#: worker: one Spark session and one PostgreSQL server for the run, as in a serial run.
-ENGINE_GROUPS = {"spark": "spark", "postgres": "postgres"}
 
-
-@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test that uses an engine's fixture with the engine's marker and its worker
-    group, and record its timed markers."""
+    """Mark every test that uses an engine's fixture with the engine's marker, and record its
+    timed markers."""
     for item in items:
         for fixture, marker in ENGINE_FIXTURES.items():
             if fixture in getattr(item, "fixturenames", ()):
                 item.add_marker(getattr(pytest.mark, marker))
-                if item.get_closest_marker("xdist_group") is None:
-                    item.add_marker(pytest.mark.xdist_group(ENGINE_GROUPS[fixture]))
         names = {m.name for m in item.iter_markers()}
         item.user_properties.append((_TIMED, tuple(m for m in TIMED_MARKERS if m in names)))
 

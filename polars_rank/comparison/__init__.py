@@ -343,6 +343,8 @@ def compare(
         baseline = names[0] if baseline is None else baseline
         if baseline not in runs:
             raise PolarsRankError(f"compare: baseline {baseline!r} not among runs {names}")
+    if len(names) < 2:
+        raise PolarsRankError(f"compare: need at least two runs; got {names}")
     by = evaluate_options.get("by")
     per_query = evaluate_runs(runs, qrels, metrics, per_query=True, **evaluate_options)
     return compare_per_query(

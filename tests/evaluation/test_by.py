@@ -703,12 +703,14 @@ def test_judge_by_macro_groups_as_bytes():
     assert rows == [("A", 0), ("a", 1)]
 
 
-def test_compare_and_plot_frames_take_no_by():
+def test_plot_frames_take_no_by_and_compare_needs_two_runs_first():
+    """``compare`` takes ``by`` (tests/comparison/test_all_pairs.py) but checks its runs
+    before evaluating them; the plot frames take no ``by``."""
     from polars_rank.plot import precision_recall_11pt_frame
 
     qrels = pl.DataFrame({"query": ["q"], "doc": ["y"], "relevance": [1]})
     runs = {"a": pl.DataFrame({"query": ["q"], "doc": ["y"], "score": [1.0], "g": [1]})}
-    with pytest.raises(pr.PolarsRankError, match="compare: by= is not taken"):
+    with pytest.raises(pr.PolarsRankError, match=r"compare: need at least two runs; got \['a'\]$"):
         pr.compare(runs, qrels, ["RR"], by="g")
     with pytest.raises(pr.PolarsRankError, match="take no by="):
         precision_recall_11pt_frame(runs, qrels, by="g")
