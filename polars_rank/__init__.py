@@ -8,7 +8,7 @@ with trec_eval's exact numbers.
 [(0.6309, 0.5)]
 """
 
-from polars_rank import classification, comparison, duckdb, ranking, ratings, recsys
+from polars_rank import classification, comparison, diversity, duckdb, ranking, ratings, recsys
 from polars_rank.catalog import metric_catalog
 from polars_rank.catalog.names import MetricSpec, parse_metric, valid_names
 from polars_rank.comparison import compare, compare_per_query
@@ -17,6 +17,7 @@ from polars_rank.compiler.classification import curve_sql
 from polars_rank.compiler.rating import rating_sql
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.judged import judge
+from polars_rank.diversity import evaluate_diversity
 from polars_rank.evaluation import (
     evaluate,
     evaluate_classification,
@@ -39,9 +40,11 @@ __all__ = [
     "compare_per_query",
     "curve_sql",
     "comparison",
+    "diversity",
     "duckdb",
     "evaluate",
     "evaluate_classification",
+    "evaluate_diversity",
     "evaluate_ratings",
     "evaluate_runs",
     "fuse",
