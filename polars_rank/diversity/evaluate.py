@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from polars_rank.core.errors import PolarsRankError
+from polars_rank.core.errors import PolarsRankError, check_boolean
 from polars_rank.core.frames import to_lazy
 from polars_rank.core.types import FrameLike
 from polars_rank.diversity.names import parse_diversity_metrics
@@ -123,6 +123,6 @@ def evaluate_diversity(
     )
     queries = ranked.select("query").unique().join(judged.select("query").unique(), on="query")
     values = _per_query(ranked, relevant, queries, specs, float(alpha), float(beta))
-    if per_query:
+    if check_boolean("per_query", per_query):
         return values.rename({"query": query}) if query not in values.columns[1:] else values
     return values.select(pl.col(m.label).mean() for m in specs)
