@@ -4,11 +4,13 @@ as ``pyndeval`` and ir_measures run it) of a run against qrels with a subtopic c
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import get_args
 
 import polars as pl
 
-from polars_rank.core.errors import PolarsRankError, check_boolean
+from polars_rank.core.errors import PolarsRankError, bad_choice, check_boolean
 from polars_rank.core.frames import to_lazy
+from polars_rank.core.options import Queries
 from polars_rank.core.types import FrameLike
 from polars_rank.diversity.names import parse_diversity_metrics
 from polars_rank.diversity.plan import per_query as _per_query
@@ -56,6 +58,7 @@ def evaluate_diversity(
     beta: float = 0.5,
     relevance_level: float = 1,
     per_query: bool = False,
+    queries: Queries = "qrels",
     query: str = "query",
     doc: str = "doc",
     score: str = "score",
@@ -78,10 +81,13 @@ def evaluate_diversity(
       ``beta`` NRBP's patience; formulas in :mod:`polars_rank.diversity.plan`;
     * the normalised metrics divide by the greedy ideal ranking (each rank takes the
       document of largest gain, ties to the smallest doc id);
-    * the queries are those of the run that have judgments (a query with judgments but no
-      relevant document scores 0 on every metric, nNRBP included, where ndeval gives NaN);
-      the result is their mean, or one row per query with ``per_query``; an empty run (or
-      no query in common) gives nulls (zero rows with ``per_query``).
+    * ``queries`` as :func:`polars_rank.evaluate`: ``"qrels"`` (default) evaluates every
+      query with judgments, one missing from the run scoring 0 (ir_measures' mean);
+      ``"both"`` only the queries of the run that have judgments (pyndeval's queries, and
+      trec_eval's without ``-c``). Run queries without judgments are never evaluated; a
+      query with judgments but no relevant document scores 0 on every metric, nNRBP
+      included (ndeval: NaN). The result is their mean, or one row per query with
+      ``per_query``; no query to evaluate gives nulls (zero rows with ``per_query``).
 
     Runs on the Polars engine only: the greedy ideal ranking is not compiled to SQL.
 
@@ -94,6 +100,8 @@ def evaluate_diversity(
     [(0.8406064155285841, 0.5)]
     """
     specs = parse_diversity_metrics(metrics)
+    if queries not in get_args(Queries):
+        raise bad_choice("queries", queries, get_args(Queries))
     for name, value, top in (("alpha", alpha, 1.0), ("beta", beta, 1.0)):
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise PolarsRankError(f"{name} must be a number, got {value!r}")
@@ -121,8 +129,10 @@ def evaluate_diversity(
     relevant = judged.filter(pl.col("relevance") >= relevance_level).select(
         "query", "doc", "subtopic"
     )
-    queries = ranked.select("query").unique().join(judged.select("query").unique(), on="query")
-    values = _per_query(ranked, relevant, queries, specs, float(alpha), float(beta))
+    evaluated = judged.select("query").unique()
+    if queries == "both":
+        evaluated = evaluated.join(ranked.select("query").unique(), on="query")
+    values = _per_query(ranked, relevant, evaluated, specs, float(alpha), float(beta))
     if check_boolean("per_query", per_query):
         return values.rename({"query": query}) if query not in values.columns[1:] else values
     return values.select(pl.col(m.label).mean() for m in specs)

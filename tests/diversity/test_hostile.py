@@ -47,11 +47,15 @@ def test_a_query_without_a_relevant_document_scores_zero() -> None:
     assert got.rows() == [("q", 0.0, 0.0, 0.0), ("r", 1.0, 1.0, 0.75)]
 
 
-def test_an_empty_run_gives_nulls_and_no_rows_per_query() -> None:
+def test_an_empty_run_scores_zero_or_gives_nulls_with_both() -> None:
     run = _run([("q", "a", 1.0)]).clear()
     qrels = _qrels([("q", "1", "a", 1)])
-    assert pr.evaluate_diversity(run, qrels, ["nrbp"]).rows() == [(None,)]
-    assert pr.evaluate_diversity(run, qrels, ["nrbp"], per_query=True).height == 0
+    # queries="qrels": the judged query q is missing from the run and scores 0
+    assert pr.evaluate_diversity(run, qrels, ["nrbp"], per_query=True).rows() == [("q", 0.0)]
+    # queries="both": no query to evaluate, a null mean and no rows
+    assert pr.evaluate_diversity(run, qrels, ["nrbp"], queries="both").rows() == [(None,)]
+    both = pr.evaluate_diversity(run, qrels, ["nrbp"], per_query=True, queries="both")
+    assert both.height == 0
 
 
 @pytest.mark.parametrize(
@@ -65,6 +69,7 @@ def test_an_empty_run_gives_nulls_and_no_rows_per_query() -> None:
         ({"beta": -0.1}, "beta must be in"),
         ({"subtopic": "intent"}, "column 'intent' not found in the qrels"),
         ({"per_query": "yes"}, "per_query must be True or False"),
+        ({"queries": "run"}, "queries must be 'qrels' or 'both'"),
     ],
 )
 def test_bad_arguments_are_refused_by_name(kwargs: dict[str, object], message: str) -> None:
