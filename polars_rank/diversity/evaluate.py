@@ -80,7 +80,7 @@ def evaluate_diversity(
     * uniform intents, ``alpha`` the chance a relevant document satisfies its intent,
       ``beta`` NRBP's patience; formulas in :mod:`polars_rank.diversity.plan`;
     * the normalised metrics divide by the greedy ideal ranking (each rank takes the
-      document of largest gain, ties to the smallest doc id);
+      document of largest gain, ties to the largest doc id);
     * ``queries`` as :func:`polars_rank.evaluate`: ``"qrels"`` (default) evaluates every
       query with judgments, one missing from the run scoring 0 (ir_measures' mean);
       ``"both"`` only the queries of the run that have judgments (pyndeval's queries, and

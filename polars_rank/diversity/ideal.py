@@ -1,7 +1,8 @@
 """ndeval's greedy ideal ranking, for all queries at once: step ``t`` gives every query the
 judged-relevant document with the largest gain ``Σ_s (1 − α)^{c_s}`` (``c_s`` the number of
-documents already placed that are relevant to subtopic ``s``), ties to the smallest doc id;
-one vectorised step per rank, never a loop over queries.
+documents already placed that are relevant to subtopic ``s``), ties to the largest doc id
+(the choice that matches ndeval's); one vectorised step per rank (window expressions over
+the candidates left), never a loop over queries.
 
 >>> import polars as pl
 >>> rel = pl.DataFrame({"query": ["q"] * 3, "doc": ["a", "b", "b"], "subtopic": ["1", "1", "2"]})
@@ -19,26 +20,19 @@ def ideal_gains(relevant: pl.DataFrame, alpha: float, depth: int | None) -> pl.D
     ``depth``, or every relevant document when ``depth`` is ``None``), from ``relevant``'s
     unique ``query, doc, subtopic`` rows (the relevant judgments)."""
     left = relevant.select("query", "doc", "subtopic").with_columns(pl.lit(0).alias("seen"))
+    gain = (pl.lit(1.0 - alpha) ** pl.col("seen")).sum().over("query", "doc")
+    top = pl.col("gain") == pl.col("gain").max().over("query")
+    best = top & (pl.col("doc") == pl.col("doc").filter(top).max().over("query"))
     steps: list[pl.DataFrame] = []
     rank = 0
     while left.height and (depth is None or rank < depth):
         rank += 1
-        gains = left.group_by("query", "doc").agg(
-            (pl.lit(1.0 - alpha) ** pl.col("seen")).sum().alias("gain")
-        )
-        chosen = (
-            gains.sort(["query", "gain", "doc"], descending=[False, True, True])
-            .group_by("query", maintain_order=True)
-            .first()
-        )
+        left = left.with_columns(gain.alias("gain")).with_columns(best.alias("best"))
+        chosen = left.filter(pl.col("best")).group_by("query").agg(pl.col("gain").first())
         steps.append(chosen.select("query", pl.lit(rank).alias("rank"), "gain"))
-        covered = left.join(chosen.select("query", "doc"), on=["query", "doc"], how="semi")
-        left = left.join(chosen.select("query", "doc"), on=["query", "doc"], how="anti")
-        hit = covered.select("query", "subtopic").with_columns(pl.lit(1).alias("hit"))
+        covered = pl.col("best").any().over("query", "subtopic").cast(pl.Int32)
         left = (
-            left.join(hit, on=["query", "subtopic"], how="left")
-            .with_columns(pl.col("seen") + pl.col("hit").fill_null(0))
-            .drop("hit")
+            left.with_columns(pl.col("seen") + covered).filter(~pl.col("best")).drop("gain", "best")
         )
     schema = pl.Schema(
         {"query": relevant.schema["query"], "rank": pl.Int32(), "gain": pl.Float64()}
