@@ -17,10 +17,10 @@ from polars_rank.compiler.classification import curve_sql
 from polars_rank.compiler.rating import rating_sql
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.judged import judge
-from polars_rank.diversity import evaluate_diversity
 from polars_rank.evaluation import (
     evaluate,
     evaluate_classification,
+    evaluate_diversity,
     evaluate_ratings,
     evaluate_runs,
 )

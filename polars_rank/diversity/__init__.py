@@ -6,7 +6,6 @@ over qrels with a subtopic column; :func:`polars_rank.evaluate_diversity` evalua
 'nrbp'
 """
 
-from polars_rank.diversity.evaluate import evaluate_diversity
 from polars_rank.diversity.names import parse_diversity_metric
 
-__all__ = ["evaluate_diversity", "parse_diversity_metric"]
+__all__ = ["parse_diversity_metric"]

@@ -22,7 +22,9 @@ engines is what each overrides:
   Polars and :meth:`Engine.classify` evaluates them;
 * :meth:`Engine.evaluate_ratings`: by default the ratings and predictions are read and
   checked in Polars (:mod:`polars_rank.engines.rating_inputs`) and :meth:`Engine.rate`
-  evaluates them.
+  evaluates them;
+* :meth:`Engine.diversity_plan`: the Polars engine's plan of the diversity metrics; the
+  others refuse.
 
 A step an engine does not implement is refused by name (:meth:`Engine.refuse`).
 """
@@ -172,6 +174,16 @@ class Engine:
         """The rating metrics of checked ratings and predictions: ``[by...,] <label>...``,
         one row per ``by`` segment of the ratings (sorted, nulls first)."""
         raise self.refuse("evaluate_ratings")
+
+    def diversity_plan(self) -> Callable[..., pl.DataFrame]:
+        """The per-query plan of :func:`~polars_rank.evaluate_diversity`
+        (:func:`polars_rank.diversity.plan.per_query`'s signature); engines without one
+        refuse, with the reason."""
+        raise PolarsRankError(
+            f"engine {self.name!r} does not implement evaluate_diversity: ndeval's greedy "
+            "ideal ranking (alpha-nDCG, nERR-IA, nNRBP) is not compiled to SQL; use "
+            "engine='polars'"
+        )
 
 
 def classification_spec(spec: MetricSpec, threshold: float, groups: list[str]) -> MetricSpec:

@@ -70,6 +70,9 @@ def test_an_empty_run_scores_zero_or_gives_nulls_with_both() -> None:
         ({"subtopic": "intent"}, "column 'intent' not found in the qrels"),
         ({"per_query": "yes"}, "per_query must be True or False"),
         ({"queries": "run"}, "queries must be 'qrels' or 'both'"),
+        ({"engine": "duckdb"}, "engine 'duckdb' does not implement evaluate_diversity: ndeval"),
+        ({"engine": "spark"}, "engine 'spark' does not implement evaluate_diversity: ndeval"),
+        ({"engine": "oracle"}, "engine must be"),
     ],
 )
 def test_bad_arguments_are_refused_by_name(kwargs: dict[str, object], message: str) -> None:

@@ -97,3 +97,8 @@ class PolarsEngine(Engine):
         from polars_rank.engines.polars.rating import evaluate_ratings
 
         return evaluate_ratings(ratings, predictions, request)
+
+    def diversity_plan(self) -> Callable[..., pl.DataFrame]:
+        from polars_rank.diversity.plan import per_query
+
+        return per_query
