@@ -21,11 +21,11 @@ from polars_rank.core.judged import judge
 from polars_rank.evaluation import (
     evaluate,
     evaluate_classification,
+    evaluate_policy,
     evaluate_ratings,
     evaluate_runs,
 )
 from polars_rank.io import read_trec_qrels, read_trec_run, write_trec_run
-from polars_rank.policy.evaluation import evaluate_policy
 from polars_rank.ranking import *  # noqa: F403  (every ranking expression, see ranking/__init__)
 from polars_rank.ranking.fusion import fuse
 from polars_rank.recsys.vectors import intra_list_diversity, serendipity
