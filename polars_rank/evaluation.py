@@ -650,7 +650,7 @@ def evaluate_policy(
         ...     "estimator", "estimate", "ess", "max_weight").rows()
         [('IPS', 0.5, 2.0, 2.0), ('SNIPS', 0.5, 2.0, 2.0)]
     """
-    from polars_rank.compiler.policy import check_lambda, policy_specs
+    from polars_rank.compiler.policy import check_lambda, policy_by, policy_specs
     from polars_rank.engines.request import PolicyRequest
 
     for what, value in (
@@ -663,12 +663,8 @@ def evaluate_policy(
     ):
         if not isinstance(value, str) or not value:
             raise PolarsRankError(f"{what} must be a column name, got {value!r}")
-    segments = [] if by is None else [by] if isinstance(by, str) else list(by)
-    for column in segments:
-        if not isinstance(column, str) or not column.strip():
-            raise PolarsRankError(f"by: column names are non-empty strings, got {column!r}")
-    if len({c.lower() for c in segments}) < len(segments):
-        raise PolarsRankError(f"the by columns {segments} must differ (case-insensitively)")
+    roles = {context: "context", action: "action", reward: "reward", pscore: "pscore"}
+    segments = policy_by(by, roles)
     request = PolicyRequest(
         log,
         policy,

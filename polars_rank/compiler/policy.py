@@ -204,6 +204,29 @@ def _query(
     return f"WITH {', '.join(ctes)} SELECT {', '.join(final)} FROM ({union}) AS pr_all{order}"
 
 
+def policy_by(by: str | Iterable[str] | None, roles: dict[str, str]) -> list[str]:
+    """``by`` as a list of column names of the log, checked: non-empty names, distinct
+    (case-insensitively), none an output column nor one of the log's ``roles`` (column
+    name → its role: context, action, reward, pscore)."""
+    segments = [by] if isinstance(by, str) else list(by or [])
+    for column in segments:
+        _column("by", column)
+        if column.lower() in COLUMNS:
+            raise PolarsRankError(
+                f"by column {column!r} has the name of an output column ({', '.join(COLUMNS)})"
+            )
+        role = {k.lower(): v for k, v in roles.items()}.get(column.lower())
+        if role is not None:
+            raise PolarsRankError(
+                f"by column {column!r} is the log's {role} column: a segment column must be "
+                "another column"
+            )
+    lowered = [c.lower() for c in segments]
+    if len(set(lowered)) < len(lowered):
+        raise PolarsRankError(f"the by columns {segments} must differ (case-insensitively)")
+    return segments
+
+
 def _column(what: str, value: object) -> str:
     if not isinstance(value, str) or not value.strip():
         raise messages.bad_column_name(what, value)
@@ -263,17 +286,11 @@ def policy_sql(
     }
     if q_hat is not None:
         names[Q] = _column("q_hat_column", q_hat_column)
-    segments = [by] if isinstance(by, str) else list(by or [])
+    segments = policy_by(
+        by, {context: "context", action: "action", reward: "reward", pscore: "pscore"}
+    )
     for i, column in enumerate(segments):
-        names[f"pr_col_b{i}"] = names[f"pr_col_bout{i}"] = _column("by", column)
-    lowered = [c.lower() for c in segments]
-    if len(set(lowered)) < len(lowered):
-        raise PolarsRankError(f"the by columns {segments} must differ (case-insensitively)")
-    for column in segments:
-        if column.lower() in COLUMNS:
-            raise PolarsRankError(
-                f"by column {column!r} has the name of an output column ({', '.join(COLUMNS)})"
-            )
+        names[f"pr_col_b{i}"] = names[f"pr_col_bout{i}"] = column
     specs = policy_specs(estimators, q_hat is not None)
     if not rules.column_names_may_hold_dots:
         for column in names.values():

@@ -186,6 +186,10 @@ def test_arguments_are_checked() -> None:
             pr.evaluate_policy(log, policy, ["IPW"], lambda_=bad)  # type: ignore[arg-type]
     with pytest.raises(pr.PolarsRankError, match="output column"):
         pr.policy_sql("IPW", "duckdb", "log", "pi", by="estimate")
+    with pytest.raises(pr.PolarsRankError, match="'Action' is the log's action column"):
+        pr.evaluate_policy(log, policy, ["IPW"], by="Action")
+    with pytest.raises(pr.PolarsRankError, match="must differ"):
+        pr.policy_sql("IPW", "duckdb", "log", "pi", by=["day", "DAY"])
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
@@ -214,3 +218,32 @@ def test_ids_join_as_bytes_under_any_default_collation(collation: str) -> None:
     got = pr.evaluate_policy(log, policy, ["IPW"], engine="duckdb", con=con)
     assert got["estimate"].item() == 1.25
     assert got.rows() == pr.evaluate_policy(log, policy, ["IPW"]).rows()
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_null_segments_and_integer_ids(engine: str) -> None:
+    """Integer contexts and actions (joined as their decimal text in SQL) and a NULL ``by``
+    value, its segment first. By hand, IPW: segment NULL holds context 1 (w = 1/0.5 = 2,
+    r = 1): 2; segment 7 holds contexts 2 and 10 (w = 0.5/0.5 = 1 and 0/0.25 = 0, r = 1, 1):
+    0.5."""
+    log = pl.DataFrame(
+        {
+            "context": [1, 2, 10],
+            "action": [3, 3, 4],
+            "reward": [1.0, 1.0, 1.0],
+            "pscore": [0.5, 0.5, 0.25],
+            "week": [None, 7, 7],
+        }
+    )
+    policy = pl.DataFrame(
+        {"context": [1, 2, 2, 10], "action": [3, 3, 4, 3], "probability": [1.0, 0.5, 0.5, 1.0]}
+    )
+    got = pr.evaluate_policy(log, policy, ["IPW", "SNIPW"], by="week", engine=engine)
+    assert got.select("week", "estimator", "estimate", "n").rows() == [
+        (None, "IPW", 2.0, 1),
+        (None, "SNIPW", 1.0, 1),
+        (7, "IPW", 0.5, 2),
+        (7, "SNIPW", 1.0, 2),
+    ]
+    assert got["standard_error"][0] is None  # one decision: no sample deviation
+    assert got.schema["week"] == pl.Int64
