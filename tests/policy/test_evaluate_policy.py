@@ -247,3 +247,29 @@ def test_null_segments_and_integer_ids(engine: str) -> None:
     ]
     assert got["standard_error"][0] is None  # one decision: no sample deviation
     assert got.schema["week"] == pl.Int64
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_a_segment_without_weight(engine: str) -> None:
+    """Segment ``b`` logs only actions the policy never takes: every w is 0, so IPW is 0
+    (OBP's mean of zeros) and SNIPW, a ratio over Σw = 0, is null (OBP: NaN); ESS is null
+    (Σω² = 0) and the largest weight 0."""
+    log = pl.DataFrame(
+        {
+            "context": ["x", "y", "z"],
+            "action": ["a", "b", "b"],
+            "reward": [1.0, 1.0, 0.0],
+            "pscore": [0.5, 0.5, 0.5],
+            "seg": ["a", "b", "b"],
+        }
+    )
+    policy = pl.DataFrame(
+        {"context": ["x", "y", "z"], "action": ["a", "a", "a"], "probability": [1.0] * 3}
+    )
+    got = pr.evaluate_policy(log, policy, ["IPW", "SNIPW"], by="seg", engine=engine)
+    rows = (
+        got.filter(pl.col("seg") == "b")
+        .select("estimate", "standard_error", "ess", "max_weight")
+        .rows()
+    )
+    assert rows == [(0.0, 0.0, None, 0.0), (None, None, None, 0.0)]
