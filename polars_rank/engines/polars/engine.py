@@ -9,7 +9,7 @@ import polars as pl
 
 from polars_rank.engines.base import Engine
 from polars_rank.engines.registry import register
-from polars_rank.engines.request import ClassificationRequest, RatingRequest, Request
+from polars_rank.engines.request import ClassificationRequest, PolicyRequest, RatingRequest, Request
 
 if TYPE_CHECKING:
     from polars_rank.catalog.names import MetricSpec
@@ -97,3 +97,14 @@ class PolarsEngine(Engine):
         from polars_rank.engines.polars.rating import evaluate_ratings
 
         return evaluate_ratings(ratings, predictions, request)
+
+    def estimate(
+        self,
+        log: pl.LazyFrame,
+        policy: pl.LazyFrame,
+        q_hat: pl.LazyFrame | None,
+        request: PolicyRequest,
+    ) -> pl.DataFrame:
+        from polars_rank.engines.polars.policy import evaluate_policy
+
+        return evaluate_policy(log, policy, q_hat, request)
