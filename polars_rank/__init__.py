@@ -8,12 +8,22 @@ with trec_eval's exact numbers.
 [(0.6309, 0.5)]
 """
 
-from polars_rank import classification, comparison, diversity, duckdb, ranking, ratings, recsys
+from polars_rank import (
+    classification,
+    comparison,
+    diversity,
+    duckdb,
+    policy,
+    ranking,
+    ratings,
+    recsys,
+)
 from polars_rank.catalog import metric_catalog
 from polars_rank.catalog.names import MetricSpec, parse_metric, valid_names
 from polars_rank.comparison import compare, compare_per_query
 from polars_rank.compiler import check_sql, to_sql
 from polars_rank.compiler.classification import curve_sql
+from polars_rank.compiler.policy import policy_sql
 from polars_rank.compiler.rating import rating_sql
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.judged import judge
@@ -21,6 +31,7 @@ from polars_rank.evaluation import (
     evaluate,
     evaluate_classification,
     evaluate_diversity,
+    evaluate_policy,
     evaluate_ratings,
     evaluate_runs,
 )
@@ -45,6 +56,7 @@ __all__ = [
     "evaluate",
     "evaluate_classification",
     "evaluate_diversity",
+    "evaluate_policy",
     "evaluate_ratings",
     "evaluate_runs",
     "fuse",
@@ -52,6 +64,8 @@ __all__ = [
     "judge",
     "metric_catalog",
     "parse_metric",
+    "policy",
+    "policy_sql",
     "ranking",
     "ratings",
     "rating_sql",

@@ -67,7 +67,9 @@ BASE = "postgres"
 #: The caller's key columns (placeholders of :mod:`.placeholders`, :mod:`.recsys`,
 #: :mod:`.classification`, :mod:`.rating`): ids, ``by`` and ``group`` columns, categories, the
 #: rating tables' user and item (joined as bytes).
-KEY_COLUMN = re.compile(r"pr_col_(?:query|doc|doc_a|doc_b|category|user|item|by\d+|b\d+|g\d+)")
+KEY_COLUMN = re.compile(
+    r"pr_col_(?:query|doc|doc_a|doc_b|category|user|item|context|action|by\d+|b\d+|g\d+)"
+)
 
 #: The placeholder function around a caller's key column that is read as it is (rewrite 6).
 RAW = "pr_raw"

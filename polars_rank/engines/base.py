@@ -23,6 +23,9 @@ engines is what each overrides:
 * :meth:`Engine.evaluate_ratings`: by default the ratings and predictions are read and
   checked in Polars (:mod:`polars_rank.engines.rating_inputs`) and :meth:`Engine.rate`
   evaluates them;
+* :meth:`Engine.evaluate_policy`: by default the log, the policy and the reward model's
+  estimates are read and checked in Polars (:mod:`polars_rank.engines.policy_inputs`) and
+  :meth:`Engine.estimate` evaluates them;
 * :meth:`Engine.diversity_plan`: the Polars engine's plan of the diversity metrics; the
   others refuse.
 
@@ -39,7 +42,12 @@ import polars as pl
 
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.engines import keyed
-from polars_rank.engines.request import ClassificationRequest, RatingRequest, Request
+from polars_rank.engines.request import (
+    ClassificationRequest,
+    PolicyRequest,
+    RatingRequest,
+    Request,
+)
 
 if TYPE_CHECKING:
     from polars_rank.catalog.names import MetricSpec
@@ -184,6 +192,37 @@ class Engine:
             "ideal ranking (alpha-nDCG, nERR-IA, nNRBP) is not compiled to SQL; use "
             "engine='polars'"
         )
+
+    def evaluate_policy(self, request: PolicyRequest) -> pl.DataFrame:
+        """:func:`~polars_rank.evaluate_policy`: the tables read (:meth:`read`) and checked in
+        Polars (:func:`polars_rank.engines.policy_inputs.checked_inputs`), then
+        :meth:`estimate`."""
+        from polars_rank.engines.policy_inputs import checked_inputs
+
+        log = self.read(request.log, "log", request.con)
+        policy = self.read(request.policy, "policy", request.con)
+        q_hat = (
+            self.read(request.q_hat, "q_hat", request.con) if request.q_hat is not None else None
+        )
+        checked = checked_inputs(
+            cast("FrameLike", log),
+            cast("FrameLike", policy),
+            cast("FrameLike | None", q_hat),
+            request,
+        )
+        return self.estimate(*checked, request)
+
+    def estimate(
+        self,
+        log: pl.LazyFrame,
+        policy: pl.LazyFrame,
+        q_hat: pl.LazyFrame | None,
+        request: PolicyRequest,
+    ) -> pl.DataFrame:
+        """The estimators of a checked log, policy and reward model: ``[by...,] estimator,
+        estimate, standard_error, ess, max_weight, n``, one row per estimator per ``by``
+        segment of the log (sorted, nulls first)."""
+        raise self.refuse("evaluate_policy")
 
 
 def classification_spec(spec: MetricSpec, threshold: float, groups: list[str]) -> MetricSpec:

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from polars_rank.catalog.names import MetricSpec
     from polars_rank.core.options import Options
     from polars_rank.core.types import CatalogInput, Connection, TableInput
+    from polars_rank.policy.estimators import Estimator
 
 
 @dataclass
@@ -78,3 +79,24 @@ class RatingRequest:
     weight: str | None
     con: Any
     site: CallSite | None = None
+
+
+@dataclass
+class PolicyRequest:
+    """One :func:`~polars_rank.evaluate_policy` call: the log, the evaluation policy and the
+    reward model's estimates (None without) as given, the estimators (label as written,
+    estimator), the column names, ``by`` as a list and ``lambda_`` (None: infinity)."""
+
+    log: TableInput
+    policy: TableInput
+    q_hat: TableInput | None
+    specs: list[tuple[str, Estimator]]
+    context: str
+    action: str
+    reward: str
+    pscore: str
+    probability: str
+    q_hat_column: str
+    by: list[str]
+    lambda_: float | None
+    con: Any

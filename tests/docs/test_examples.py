@@ -54,6 +54,7 @@ SELF_CONTAINED = [
         "guides/classification-sql.md",
         "guides/ratings.md",
         "guides/diversity.md",
+        "guides/off-policy.md",
         "guides/cli.md",
     )
 ]

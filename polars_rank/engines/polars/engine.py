@@ -9,7 +9,7 @@ import polars as pl
 
 from polars_rank.engines.base import Engine
 from polars_rank.engines.registry import register
-from polars_rank.engines.request import ClassificationRequest, RatingRequest, Request
+from polars_rank.engines.request import ClassificationRequest, PolicyRequest, RatingRequest, Request
 
 if TYPE_CHECKING:
     from polars_rank.catalog.names import MetricSpec
@@ -102,3 +102,14 @@ class PolarsEngine(Engine):
         from polars_rank.diversity.plan import per_query
 
         return per_query
+
+    def estimate(
+        self,
+        log: pl.LazyFrame,
+        policy: pl.LazyFrame,
+        q_hat: pl.LazyFrame | None,
+        request: PolicyRequest,
+    ) -> pl.DataFrame:
+        from polars_rank.engines.polars.policy import evaluate_policy
+
+        return evaluate_policy(log, policy, q_hat, request)

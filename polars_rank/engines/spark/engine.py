@@ -9,7 +9,7 @@ import polars as pl
 
 from polars_rank.engines.base import Engine
 from polars_rank.engines.registry import register
-from polars_rank.engines.request import ClassificationRequest, RatingRequest, Request
+from polars_rank.engines.request import ClassificationRequest, PolicyRequest, RatingRequest, Request
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -108,3 +108,22 @@ class SparkEngine(Engine):
         return evaluate_ratings(
             ratings.collect(), predictions.collect(), request, _spark(request.con)
         )
+
+    def estimate(
+        self,
+        log: pl.LazyFrame,
+        policy: pl.LazyFrame,
+        q_hat: pl.LazyFrame | None,
+        request: PolicyRequest,
+    ) -> pl.DataFrame:
+        """The compiled SQL of :func:`~polars_rank.policy_sql` (dialect ``spark``) run by
+        Spark on the checked tables."""
+        from polars_rank.engines.spark.policy import evaluate_policy
+
+        return evaluate_policy(
+            log.collect(), policy.collect(), _collect(q_hat), request, _spark(request.con)
+        )
+
+
+def _collect(lf: pl.LazyFrame | None) -> pl.DataFrame | None:
+    return lf.collect() if lf is not None else None
