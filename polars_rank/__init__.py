@@ -8,7 +8,16 @@ with trec_eval's exact numbers.
 [(0.6309, 0.5)]
 """
 
-from polars_rank import classification, comparison, duckdb, policy, ranking, ratings, recsys
+from polars_rank import (
+    classification,
+    comparison,
+    diversity,
+    duckdb,
+    policy,
+    ranking,
+    ratings,
+    recsys,
+)
 from polars_rank.catalog import metric_catalog
 from polars_rank.catalog.names import MetricSpec, parse_metric, valid_names
 from polars_rank.comparison import compare, compare_per_query
@@ -21,6 +30,7 @@ from polars_rank.core.judged import judge
 from polars_rank.evaluation import (
     evaluate,
     evaluate_classification,
+    evaluate_diversity,
     evaluate_policy,
     evaluate_ratings,
     evaluate_runs,
@@ -41,9 +51,11 @@ __all__ = [
     "compare_per_query",
     "curve_sql",
     "comparison",
+    "diversity",
     "duckdb",
     "evaluate",
     "evaluate_classification",
+    "evaluate_diversity",
     "evaluate_policy",
     "evaluate_ratings",
     "evaluate_runs",

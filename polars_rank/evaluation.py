@@ -7,7 +7,7 @@ import inspect
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import partial
-from typing import Any, Unpack
+from typing import Any, Unpack, get_args
 
 import polars as pl
 
@@ -15,7 +15,7 @@ from polars_rank.catalog.names import MetricNames, MetricSpec, parse_metrics
 from polars_rank.core import messages
 from polars_rank.core.columns import RESERVED
 from polars_rank.core.conventions import OrderBy
-from polars_rank.core.errors import CallSite, PolarsRankError, check_boolean
+from polars_rank.core.errors import CallSite, PolarsRankError, bad_choice, check_boolean
 from polars_rank.core.frames import as_polars
 from polars_rank.core.grouping import by_list
 from polars_rank.core.options import Duplicates, GradeLimit, Options, Queries
@@ -24,6 +24,7 @@ from polars_rank.core.types import (
     Connection,
     EngineName,
     EvaluateOptions,
+    FrameLike,
     TableInput,
 )
 from polars_rank.engines import registry
@@ -569,6 +570,84 @@ def evaluate_ratings(
         site=CallSite.here(),
     )
     return registry.engine(engine).evaluate_ratings(request)
+
+
+def evaluate_diversity(
+    run: FrameLike,
+    qrels: FrameLike,
+    metrics: str | Sequence[str] = ("alpha_ndcg@20", "err_ia@20", "nrbp"),
+    *,
+    alpha: float = 0.5,
+    beta: float = 0.5,
+    relevance_level: float = 1,
+    per_query: bool = False,
+    queries: Queries = "qrels",
+    engine: EngineName = "polars",
+    query: str = "query",
+    doc: str = "doc",
+    score: str = "score",
+    subtopic: str = "subtopic",
+    relevance: str = "relevance",
+) -> pl.DataFrame:
+    """Diversity by intent, ndeval's metrics (TREC Web 2009–2012): ``alpha_ndcg@k``,
+    ``alpha_dcg@k``, ``err_ia@k``, ``nerr_ia@k``, ``nrbp``, ``nnrbp``, ``p_ia@k``,
+    ``subtopic_recall@k`` (ndeval's spellings ``alpha-nDCG@20``, ``ERR-IA@20``, ``strec@20``
+    too), one Float64 column each, labelled as written.
+
+    Conventions (ndeval's, checked against ``pyndeval`` to 1e-9):
+
+    * the run is ranked by score descending, ties by doc id descending (trec_eval's order;
+      ndeval breaks ties by doc id *ascending*: runs with tied scores may differ);
+    * a judgment is relevant when ``relevance ≥ relevance_level`` (binary, grades above
+      count as 1); a query's ``N`` subtopics are those with a relevant document — a
+      subtopic with none is not counted;
+    * uniform intents, ``alpha`` the chance a relevant document satisfies its intent,
+      ``beta`` NRBP's patience; formulas in :mod:`polars_rank.diversity.plan`;
+    * the normalised metrics divide by the greedy ideal ranking (each rank takes the
+      document of largest gain, ties to the largest doc id);
+    * ``queries`` as :func:`polars_rank.evaluate`: ``"qrels"`` (default) evaluates every
+      query with judgments, one missing from the run scoring 0 (ir_measures' mean);
+      ``"both"`` only the queries of the run that have judgments (pyndeval's queries, and
+      trec_eval's without ``-c``). Run queries without judgments are never evaluated; a
+      query with judgments but no relevant document scores 0 on every metric, nNRBP
+      included (ndeval: NaN). The result is their mean, or one row per query with
+      ``per_query``; no query to evaluate gives nulls (zero rows with ``per_query``).
+
+    Runs on the Polars engine only (``engine="polars"``): DuckDB and Spark refuse by name,
+    the greedy ideal ranking not being compiled to SQL.
+
+    >>> run = pl.DataFrame({"query": ["q", "q"], "doc": ["a", "b"], "score": [2.0, 1.0]})
+    >>> qrels = pl.DataFrame(
+    ...     {"query": ["q"] * 3, "subtopic": ["1", "2", "2"], "doc": ["b", "a", "b"],
+    ...      "relevance": [1, 1, 1]}
+    ... )
+    >>> evaluate_diversity(run, qrels, ["alpha_ndcg@5", "subtopic_recall@1"]).rows()
+    [(0.8406064155285841, 0.5)]
+    """
+    from polars_rank.diversity.names import parse_diversity_metrics
+    from polars_rank.engines.diversity_inputs import checked_inputs
+
+    plan = registry.engine(engine).diversity_plan()
+    specs = parse_diversity_metrics(metrics)
+    if queries not in get_args(Queries):
+        raise bad_choice("queries", queries, get_args(Queries))
+    for name, value, top in (("alpha", alpha, 1.0), ("beta", beta, 1.0)):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise PolarsRankError(f"{name} must be a number, got {value!r}")
+        if not 0.0 <= value < top:
+            raise PolarsRankError(f"{name} must be in [0, 1), got {value!r}")
+    columns = {
+        "query": query,
+        "doc": doc,
+        "score": score,
+        "subtopic": subtopic,
+        "relevance": relevance,
+    }
+    ranked, relevant, evaluated = checked_inputs(run, qrels, columns, relevance_level, queries)
+    values = plan(ranked, relevant, evaluated, specs, float(alpha), float(beta))
+    if check_boolean("per_query", per_query):
+        return values.rename({"query": query}) if query not in values.columns[1:] else values
+    return values.select(pl.col(m.label).mean() for m in specs)
 
 
 def evaluate_policy(

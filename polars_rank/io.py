@@ -27,7 +27,7 @@ from pathlib import Path
 import polars as pl
 
 from polars_rank.core import messages
-from polars_rank.core.errors import PolarsRankError
+from polars_rank.core.errors import PolarsRankError, check_boolean
 from polars_rank.core.frames import to_frame
 from polars_rank.core.types import FrameLike
 
@@ -122,15 +122,23 @@ def read_trec_run(path: str | Path) -> pl.DataFrame:
     )
 
 
-def read_trec_qrels(path: str | Path) -> pl.DataFrame:
+def read_trec_qrels(path: str | Path, *, subtopics: bool = False) -> pl.DataFrame:
     """Read a TREC qrels file into ``query, doc, relevance`` (ids as text; integer grades, or
     floats when any grade has a fraction).
+
+    With ``subtopics=True`` the file holds TREC diversity qrels, ``topic subtopic doc
+    judgment``, read into ``query, subtopic, doc, relevance`` (the second field is kept as
+    the subtopic, not dropped as trec_eval's iteration): the input of
+    :func:`polars_rank.evaluate_diversity`. Both formats have four fields, so this is never
+    guessed.
 
     >>> import tempfile
     >>> path = Path(tempfile.mkdtemp(), "qrels.txt")
     >>> _ = path.write_text("301 0 CR93E-10279 0\\n301 0 FR940202-2-00150 2\\n")
     >>> read_trec_qrels(path).rows()
     [('301', 'CR93E-10279', 0), ('301', 'FR940202-2-00150', 2)]
+    >>> read_trec_qrels(path, subtopics=True).columns
+    ['query', 'subtopic', 'doc', 'relevance']
     """
     frame = _read_lines(path)
     fields = frame["line"].str.extract_groups(_QRELS_PATTERN)
@@ -143,6 +151,10 @@ def read_trec_qrels(path: str | Path) -> pl.DataFrame:
         )
     else:
         relevance = as_int
+    if check_boolean("subtopics", subtopics):
+        return pl.DataFrame(
+            {"query": frame["1"], "subtopic": frame["2"], "doc": frame["3"], "relevance": relevance}
+        )
     return pl.DataFrame({"query": frame["1"], "doc": frame["3"], "relevance": relevance})
 
 

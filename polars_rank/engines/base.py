@@ -25,7 +25,9 @@ engines is what each overrides:
   evaluates them;
 * :meth:`Engine.evaluate_policy`: by default the log, the policy and the reward model's
   estimates are read and checked in Polars (:mod:`polars_rank.engines.policy_inputs`) and
-  :meth:`Engine.estimate` evaluates them.
+  :meth:`Engine.estimate` evaluates them;
+* :meth:`Engine.diversity_plan`: the Polars engine's plan of the diversity metrics; the
+  others refuse.
 
 A step an engine does not implement is refused by name (:meth:`Engine.refuse`).
 """
@@ -180,6 +182,16 @@ class Engine:
         """The rating metrics of checked ratings and predictions: ``[by...,] <label>...``,
         one row per ``by`` segment of the ratings (sorted, nulls first)."""
         raise self.refuse("evaluate_ratings")
+
+    def diversity_plan(self) -> Callable[..., pl.DataFrame]:
+        """The per-query plan of :func:`~polars_rank.evaluate_diversity`
+        (:func:`polars_rank.diversity.plan.per_query`'s signature); engines without one
+        refuse, with the reason."""
+        raise PolarsRankError(
+            f"engine {self.name!r} does not implement evaluate_diversity: ndeval's greedy "
+            "ideal ranking (alpha-nDCG, nERR-IA, nNRBP) is not compiled to SQL; use "
+            "engine='polars'"
+        )
 
     def evaluate_policy(self, request: PolicyRequest) -> pl.DataFrame:
         """:func:`~polars_rank.evaluate_policy`: the tables read (:meth:`read`) and checked in

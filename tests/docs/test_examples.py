@@ -53,6 +53,7 @@ SELF_CONTAINED = [
         "guides/warehouses.md",
         "guides/classification-sql.md",
         "guides/ratings.md",
+        "guides/diversity.md",
         "guides/off-policy.md",
         "guides/cli.md",
     )

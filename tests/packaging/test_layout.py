@@ -123,7 +123,7 @@ def test_the_graph_reads_function_local_and_package_imports(tmp_path: Path) -> N
 #: package (the public API) and ``__main__`` are above them all.
 FLOORS: tuple[tuple[str, ...], ...] = (
     ("core", "io", "duckdb"),
-    ("ranking", "recsys", "classification", "ratings", "policy"),
+    ("ranking", "recsys", "classification", "ratings", "diversity", "policy"),
     ("catalog",),
     ("compiler",),
     ("engines", "dbt"),

@@ -98,6 +98,11 @@ class PolarsEngine(Engine):
 
         return evaluate_ratings(ratings, predictions, request)
 
+    def diversity_plan(self) -> Callable[..., pl.DataFrame]:
+        from polars_rank.diversity.plan import per_query
+
+        return per_query
+
     def estimate(
         self,
         log: pl.LazyFrame,
