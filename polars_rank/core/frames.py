@@ -111,3 +111,21 @@ def like(result: pl.DataFrame | pl.LazyFrame, template: object) -> pl.DataFrame 
     if isinstance(template, pl.LazyFrame):
         return result.lazy() if isinstance(result, pl.DataFrame) else result
     return result.collect() if isinstance(result, pl.LazyFrame) else result
+
+
+def require_columns(lf: pl.LazyFrame, what: str, columns: list[str]) -> pl.Schema:
+    """``lf``'s schema, once every one of ``columns`` is in it; else an error naming the
+    missing column, the table (``what``) and the columns it has.
+
+    >>> require_columns(pl.LazyFrame({"a": [1]}), "ratings", ["a", "b"])
+    Traceback (most recent call last):
+    ...
+    polars_rank.core.errors.PolarsRankError: column 'b' not found in the ratings; columns are ['a']
+    """
+    schema = lf.collect_schema()
+    for column in dict.fromkeys(columns):
+        if column not in schema:
+            raise PolarsRankError(
+                f"column {column!r} not found in the {what}; columns are {schema.names()}"
+            )
+    return schema

@@ -7,19 +7,14 @@ from __future__ import annotations
 import polars as pl
 
 from polars_rank.core.errors import PolarsRankError
-from polars_rank.core.frames import to_lazy
+from polars_rank.core.frames import require_columns, to_lazy
 from polars_rank.core.options import Queries
 from polars_rank.core.types import FrameLike
 
 
 def _columns(lf: pl.LazyFrame, what: str, names: dict[str, str]) -> pl.DataFrame:
     """``lf``'s columns ``names`` (ours → the caller's), renamed to ours, none NULL."""
-    schema = lf.collect_schema()
-    for column in names.values():
-        if column not in schema:
-            raise PolarsRankError(
-                f"column {column!r} not found in the {what}; columns are {schema.names()}"
-            )
+    require_columns(lf, what, list(names.values()))
     frame = lf.select(pl.col(c).alias(ours) for ours, c in names.items()).collect()
     for ours, column in names.items():
         nulls = frame[ours].null_count()

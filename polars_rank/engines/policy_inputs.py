@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank.core.errors import PolarsRankError
-from polars_rank.core.frames import to_lazy
+from polars_rank.core.frames import require_columns, to_lazy
 
 if TYPE_CHECKING:
     from polars_rank.core.types import FrameLike
@@ -23,16 +23,6 @@ if TYPE_CHECKING:
 TOLERANCE = 1e-6
 #: How many offending contexts an error lists.
 _SHOWN = 5
-
-
-def _require(lf: pl.LazyFrame, what: str, columns: list[str]) -> pl.Schema:
-    schema = lf.collect_schema()
-    for column in dict.fromkeys(columns):
-        if column not in schema:
-            raise PolarsRankError(
-                f"column {column!r} not found in the {what}; columns are {schema.names()}"
-            )
-    return schema
 
 
 def _finite(lf: pl.LazyFrame, what: str, schema: pl.Schema, column: str) -> None:
@@ -116,8 +106,10 @@ def checked_inputs(
     ctx, act = request.context, request.action
     logged = to_lazy(log, "log")
     evaluated = to_lazy(policy, "policy")
-    lschema = _require(logged, "log", [ctx, act, request.reward, request.pscore, *request.by])
-    pschema = _require(evaluated, "policy", [ctx, act, request.probability])
+    lschema = require_columns(
+        logged, "log", [ctx, act, request.reward, request.pscore, *request.by]
+    )
+    pschema = require_columns(evaluated, "policy", [ctx, act, request.probability])
     logged = logged.select(
         list(dict.fromkeys([ctx, act, request.reward, request.pscore, *request.by]))
     )
@@ -139,7 +131,7 @@ def checked_inputs(
     model: pl.LazyFrame | None = None
     if q_hat is not None:
         model = to_lazy(q_hat, "q_hat")
-        qschema = _require(model, "q_hat", [ctx, act, request.q_hat_column])
+        qschema = require_columns(model, "q_hat", [ctx, act, request.q_hat_column])
         model = model.select(ctx, act, request.q_hat_column)
         _finite(model, "q_hat", qschema, request.q_hat_column)
         _keys(model, "q_hat", [ctx, act])

@@ -11,21 +11,11 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank.core.errors import PolarsRankError
-from polars_rank.core.frames import to_lazy
+from polars_rank.core.frames import require_columns, to_lazy
 
 if TYPE_CHECKING:
     from polars_rank.core.types import FrameLike
     from polars_rank.engines.request import RatingRequest
-
-
-def _require(lf: pl.LazyFrame, what: str, columns: list[str]) -> pl.Schema:
-    schema = lf.collect_schema()
-    for column in dict.fromkeys(columns):
-        if column not in schema:
-            raise PolarsRankError(
-                f"column {column!r} not found in the {what}; columns are {schema.names()}"
-            )
-    return schema
 
 
 def _numbers(lf: pl.LazyFrame, what: str, schema: pl.Schema, column: str) -> None:
@@ -98,8 +88,8 @@ def checked_inputs(
     weights = [request.weight] if request.weight is not None else []
     rated = to_lazy(ratings, "ratings")
     predicted = to_lazy(predictions, "predictions")
-    rschema = _require(rated, "ratings", [user, item, request.rating, *request.by, *weights])
-    pschema = _require(predicted, "predictions", [user, item, request.prediction])
+    rschema = require_columns(rated, "ratings", [user, item, request.rating, *request.by, *weights])
+    pschema = require_columns(predicted, "predictions", [user, item, request.prediction])
     _numbers(rated, "ratings", rschema, request.rating)
     _numbers(predicted, "predictions", pschema, request.prediction)
     if request.weight is not None:
