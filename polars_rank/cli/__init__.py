@@ -1,5 +1,5 @@
 """The ``polars-rank`` command: evaluate, trec_eval, compare, classify, plot, metrics, sql,
-dbt and demo.
+fuse, dbt and demo.
 
 Errors are one line on stderr (``polars-rank: error: ...``) with exit code 2 (``trec_eval``
 uses trec_eval's codes); ``--debug`` shows the traceback instead.
@@ -51,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     from polars_rank.cli.dbt import build_dbt_parser
     from polars_rank.cli.demo import build_demo_parser
     from polars_rank.cli.evaluate import build_evaluate_parser
+    from polars_rank.cli.fuse import build_fuse_parser
     from polars_rank.cli.metrics import build_metrics_parser
     from polars_rank.cli.plot import build_plot_parser
     from polars_rank.cli.sql import build_sql_parser
@@ -79,6 +80,11 @@ def build_parser() -> argparse.ArgumentParser:
         ("plot", "plots: per-query differences, metric@k, precision-recall, ROC", None),
         ("metrics", "every metric and the names it is known by", build_metrics_parser),
         ("sql", "print the SQL of a metric list for a warehouse or Spark", build_sql_parser),
+        (
+            "fuse",
+            "fuse several TREC runs into one (rank fusion, ranx's methods)",
+            build_fuse_parser,
+        ),
         ("dbt", "generate the dbt package's report macros from polars_rank.yml", build_dbt_parser),
         ("demo", "a built-in example: evaluation, comparison, code", build_demo_parser),
     ]
@@ -129,6 +135,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from polars_rank.cli.sql import run_sql
 
         return run_sql(args)
+    if args.command == "fuse":
+        from polars_rank.cli.fuse import run_fuse
+
+        return run_fuse(args)
     if args.command == "dbt":
         from polars_rank.cli.dbt import run_dbt
 
