@@ -16,6 +16,7 @@ from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.frames import require_columns, to_lazy
 
 if TYPE_CHECKING:
+    from polars_rank.core.dialects import DialectName
     from polars_rank.core.types import FrameLike
     from polars_rank.engines.request import PolicyRequest
 
@@ -188,3 +189,26 @@ def compiled_result(
     )
     ordinal = pl.col("estimator").replace_strict(order, return_dtype=pl.Int64)
     return out.sort([*by, ordinal], nulls_last=False)
+
+
+def request_sql(request: PolicyRequest, dialect: DialectName, tables: dict[str, str]) -> str:
+    """:func:`polars_rank.policy_sql` of ``request`` in ``dialect``, over ``tables`` (``log``,
+    ``policy`` and, when given, ``q_hat``: table references the engine has made): the one
+    query every SQL engine runs."""
+    from polars_rank.compiler.policy import policy_sql
+
+    return policy_sql(
+        [label for label, _ in request.specs],
+        dialect,
+        tables["log"],
+        tables["policy"],
+        q_hat=tables.get("q_hat"),
+        context=request.context,
+        action=request.action,
+        reward=request.reward,
+        pscore=request.pscore,
+        probability=request.probability,
+        q_hat_column=request.q_hat_column,
+        by=request.by or None,
+        lambda_=request.lambda_ if request.lambda_ is not None else float("inf"),
+    )

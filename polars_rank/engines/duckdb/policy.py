@@ -11,7 +11,7 @@ import polars as pl
 
 from polars_rank.core.arrow import register_frame, to_polars
 from polars_rank.core.sqltext import ident
-from polars_rank.engines.policy_inputs import compiled_result
+from polars_rank.engines.policy_inputs import compiled_result, request_sql
 
 if TYPE_CHECKING:
     from polars_rank.engines.request import PolicyRequest
@@ -26,8 +26,6 @@ def evaluate_policy(
 ) -> pl.DataFrame:
     """What the Polars engine gives, from one query on a cursor of ``con`` (or a fresh
     in-memory database)."""
-    from polars_rank.compiler.policy import policy_sql
-
     frames = {"log": log, "policy": policy}
     if q_hat is not None:
         frames["q_hat"] = q_hat
@@ -36,21 +34,7 @@ def evaluate_policy(
     try:
         for key, frame in frames.items():
             register_frame(connection, names[key], frame)
-        sql = policy_sql(
-            [label for label, _ in request.specs],
-            "duckdb",
-            ident(names["log"]),
-            ident(names["policy"]),
-            q_hat=ident(names["q_hat"]) if q_hat is not None else None,
-            context=request.context,
-            action=request.action,
-            reward=request.reward,
-            pscore=request.pscore,
-            probability=request.probability,
-            q_hat_column=request.q_hat_column,
-            by=request.by or None,
-            lambda_=request.lambda_ if request.lambda_ is not None else float("inf"),
-        )
+        sql = request_sql(request, "duckdb", {k: ident(names[k]) for k in names})
         values = to_polars(connection.sql(sql))
     finally:
         for name in names.values():

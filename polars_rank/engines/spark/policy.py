@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from polars_rank.core.frames import from_arrow
-from polars_rank.engines.policy_inputs import compiled_result
+from polars_rank.engines.policy_inputs import compiled_result, request_sql
 from polars_rank.engines.spark.checks import quoted
 from polars_rank.engines.spark.ranking import _session, _spark_frame, _temp_views
 
@@ -27,28 +27,12 @@ def evaluate_policy(
     con: SparkSession | None,
 ) -> pl.DataFrame:
     """The Polars engine's result, computed by Spark."""
-    from polars_rank.compiler.policy import policy_sql
-
     spark = _session(con)
     frames = {"log": log, "policy": policy}
     if q_hat is not None:
         frames["q_hat"] = q_hat
     sent = {key: _spark_frame(spark, frame, key)[0] for key, frame in frames.items()}
     with _temp_views(spark, **sent) as views:
-        sql = policy_sql(
-            [label for label, _ in request.specs],
-            "spark",
-            quoted(views["log"]),
-            quoted(views["policy"]),
-            q_hat=quoted(views["q_hat"]) if q_hat is not None else None,
-            context=request.context,
-            action=request.action,
-            reward=request.reward,
-            pscore=request.pscore,
-            probability=request.probability,
-            q_hat_column=request.q_hat_column,
-            by=request.by or None,
-            lambda_=request.lambda_ if request.lambda_ is not None else float("inf"),
-        )
+        sql = request_sql(request, "spark", {k: quoted(views[k]) for k in views})
         values = from_arrow(spark.sql(sql).toArrow())
     return compiled_result(values, log.schema, request)
