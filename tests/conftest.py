@@ -134,6 +134,19 @@ def postgres():
 
 
 @pytest.fixture(scope="session")
+def clickhouse():
+    """chDB's in-process ClickHouse for the whole test run (see ``tests/support/engines.py``),
+    closed at the end."""
+    from tests.support.engines import ClickHouseSession
+
+    session = ClickHouseSession()
+    try:
+        yield session
+    finally:
+        session.close()
+
+
+@pytest.fixture(scope="session")
 def spark():
     """A ``local[2]`` SparkSession for the whole test run (see ``tests/support/engines.py``),
     stopped at the end."""

@@ -70,7 +70,8 @@ def _rows_where(table: str, label: str, problem: str, bad: str, doc: str | None)
     """The rows of ``table`` where ``bad`` holds: how many, and the smallest example."""
     example_doc = f"MIN({_text(doc)})" if doc else "CAST(NULL AS VARCHAR)"
     return (
-        f"SELECT '{label}' AS {_INPUT}, '{problem}' AS {_PROBLEM}, COUNT(*) AS {_ROWS}, "
+        f"SELECT '{label}' AS {_INPUT}, '{problem}' AS {_PROBLEM}, "
+        f"CAST(COUNT(*) AS BIGINT) AS {_ROWS}, "
         f"MIN({_text(ph.QUERY)}) AS {_QUERY}, {example_doc} AS {_DOC} "
         f"FROM {table} WHERE {bad} HAVING COUNT(*) > 0"
     )
@@ -78,7 +79,7 @@ def _rows_where(table: str, label: str, problem: str, bad: str, doc: str | None)
 
 def _empty(table: str, label: str) -> str:
     return (
-        f"SELECT '{label}' AS {_INPUT}, 'empty' AS {_PROBLEM}, 0 AS {_ROWS}, "
+        f"SELECT '{label}' AS {_INPUT}, 'empty' AS {_PROBLEM}, CAST(0 AS BIGINT) AS {_ROWS}, "
         f"CAST(NULL AS VARCHAR) AS {_QUERY}, CAST(NULL AS VARCHAR) AS {_DOC} "
         f"FROM {table} HAVING COUNT(*) = 0"
     )
@@ -510,7 +511,8 @@ def check_sql(
             tables[placeholder] = (label, table_reference(table, label, dialect))
             bad = f"{ph.DOC} IS NULL"
             parts.append(
-                f"SELECT '{label}' AS {_INPUT}, 'null_id' AS {_PROBLEM}, COUNT(*) AS {_ROWS}, "
+                f"SELECT '{label}' AS {_INPUT}, 'null_id' AS {_PROBLEM}, "
+                f"CAST(COUNT(*) AS BIGINT) AS {_ROWS}, "
                 f"CAST(NULL AS VARCHAR) AS {_QUERY}, CAST(NULL AS VARCHAR) AS {_DOC} "
                 f"FROM {placeholder} WHERE {bad} HAVING COUNT(*) > 0"
             )
@@ -518,7 +520,8 @@ def check_sql(
                 columns = [groups[by_columns.index(c)] for c in input_by[label]]
                 bad = "(" + " OR ".join(f"{g} IS NULL" for g in columns) + ")"
                 parts.append(
-                    f"SELECT '{label}' AS {_INPUT}, 'null_group' AS {_PROBLEM}, COUNT(*) AS "
+                    f"SELECT '{label}' AS {_INPUT}, 'null_group' AS {_PROBLEM}, "
+                    "CAST(COUNT(*) AS BIGINT) AS "
                     f"{_ROWS}, CAST(NULL AS VARCHAR) AS {_QUERY}, CAST(NULL AS VARCHAR) AS "
                     f"{_DOC} FROM {placeholder} WHERE {bad} HAVING COUNT(*) > 0"
                 )

@@ -414,7 +414,9 @@ def _query(specs: list[MetricSpec], segments: int, groups: int, weighted: bool) 
         if block not in blocks and block != "rows":
             continue
         columns = [
-            f"SUM({expr}) AS {key}" if where == block else f"CAST(0 AS {kind}) AS {key}"
+            f"CAST(SUM({expr}) AS {kind}) AS {key}"
+            if where == block
+            else f"CAST(0 AS {kind}) AS {key}"
             for key, (where, expr, kind) in parts.items()
         ]
         source = {"rows": "pr_rows", "scores": "pr_points", "groups": "pr_group_auc"}[block]

@@ -178,7 +178,7 @@ def to_sql(
         metrics: metric names as :func:`polars_rank.evaluate` takes them (``"nDCG@10"``,
             ``"P(rel=2)@5"``, ``"ndcg_cut.10"``, ...) or parsed :class:`MetricSpec` objects.
         dialect: ``"spark"`` (also ``"databricks"``), ``"postgres"``, ``"bigquery"``,
-            ``"snowflake"``, ``"trino"`` or ``"duckdb"``.
+            ``"snowflake"``, ``"trino"``, ``"clickhouse"`` or ``"duckdb"``.
         run, qrels: table (or view) references, ``[catalog.][schema.]table``, e.g.
             ``"catalog.db.run"``, ``"my-project.dataset.run"`` or ``'db."My Runs"'``; each
             part a plain or a quoted identifier (backticks too on Spark, Databricks and

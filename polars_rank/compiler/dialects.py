@@ -33,11 +33,19 @@ every division in the text is between DOUBLEs). :func:`render` parses it and rew
    a number (integer item ids), wrapped in the placeholder :data:`RAW`, which is left as read.
 
 7. on DuckDB, every column name and column alias is quoted (DuckDB still resolves it
-   case-insensitively), so that ``preserve_identifier_case`` folds none of the output names.
+   case-insensitively), so that ``preserve_identifier_case`` folds none of the output names;
+8. where a selected ``t.x`` may be named ``t.x`` (ClickHouse, after a join), each is
+   written ``t.x AS x`` (:attr:`Dialect.qualified_output_names`); where a dialect has no
+   ``UNNEST ... WITH ORDINALITY`` (ClickHouse), the exploded array
+   and its positions come from ``ARRAY JOIN a AS t_x, arrayEnumerate(a) AS t_j``, read as
+   ``t_x`` and ``t_j`` (:attr:`Dialect.array_join`);
+9. where session settings change meanings (ClickHouse's ``join_use_nulls``, ...), the query
+   pins its own values (``SETTINGS ...`` after it: :attr:`Dialect.query_settings`).
 
 Each rewrite reads the dialect's facts from its :class:`~polars_rank.core.dialects.Dialect`
 object (``byte_collation``, ``byte_key``, ``integer_id_number``, ``least_ignores_nulls``,
-``order_by_null_clause_in_windows``, ``quotes_every_column``); no code here names a dialect.
+``order_by_null_clause_in_windows``, ``quotes_every_column``, ``qualified_output_names``,
+``array_join``, ``query_settings``); no code here names a dialect.
 Then sqlglot prints the dialect. Apart from the integer-id keys of rewrite 5 (for
 PostgreSQL, DuckDB and Spark), no SQL string is written per dialect.
 
@@ -185,6 +193,64 @@ def _quote_columns(tree: exp.Expression) -> None:
             node.set("quoted", True)
 
 
+def _name_qualified_columns(tree: exp.Expression) -> None:
+    """Rewrite 8, first part: every selected ``t.x`` without an alias becomes ``t.x AS x``."""
+    from sqlglot import exp
+
+    for select in list(tree.find_all(exp.Select)):
+        for item in list(select.expressions):
+            if isinstance(item, exp.Column) and item.table and not item.is_star:
+                item.replace(exp.alias_(item.copy(), item.args["this"].copy()))
+
+
+def _array_joins(tree: exp.Expression) -> None:
+    """Rewrite 8 in place: each ``CROSS JOIN UNNEST(a) WITH ORDINALITY AS t(x, j)`` becomes
+    ``ARRAY JOIN a AS t_x, arrayEnumerate(a) AS t_j`` (positions from 1, as ORDINALITY's; an
+    empty array gives no row, as UNNEST's), and every ``t.x`` / ``t.j`` their names."""
+    from sqlglot import exp
+
+    renamed: dict[tuple[str, str], str] = {}
+    for join in list(tree.find_all(exp.Join)):
+        unnest = join.this
+        if not isinstance(unnest, exp.Unnest) or unnest.args.get("offset") is None:
+            continue
+        alias = unnest.args["alias"]
+        table, (value,) = alias.name, alias.columns
+        position = unnest.args["offset"]
+        (array,) = unnest.expressions
+        names = {value.name: f"{table}_{value.name}", position.name: f"{table}_{position.name}"}
+        renamed.update({(table, old): new for old, new in names.items()})
+        join.replace(
+            exp.Join(
+                this=exp.alias_(array.copy(), names[value.name]),
+                expressions=[
+                    exp.alias_(
+                        exp.Anonymous(this="arrayEnumerate", expressions=[array.copy()]),
+                        names[position.name],
+                    )
+                ],
+                kind="ARRAY",
+            )
+        )
+    for column in list(tree.find_all(exp.Column)):
+        new = renamed.get((column.table, column.name))
+        if new is not None:
+            column.replace(exp.column(new))
+
+
+def _pin_settings(tree: exp.Expression, dialect: Dialect) -> None:
+    """Rewrite 9: the dialect's :attr:`~Dialect.query_settings` after the query."""
+    from sqlglot import exp
+
+    tree.set(
+        "settings",
+        [
+            exp.EQ(this=exp.column(name), expression=exp.convert(value))
+            for name, value in dialect.query_settings
+        ],
+    )
+
+
 def _ordered_sql(generator, expression: exp.Ordered) -> str:
     """A sort key with its direction and NULL placement always printed (rewrite 3)."""
     from sqlglot import exp
@@ -267,5 +333,11 @@ def render(
     tree = tree.transform(rewrite, copy=False)
     if dialect.quotes_every_column:
         _quote_columns(tree)
+    if dialect.qualified_output_names:
+        _name_qualified_columns(tree)
+    if dialect.array_join:
+        _array_joins(tree)
+    if dialect.query_settings:
+        _pin_settings(tree, dialect)
     generator = _generator_class(dialect)(dialect=dialect.sqlglot_name, pretty=pretty)
     return generator.generate(tree, copy=False)

@@ -170,6 +170,16 @@ def test_postgres(postgres) -> None:
     assert postgres.query(sql).height == 0
 
 
+def test_clickhouse(clickhouse) -> None:
+    clickhouse.load("run_t", DIRTY_RUN)
+    clickhouse.load("qrels_t", DIRTY_QRELS)
+    sql = pr.check_sql("clickhouse", "run_t", "qrels_t", metrics=["ERR@10"])
+    assert _rows(clickhouse.query(sql)) == EXPECTED
+    clickhouse.load("run_t", CLEAN_RUN)
+    clickhouse.load("qrels_t", CLEAN_QRELS)
+    assert clickhouse.query(sql).height == 0
+
+
 @pytest.mark.slow
 def test_spark(spark) -> None:
     spark.createDataFrame(DIRTY_RUN.to_arrow()).createOrReplaceTempView("run_t")

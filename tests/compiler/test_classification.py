@@ -710,3 +710,71 @@ def test_spark_result_schema_equals_the_polars_engine(spark):
         assert got.schema == want.schema, weight
         assert got.drop("AUC").equals(want.drop("AUC")), weight
         _assert_counts(got.drop("AUC"), weight is not None, lower=False)
+
+
+def test_clickhouse_equals_sklearn(clickhouse):
+    """The classification query, its curves and its checks in ClickHouse (chDB)."""
+    frame = predictions(seed=5)
+    clickhouse.load("preds_t", frame)
+    labels = column_names(METRICS, reserved=["seg"])
+    for weighted in (False, True):
+        sql = pr.to_sql(
+            METRICS,
+            "clickhouse",
+            predictions="preds_t",
+            by="seg",
+            group="user",
+            weight="w" if weighted else None,
+        )
+        result = clickhouse.query(sql)
+        assert_matches(result, reference(frame, weighted), labels)
+    for kind in ("roc", "pr"):
+        got = clickhouse.query(pr.curve_sql(kind, "clickhouse", "preds_t", by="seg", weight="w"))
+        want = _duckdb_run(pr.curve_sql(kind, "duckdb", "preds_t", by="seg", weight="w"),
+                           "duckdb", frame)  # fmt: skip
+        _same_points(got.rows(), want.rows())
+    bad = pl.DataFrame({"label": [1, 3], "score": [0.5, 2.0]})
+    clickhouse.load("bad_t", bad)
+    problems = clickhouse.query(pr.check_sql("clickhouse", predictions="bad_t"))["problem"]
+    assert problems.to_list() == ["bad_label", "score_outside_0_1"]
+
+
+def test_labels_and_zero_division_nan_on_clickhouse(clickhouse):
+    """Boolean and text labels; text that is no label is bad_label; zero_division=nan."""
+    clickhouse.load("typed_src", pl.DataFrame({"y": LABELS_Y, "score": LABELS_P}))
+    clickhouse.run("DROP TABLE IF EXISTS typed")
+    clickhouse.run(
+        "CREATE TABLE typed ENGINE = Memory AS SELECT score, y = 1 AS b, "
+        "CASE WHEN y = 1 THEN 'TRUE' ELSE 'false' END AS t, CAST(y AS Decimal(6, 3)) AS dec "
+        "FROM typed_src"
+    )
+    clickhouse.load(
+        "junk",
+        pl.DataFrame({"label": ["yes", "2", None, "1"], "score": [0.5] * 4}),
+    )
+    want = _label_reference()
+    for label in ("b", "t", "dec"):
+        got = clickhouse.query(pr.to_sql(["AUC", "TP", "F1"], "clickhouse", predictions="typed",
+                                         label=label)).row(0, named=True)  # fmt: skip
+        assert got == pytest.approx(want, rel=1e-12), label
+        check = pr.check_sql("clickhouse", predictions="typed", label=label)
+        assert clickhouse.query(check).is_empty()
+    problems = clickhouse.query(pr.check_sql("clickhouse", predictions="junk"))
+    assert problems.select("problem", "rows_affected", "example_query").rows() == [
+        ("null_label", 1, None),
+        ("bad_label", 2, "2"),
+    ]
+    clickhouse.load("nan_zd", NAN_ZD)
+    got = clickhouse.query(pr.to_sql(NAN_ZD_NAMES, "clickhouse", predictions="nan_zd")).row(0)
+    want_nan = _nan_zero_division_reference()
+    _same_with_nan(dict(zip(want_nan, got, strict=True)), want_nan)
+
+
+def test_counts_are_integers_in_to_sql_on_clickhouse(clickhouse):
+    """As on DuckDB: integer counts and Float64 ratios of them."""
+    clickhouse.load("count_t", COUNT_DATA)
+    metrics = COUNTS + COUNT_RATIOS
+    for weighted in (False, True):
+        sql = pr.to_sql(metrics, "clickhouse", predictions="count_t", by="seg",
+                        weight="w" if weighted else None)  # fmt: skip
+        _assert_counts(clickhouse.query(sql), weighted)

@@ -1,8 +1,9 @@
 """The reserved-word lists and the identifier rules of :mod:`polars_rank.core.identifiers`.
 
-The DuckDB, PostgreSQL and Spark lists are read again from the live engines with the query in
-each file's header and compared with the file (a word with a note after it is an addition the
-file explains); the BigQuery and Trino lists hold sqlglot's own reserved sets.
+The DuckDB, PostgreSQL, Spark and ClickHouse (chDB) lists are read again from the live engines
+with the query in each file's header and compared with the file (a word with a note after it
+is an addition the file explains); the BigQuery and Trino lists hold sqlglot's own reserved
+sets.
 """
 
 from __future__ import annotations
@@ -50,6 +51,11 @@ def test_duckdb_list_is_the_engines():
     assert found == _from_engine("duckdb")
 
 
+def test_clickhouse_list_is_the_engines(clickhouse):
+    found = set(clickhouse.query(_query("clickhouse")).to_series().to_list())
+    assert found == _from_engine("clickhouse")
+
+
 def test_postgres_list_is_the_servers(postgres):
     found = set(postgres.query(_query("postgres"))["word"].to_list())
     assert found == _from_engine("postgres")
@@ -92,7 +98,7 @@ def test_every_list_has_a_header_naming_its_source_and_lower_case_words(name):
 
 
 def test_every_dialect_has_a_list():
-    assert LISTS == ["bigquery", "duckdb", "postgres", "snowflake", "spark", "trino"]
+    assert LISTS == ["bigquery", "clickhouse", "duckdb", "postgres", "snowflake", "spark", "trino"]
     assert all((KEYWORDS / f"{name}.txt").is_file() for name in LISTS)
 
 
@@ -200,6 +206,7 @@ def test_the_dialect_literal_names_the_registered_dialects():
         "bigquery",
         "snowflake",
         "trino",
+        "clickhouse",
     )
 
 

@@ -182,6 +182,14 @@ def _with_postgres(server, run, qrels, named, **options) -> None:
     _check(server.query, "postgres", tables, run, qrels, named, **options)
 
 
+def _with_clickhouse(session, run, qrels, named, **options) -> None:
+    frames = _renamed(run, qrels, named)
+    tables = {"run": "`Run T`", "qrels": "qrels_t", "interactions": "inter_t"}
+    for name, frame in zip(tables.values(), frames, strict=True):
+        session.load(name.strip("`"), frame)
+    _check(session.query, "clickhouse", tables, run, qrels, named, **options)
+
+
 def _with_spark(spark, run, qrels, named, **options) -> None:
     frames = _renamed(run, qrels, named)
     tables = {"run": "`run t`", "qrels": "qrels_t", "interactions": "inter_t"}
@@ -228,6 +236,13 @@ def test_reserved_names_through_postgres(postgres):
     _with_postgres(postgres, run, qrels, EXAMPLE)
     named = {"query": "current_user", "doc": "Doc Id", "score": "order", "relevance": "x.y"}
     _with_postgres(postgres, run, qrels, named, duplicates="max")
+
+
+def test_reserved_names_through_clickhouse(clickhouse):
+    run, qrels = _example_data()
+    _with_clickhouse(clickhouse, run, qrels, EXAMPLE)
+    named = {"query": "select", "doc": "Doc `Id`", "score": "order", "relevance": "x.y\\z"}
+    _with_clickhouse(clickhouse, run, qrels, named, duplicates="max")
 
 
 #: Spark reads a bare current_path as the function.
@@ -586,3 +601,11 @@ def test_property_postgres(postgres, data, named, options):
 def test_property_spark(spark, data, named, options):
     assume(_usable(named))
     _with_spark(spark, *data, named, **options)
+
+
+@pytest.mark.slow
+@slow_settings(40)
+@given(data=runs_and_qrels(), named=role_names("clickhouse"), options=OPTIONS)
+def test_property_clickhouse(clickhouse, data, named, options):
+    assume(_usable(named))
+    _with_clickhouse(clickhouse, *data, named, **options)

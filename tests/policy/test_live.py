@@ -61,6 +61,29 @@ def test_postgres_equals_obp(postgres) -> None:
         assert got[column].to_list() == pytest.approx(want[column].to_list(), rel=1e-12, abs=1e-12)
 
 
+def test_clickhouse_equals_obp(clickhouse) -> None:
+    data = random_log(33)
+    for name in ("log", "policy", "q_hat"):
+        clickhouse.load(f"ope_{name}_t", data[name])
+    sql = pr.policy_sql(
+        ALL, "clickhouse", "ope_log_t", "ope_policy_t", q_hat="ope_q_hat_t", by="day", lambda_=2.5
+    )
+    got = clickhouse.query(sql)
+    assert got.columns == [
+        "day",
+        "estimator",
+        "estimate",
+        "standard_error",
+        "ess",
+        "max_weight",
+        "n",
+    ]
+    _same_as_obp(got, data)
+    want = _polars(data)
+    for column in ("estimate", "standard_error"):
+        assert got[column].to_list() == pytest.approx(want[column].to_list(), rel=1e-12, abs=1e-12)
+
+
 def test_spark_equals_obp(spark) -> None:
     data = random_log(32)
     got = pr.evaluate_policy(

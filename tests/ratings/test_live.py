@@ -35,6 +35,18 @@ def test_postgres_equals_the_polars_engine(postgres) -> None:
     _same(got, _polars(ratings, predictions))
 
 
+def test_clickhouse_equals_the_polars_engine(clickhouse) -> None:
+    ratings, predictions = random_tables(23)
+    clickhouse.load("ratings_t", ratings)
+    clickhouse.load("rating_preds_t", predictions)
+    sql = pr.rating_sql(
+        WEIGHTED, "clickhouse", "ratings_t", "rating_preds_t", by="market", weight="w"
+    )
+    labels = column_names(WEIGHTED, reserved=["market"])
+    got = clickhouse.query(sql).rename({v: k for k, v in labels.items()})
+    _same(got, _polars(ratings, predictions))
+
+
 def test_spark_equals_the_polars_engine(spark) -> None:
     ratings, predictions = random_tables(22)
     with pytest.warns(UserWarning):

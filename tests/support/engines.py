@@ -312,3 +312,38 @@ def start_spark(cores: int = 2, partitions: int = 2, memory: str = "6g") -> Any:
     )
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+class ClickHouseSession:
+    """chDB's in-process ClickHouse (one per process), with :class:`PostgresServer`'s
+    ``load`` / ``query``; ``nullable`` chooses whether loaded columns are ``Nullable``."""
+
+    def __init__(self) -> None:
+        from chdb import session
+
+        self.directory = Path(tempfile.mkdtemp(prefix="pr-chdb-"))
+        self.session = session.Session(str(self.directory / "db"))
+
+    def run(self, sql: str) -> None:
+        """Run a statement (no result)."""
+        self.session.query(sql)
+
+    def load(self, name: str, frame: pl.DataFrame, *, nullable: bool = True) -> None:
+        """(Re)create the Memory table ``name`` (quoted as given) from a Polars frame, through
+        a Parquet file; its columns ``Nullable`` unless ``nullable`` is false."""
+        path = self.directory / "load.parquet"
+        frame.write_parquet(path)
+        quoted = "`" + name.replace("\\", "\\\\").replace("`", "\\`") + "`"
+        self.run(f"DROP TABLE IF EXISTS {quoted}")
+        self.run(
+            f"CREATE TABLE {quoted} ENGINE = Memory AS SELECT * FROM file('{path}', Parquet) "
+            f"SETTINGS schema_inference_make_columns_nullable = {int(nullable)}"
+        )
+
+    def query(self, sql: str) -> pl.DataFrame:
+        """Run ``sql``; the result as a Polars frame with ClickHouse's column names and types."""
+        return pl.from_arrow(self.session.query(sql, "ArrowTable"))  # type: ignore[return-value]
+
+    def close(self) -> None:
+        self.session.close()
+        shutil.rmtree(self.directory, ignore_errors=True)

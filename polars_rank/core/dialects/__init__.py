@@ -29,7 +29,9 @@ from polars_rank.core.dialects.base import (
 #: registered) in this order, the order of every list of dialects (the catalog's targets, the
 #: dbt adapters, the command line's choices); ``tests/core/test_identifiers.py`` checks they
 #: are the registered ones.
-DialectName = Literal["duckdb", "postgres", "spark", "databricks", "bigquery", "snowflake", "trino"]
+DialectName = Literal[
+    "duckdb", "postgres", "spark", "databricks", "bigquery", "snowflake", "trino", "clickhouse"
+]
 
 for _module in get_args(DialectName):
     import_module(f"{__name__}.{_module}")

@@ -99,6 +99,16 @@ class Dialect:
     #: Whether every column name and column alias is printed quoted (output names keep their
     #: case whatever the session folds unquoted names to).
     quotes_every_column: ClassVar[bool] = False
+    #: Whether a selected column ``t.x`` without an alias may be named ``t.x`` (after a
+    #: join) rather than ``x``: the query then names each such column ``x`` itself.
+    qualified_output_names: ClassVar[bool] = False
+    #: Whether an array is exploded with its positions by ``ARRAY JOIN`` (with
+    #: ``arrayEnumerate``) rather than by ``CROSS JOIN UNNEST(...) WITH ORDINALITY``.
+    array_join: ClassVar[bool] = False
+    #: The session settings the query pins for itself (``SETTINGS name = value`` after the
+    #: query), each one whose other values would change a meaning (an unmatched join's
+    #: value, an aggregate over no rows, an exact distinct count); empty: none.
+    query_settings: ClassVar[tuple[tuple[str, int | str], ...]] = ()
 
     # --- numbers --------------------------------------------------------------------------
 
