@@ -1,5 +1,6 @@
-"""Benchmark: the portable SQL of ``pr.to_sql`` on Spark and DuckDB, next to the Polars engine,
-the DuckDB engine (macros) and Spark MLlib's RankingEvaluator, on the same data.
+"""Benchmark: the portable SQL of ``pr.to_sql`` on Spark, DuckDB and ClickHouse (chDB), next to
+the Polars engine, the DuckDB engine (macros) and Spark MLlib's RankingEvaluator, on the same
+data.
 
 Usage (from the repository root; needs Java 17+ for Spark):
 
@@ -16,6 +17,12 @@ Variants (times are wall seconds of the evaluation alone, inputs already loaded)
 * ``polars engine``: ``pr.evaluate(run, qrels, METRICS, validate=False)``;
 * ``duckdb engine (macros)``: the same with ``engine="duckdb"``;
 * ``to_sql on DuckDB``: ``pr.to_sql(METRICS, "duckdb", ...)`` over the registered frames;
+* over the same Parquet files: ``duckdb engine, Parquet`` (the paths given to ``evaluate``),
+  ``to_sql on DuckDB, Parquet`` (views over ``read_parquet``) and ``to_sql on chDB, Parquet``
+  (``pr.to_sql(METRICS, "clickhouse", ...)`` in chDB's in-process ClickHouse, views over
+  ``file(..., Parquet)``; the result comes back as Arrow) and ``clickhouse engine, Parquet``
+  (the paths given to ``evaluate(..., engine="clickhouse")``, which copies each file into a
+  temporary table first);
 * ``engine="spark"``: ``pr.evaluate(run_df, qrels_df, METRICS, engine="spark")`` on a
   ``local[2]`` session, the inputs a cached DataFrame read from the Parquet files (session start
   and the read are reported apart), with ``validate=False`` and ``validate=True`` alternating
@@ -69,21 +76,46 @@ def _line(name: str, times: list[float], load: float, note: str = "") -> None:
     )
 
 
-def local_variants(run: pl.DataFrame, qrels: pl.DataFrame, repeat: int) -> dict[str, pl.DataFrame]:
-    """Polars engine, DuckDB engine and to_sql on DuckDB, round-robin."""
+def local_variants(
+    run: pl.DataFrame, qrels: pl.DataFrame, paths: tuple[Path, Path], repeat: int
+) -> dict[str, pl.DataFrame]:
+    """Polars engine, DuckDB engine and to_sql on DuckDB over the frames; the DuckDB engine,
+    to_sql on DuckDB and to_sql on ClickHouse (chDB, in process) over the Parquet files;
+    round-robin."""
     import duckdb
+    from chdb import session
 
     con = duckdb.connect()
     con.register("run_t", run)
     con.register("qrels_t", qrels)
+    run_path, qrels_path = (str(p) for p in paths)
+    con.execute(f"CREATE VIEW run_p AS SELECT * FROM read_parquet('{run_path}')")
+    con.execute(f"CREATE VIEW qrels_p AS SELECT * FROM read_parquet('{qrels_path}')")
+    chdb = session.Session()
+    chdb.query(f"CREATE VIEW run_p AS SELECT * FROM file('{run_path}', Parquet)")
+    chdb.query(f"CREATE VIEW qrels_p AS SELECT * FROM file('{qrels_path}', Parquet)")
     sql = pr.to_sql(METRICS, "duckdb", "run_t", "qrels_t")
+    parquet_sql = pr.to_sql(METRICS, "duckdb", "run_p", "qrels_p")
+    clickhouse_sql = pr.to_sql(METRICS, "clickhouse", "run_p", "qrels_p")
     labels = {v: k for k, v in column_names(METRICS).items()}
+
+    def clickhouse() -> pl.DataFrame:
+        return pl.from_arrow(chdb.query(clickhouse_sql, "ArrowTable")).rename(labels)  # type: ignore[union-attr]
+
     variants: dict[str, Callable[[], pl.DataFrame]] = {
         "polars engine": lambda: pr.evaluate(run, qrels, METRICS, validate=False),
         "duckdb engine (macros)": lambda: pr.evaluate(
             run, qrels, METRICS, engine="duckdb", validate=False
         ),
         "to_sql on DuckDB": lambda: con.sql(sql).pl().rename(labels),
+        "duckdb engine, Parquet": lambda: pr.evaluate(
+            run_path, qrels_path, METRICS, engine="duckdb", validate=False
+        ),
+        "to_sql on DuckDB, Parquet": lambda: con.sql(parquet_sql).pl().rename(labels),
+        "to_sql on chDB, Parquet": clickhouse,
+        "clickhouse engine, Parquet": lambda: pr.evaluate(
+            run_path, qrels_path, METRICS, engine="clickhouse", validate=False
+        ),
     }
     for fn in variants.values():  # first-call set-up (imports, macros), not timed
         fn()
@@ -246,7 +278,7 @@ def main() -> None:
             f"metrics={', '.join(METRICS)}; cores={os.cpu_count()}",
             flush=True,
         )
-        results = local_variants(run, qrels, args.repeat)
+        results = local_variants(run, qrels, (run_path, qrels_path), args.repeat)
         if not args.skip_spark:
             results.update(spark_variants(run_path, qrels_path, args.repeat))
         compare(results, run, qrels)

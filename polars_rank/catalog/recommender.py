@@ -9,9 +9,16 @@ from polars_rank import recsys as rs
 from polars_rank.catalog.model import Metric, Param, alias, with_family
 from polars_rank.catalog.params import COUNT_PARAM
 
-#: The recommender metrics run on every engine: on Spark as their portable SQL
-#: (:mod:`polars_rank.engines.spark.recsys`).
-_SPARK: tuple[tuple[str, str], ...] = ()
+#: The recommender metrics run on every engine but ClickHouse's (on Spark as their portable
+#: SQL, :mod:`polars_rank.engines.spark.recsys`); their SQL runs in ClickHouse as printed.
+_SPARK: tuple[tuple[str, str], ...] = (
+    (
+        "clickhouse",
+        "does not take the recommender metrics or inputs yet (the engine runs ranking, "
+        "trec_eval, classification, rating and off-policy queries): run the SQL of "
+        "to_sql(..., dialect='clickhouse') in ClickHouse, or use engine='duckdb'",
+    ),
+)
 
 
 _ENTRIES: tuple[Metric, ...] = (

@@ -33,10 +33,13 @@ _ENTRIES: tuple[Metric, ...] = (
         value_range=None,
         unsupported=(
             ("sql", _STRING_REASON),
-            (
-                "spark",
-                "does not take string-valued metrics (trec_eval's relstring, built in rank "
-                "order): evaluate it with engine='polars' or engine='duckdb'",
+            *(
+                (
+                    engine,
+                    "does not take string-valued metrics (trec_eval's relstring, built in "
+                    "rank order): evaluate it with engine='polars' or engine='duckdb'",
+                )
+                for engine in ("spark", "clickhouse")
             ),
         ),
     ),

@@ -1,5 +1,6 @@
 """The optional features and the extra that installs each: ``dbt`` (PyYAML, for
-``polars-rank dbt``), ``plot`` (matplotlib) and ``spark`` (pyspark with its SQL dependencies).
+``polars-rank dbt``), ``plot`` (matplotlib), ``spark`` (pyspark with its SQL dependencies) and
+``clickhouse`` (chDB, the in-process ClickHouse).
 A feature imports its packages through :func:`require`, which raises a
 :class:`PolarsRankError` naming the extra when one is missing.
 
@@ -32,6 +33,7 @@ class Extra:
 
 #: The extras of ``pyproject.toml`` (``all`` installs every one).
 EXTRAS: dict[str, Extra] = {
+    "clickhouse": Extra("engine='clickhouse' needs", ("chdb>=4.4",)),
     "dbt": Extra("polars-rank dbt needs", ("pyyaml>=6",)),
     "plot": Extra("plots need", ("matplotlib>=3.8",)),
     "spark": Extra(

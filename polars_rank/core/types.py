@@ -63,7 +63,7 @@ CatalogInput: TypeAlias = "TableInput | pl.Series"
 Connection: TypeAlias = "duckdb.DuckDBPyConnection | SparkSession"
 
 #: The engines of :func:`polars_rank.evaluate`.
-EngineName = Literal["polars", "duckdb", "spark"]
+EngineName = Literal["polars", "clickhouse", "duckdb", "spark"]
 
 
 class EvaluateOptions(TypedDict, total=False):

@@ -5,7 +5,7 @@ is new modules only. The registry is the one place that knows the engines' names
 
 >>> from polars_rank.engines import registry
 >>> registry.names()
-('polars', 'duckdb', 'spark')
+('polars', 'clickhouse', 'duckdb', 'spark')
 >>> registry.engine("duckdb").name
 'duckdb'
 """
@@ -47,9 +47,10 @@ def _load() -> None:
 
 
 def names() -> tuple[str, ...]:
-    """The registered engines' names, the default first."""
+    """The registered engines' names: the default first, then by name (whatever order they
+    were imported in)."""
     _load()
-    return tuple(sorted(_ENGINES, key=lambda name: (name != DEFAULT, list(_ENGINES).index(name))))
+    return tuple(sorted(_ENGINES, key=lambda name: (name != DEFAULT, name)))
 
 
 def command_line_names() -> tuple[str, ...]:

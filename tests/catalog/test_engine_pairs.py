@@ -82,13 +82,13 @@ def test_every_pair_is_implemented_or_refused(entry: Metric, target: str, macros
             with pytest.raises(PolarsRankError) as err:
                 _compile(entry, dialect)
             assert why in str(err.value)
-    else:  # spark runs the spark dialect's SQL
+    else:  # spark and clickhouse run their dialect's SQL
         if why is None:
-            assert entry.reason("sql:spark") is None, f"{entry.name}: Spark without its SQL"
+            assert entry.reason(f"sql:{target}") is None, f"{entry.name}: {target} without SQL"
         elif scope_of(entry) == "evaluate":
             run = pl.DataFrame({"query": ["q"], "doc": ["d"], "score": [1.0]})
             qrels = pl.DataFrame({"query": ["q"], "doc": ["d"], "relevance": [1]})
             with pytest.raises(PolarsRankError) as err:  # refused before any session starts
-                pr.evaluate(run, qrels, [_name(entry)], engine="spark", per_query=True)
+                pr.evaluate(run, qrels, [_name(entry)], engine=target, per_query=True)
             head = why.partition(":")[0]
             assert head in str(err.value)

@@ -521,7 +521,7 @@ def test_bad_queries_value(run, qrels):
 
 
 def test_bad_engine_value(run, qrels):
-    expected = r"engine must be 'polars', 'duckdb' or 'spark', got 'sparkle'"
+    expected = r"engine must be 'polars', 'clickhouse', 'duckdb' or 'spark', got 'sparkle'"
     with pytest.raises(PolarsRankError, match=expected):
         pr.evaluate(run, qrels, ["AP"], engine="sparkle")
 

@@ -40,7 +40,9 @@ def _write(tmp_path: Path, data: Any) -> tuple[Path, Path]:
 
 
 @pytest.mark.parametrize(
-    "adapter", ["duckdb", "postgres", "spark", "bigquery", "trino"], ids=lambda a: f"to-{a}"
+    "adapter",
+    ["duckdb", "postgres", "spark", "bigquery", "trino", "clickhouse"],
+    ids=lambda a: f"to-{a}",
 )
 def test_macro_renders_to_sql(adapter: str) -> None:
     dialect = dbt_config.ADAPTERS[adapter]

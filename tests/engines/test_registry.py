@@ -110,6 +110,7 @@ def test_the_dialect_lists_come_from_the_dialect_registry() -> None:
         "bigquery": "bigquery",
         "snowflake": "snowflake",
         "trino": "trino",
+        "clickhouse": "clickhouse",
     }
     parser = argparse.ArgumentParser()
     build_sql_parser(parser)
@@ -141,10 +142,11 @@ def test_a_dialect_registered_later_is_a_command_line_choice() -> None:
 def test_an_unknown_engine_is_an_error_listing_the_registered_ones() -> None:
     run = pl.DataFrame({"query": ["q"], "doc": ["a"], "score": [1.0]})
     qrels = pl.DataFrame({"query": ["q"], "doc": ["a"], "relevance": [1]})
-    with pytest.raises(pr.PolarsRankError, match="engine must be 'polars', 'duckdb' or 'spark'"):
+    listed = "'polars', 'clickhouse', 'duckdb' or 'spark'"
+    with pytest.raises(pr.PolarsRankError, match=f"engine must be {listed}"):
         pr.evaluate(run, qrels, ["P@1"], engine="sqlite")  # type: ignore[arg-type]
     data = pl.DataFrame({"label": [0, 1], "score": [0.2, 0.8]})
-    with pytest.raises(pr.PolarsRankError, match="runs on 'polars', 'duckdb' or 'spark'"):
+    with pytest.raises(pr.PolarsRankError, match=f"runs on {listed}"):
         pr.evaluate_classification(data, ["AUC"], engine="postgres")  # type: ignore[arg-type]
     with pytest.raises(pr.PolarsRankError, match="engine must be 'polars' or 'duckdb'"):
         cls.roc_curve(data, "label", "score", engine="spark")  # type: ignore[arg-type]

@@ -227,8 +227,8 @@ def test_catalog_lists_the_family() -> None:
         "max_error",
         "mape",
     }
-    # the three engines and the eight dialects but Databricks (Spark SQL's second name)
-    assert all(len(e) == 3 + 8 - 1 for e in frame["engines"])
+    # the four engines and the eight dialects but Databricks (Spark SQL's second name)
+    assert all(len(e) == 4 + 8 - 1 for e in frame["engines"])
 
 
 @pytest.mark.parametrize("collation", ["nocase", "noaccent", "nocase.noaccent"])

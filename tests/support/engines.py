@@ -322,7 +322,9 @@ class ClickHouseSession:
         from chdb import session
 
         self.directory = Path(tempfile.mkdtemp(prefix="pr-chdb-"))
-        self.session = session.Session(str(self.directory / "db"))
+        # in memory: chDB runs one embedded engine per process, on one path, which
+        # engine="clickhouse" (without con) shares
+        self.session = session.Session()
 
     def run(self, sql: str) -> None:
         """Run a statement (no result)."""

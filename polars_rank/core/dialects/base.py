@@ -110,6 +110,16 @@ class Dialect:
     #: value, an aggregate over no rows, an exact distinct count); empty: none.
     query_settings: ClassVar[tuple[tuple[str, int | str], ...]] = ()
 
+    def pinned(self, sql: str) -> str:
+        """``sql`` (a query written directly in the dialect, without a ``SETTINGS`` clause)
+        with :attr:`query_settings` after it."""
+        if not self.query_settings:
+            return sql
+        values = (
+            f"{k} = {v!r}" if isinstance(v, str) else f"{k} = {v}" for k, v in self.query_settings
+        )
+        return f"{sql} SETTINGS {', '.join(values)}"
+
     # --- numbers --------------------------------------------------------------------------
 
     #: Whether NaN compares above every number (and equal to itself), as in PostgreSQL.

@@ -15,8 +15,10 @@ class ClickHouse(Dialect):
     title = "ClickHouse"
     quote_char = "`"
     backslash_escapes = True
-    text_type: ClassVar[str] = "String"
     qualified_output_names = True
+    #: (a cast to a plain String refuses a NULL)
+    text_type: ClassVar[str] = "Nullable(String)"
+    hash_function: ClassVar[str | None] = "cityHash64"
     array_join = True
     query_settings: ClassVar[tuple[tuple[str, int | str], ...]] = (
         # an unmatched LEFT JOIN value is NULL (0 would make an unjudged document judged)
@@ -29,4 +31,21 @@ class ClickHouse(Dialect):
         ("count_distinct_implementation", "uniqExact"),
         # x IN (...) is never true for a NULL x
         ("transform_null_in", 0),
+        # a column read in WHERE is the table's, not a SELECT alias of the same name
+        ("prefer_column_name_to_alias", 1),
     )
+
+    def is_nan(self, double: str) -> str:
+        return f"isNaN({double})"
+
+    def is_infinite(self, double: str) -> str:
+        return f"coalesce(isInfinite({double}), false)"
+
+    def value_at_smallest(self, value: str, key: str) -> str:
+        # argMin skips a NULL value; inside a tuple it is kept
+        return f"argMin(tuple({value}), {key}).1"
+
+    def distinct_count(self, value: str) -> str:
+        # exact whatever the session's count_distinct_implementation (the engine's check
+        # queries are run as written, without the compiled query's SETTINGS)
+        return f"uniqExact({value})"

@@ -5,6 +5,7 @@ the macros of ``sql/classification.sql``, return Polars."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import duckdb
@@ -137,39 +138,30 @@ def evaluate_compiled(
     weight: str | None,
     con: duckdb.DuckDBPyConnection | None,
 ) -> pl.DataFrame:
-    """What :func:`evaluate_classification` gives, from the portable SQL of
-    :func:`polars_rank.compiler.classification.classification_sql` (dialect ``duckdb``) run
-    over ``frame`` on a cursor of ``con`` (or a fresh in-memory database): the engine of
-    sample weights, which the macros do not take. The ``by`` values come back in their own
-    types (the query groups by each segment's number)."""
-    from polars_rank.compiler.classification import classification_sql
-    from polars_rank.compiler.columns import column_names
+    """What :func:`evaluate_classification` gives, from the compiled SQL
+    (:func:`polars_rank.engines.classification_sql.evaluate_compiled`, dialect ``duckdb``)
+    run over ``frame`` on a cursor of ``con`` (or a fresh in-memory database): the engine of
+    sample weights, which the macros do not take."""
+    from polars_rank.engines import classification_sql
 
-    keys = frame.select(by).unique(maintain_order=True).with_row_index(_SEGMENT)
-    if by:  # without by, no segment: one row even for no rows (as in Polars)
-        frame = frame.join(keys, on=by, how="left", nulls_equal=True, maintain_order="left")
-    name = f"__cls_input_{uuid.uuid4().hex}"
-    connection = (con or duckdb.connect()).cursor()
-    try:
-        register_frame(connection, name, frame)
-        sql = classification_sql(
-            specs,
-            "duckdb",
-            ident(name),
-            label=label,
-            score=score,
-            by=_SEGMENT if by else None,
-            group=group or None,
-            weight=weight,
-        )
-        values = to_polars(connection.sql(sql))
-    finally:
-        connection.unregister(name)
-        connection.close()
-    names = column_names(specs, reserved=[_SEGMENT])
-    values = values.rename({v: k for k, v in names.items()})
-    if by:
-        values = values.cast({_SEGMENT: pl.UInt32})
-        out = keys.join(values, on=_SEGMENT, how="left").select(*by, *(s.label for s in specs))
-        return out.sort(by, nulls_last=False, maintain_order=True)
-    return values.select(s.label for s in specs)
+    def execute(data: pl.DataFrame, sql: Callable[[str], str]) -> pl.DataFrame:
+        name = f"__cls_input_{uuid.uuid4().hex}"
+        connection = (con or duckdb.connect()).cursor()
+        try:
+            register_frame(connection, name, data)
+            return to_polars(connection.sql(sql(ident(name))))
+        finally:
+            connection.unregister(name)
+            connection.close()
+
+    return classification_sql.evaluate_compiled(
+        frame,
+        specs,
+        label=label,
+        score=score,
+        by=by,
+        group=group,
+        weight=weight,
+        dialect="duckdb",
+        execute=execute,
+    )

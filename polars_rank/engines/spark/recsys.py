@@ -36,8 +36,9 @@ from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.frames import from_arrow
 from polars_rank.core.judged import empty_qrels
 from polars_rank.core.options import Options
+from polars_rank.engines.compiled import LEFT_OUT
 from polars_rank.engines.spark.checks import check_spark, quoted
-from polars_rank.engines.spark.ranking import LEFT_OUT, _session, _spark_frame, _temp_views
+from polars_rank.engines.spark.ranking import _session, _spark_frame, _temp_views
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame as SparkDataFrame

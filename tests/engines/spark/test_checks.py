@@ -86,22 +86,13 @@ CASES = [
 ]
 
 
-@pytest.fixture(params=[False, True], ids=["pairs in the checking job", "pairs in the query"])
-def pairs_in_query(request, monkeypatch):
-    """Both ways of counting the run's repeated pairs (``_PAIRS_IN_QUERY``)."""
-    monkeypatch.setattr(
-        "polars_rank.engines.spark.ranking._PAIRS_IN_QUERY", request.param, raising=True
-    )
-    return request.param
-
-
 @pytest.mark.parametrize("case", range(len(CASES)))
-def test_each_check_fires_with_the_polars_engines_message(spark, case, pairs_in_query):
+def test_each_check_fires_with_the_polars_engines_message(spark, case):
     names, run, qrels, options = CASES[case]
     assert names in _same_message_as_polars(spark, run, qrels, **options)
 
 
-def test_repeated_pair_without_a_result_row(spark, pairs_in_query):
+def test_repeated_pair_without_a_result_row(spark):
     """Nothing to evaluate (no run query is judged, per query): the result has no row to
     carry the evaluation's count of repeated pairs, so they are counted apart."""
     unjudged = QRELS.with_columns(query=pl.lit("c"))
@@ -111,7 +102,7 @@ def test_repeated_pair_without_a_result_row(spark, pairs_in_query):
     assert _same_message_as_polars(spark, RUN.clear(), unjudged, per_query=True)
 
 
-def test_groups_repeated_pairs_and_null_groups(spark, pairs_in_query):
+def test_groups_repeated_pairs_and_null_groups(spark):
     """With ``by``: a pair repeated within a group is an error, the same pair in two groups
     is not; a null group is an error naming its column. The messages are the Spark engine's
     of before (they differ from the Polars engine's in the example's form)."""
@@ -152,7 +143,7 @@ def _views(spark) -> list[str]:
     return sorted(t.name for t in spark.catalog.listTables() if t.isTemporary)
 
 
-def test_the_callers_session_is_left_as_found(spark, pairs_in_query):
+def test_the_callers_session_is_left_as_found(spark):
     """Cached inputs stay cached (dropping a temporary view of a cached DataFrame used to
     uncache it), no temporary view is left behind and nothing new is cached: after a clean
     evaluation, with checks on and off, and after a failed check."""
@@ -182,16 +173,16 @@ def test_the_callers_session_is_left_as_found(spark, pairs_in_query):
 @pytest.fixture
 def exact_groupings(monkeypatch) -> list[str]:
     """The views on which the exact grouping of the pairs ran (the hash pre-test's fallback)."""
-    from polars_rank.engines.spark import checks
+    from polars_rank.engines import sql_checks
 
     views: list[str] = []
-    exact = checks._repeated_pairs
+    exact = sql_checks._repeated_pairs
 
-    def spy(spark, view, keys):
+    def spy(engine, view, keys):
         views.append(view)
-        return exact(spark, view, keys)
+        return exact(engine, view, keys)
 
-    monkeypatch.setattr(checks, "_repeated_pairs", spy)
+    monkeypatch.setattr(sql_checks, "_repeated_pairs", spy)
     return views
 
 

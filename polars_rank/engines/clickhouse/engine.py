@@ -1,0 +1,156 @@
+"""The ClickHouse engine: the compiled SQL of :func:`polars_rank.to_sql` (dialect
+``clickhouse``) run by chDB, the in-process ClickHouse; only the result rows come back.
+``con`` is a chDB session or connection (:mod:`.session`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from polars_rank.core.errors import PolarsRankError
+from polars_rank.engines.base import Engine
+from polars_rank.engines.registry import register
+from polars_rank.engines.request import ClassificationRequest, PolicyRequest, RatingRequest, Request
+
+if TYPE_CHECKING:
+    from polars_rank.catalog.names import MetricSpec
+    from polars_rank.core.types import Connection, TableInput
+
+
+@register
+class ClickHouseEngine(Engine):
+    """:mod:`polars_rank.engines.clickhouse`: every input a Polars frame, a PyArrow table, a
+    Parquet path or a table name of the session; ``by`` is the SQL's own
+    (``to_sql(..., by=...)``), evaluated in ClickHouse."""
+
+    name = "clickhouse"
+
+    def read(self, obj: TableInput, what: str, con: Connection | None) -> TableInput:
+        """For the families checked in Polars (classification, ratings, off-policy): a
+        Parquet path scanned, a table name read from the session, else the input."""
+        if isinstance(obj, str) and obj.lower().endswith(".parquet"):
+            return pl.scan_parquet(obj)
+        if isinstance(obj, str):
+            from polars_rank.engines.clickhouse.session import tables
+
+            with tables(con) as session:
+                table = session.table(obj, what)
+                return session.result(f"SELECT * FROM {table.reference}")
+        return obj
+
+    def evaluate(self, request: Request) -> pl.DataFrame | pl.LazyFrame:
+        return self.evaluate_by(request)
+
+    def evaluate_by(self, request: Request) -> pl.DataFrame | pl.LazyFrame:
+        from polars_rank.engines.clickhouse.session import tables
+        from polars_rank.engines.compiled import (
+            evaluate_tables,
+            refuse_unsupported,
+            require_qrels,
+        )
+
+        refuse_unsupported(request.specs, "clickhouse")
+        given = [name for name, value in request.recommender.items() if value is not None]
+        if given:
+            raise PolarsRankError(
+                "engine='clickhouse' does not take the recommender inputs yet "
+                f"({', '.join(given)}): run the SQL of to_sql(..., dialect='clickhouse') in "
+                "ClickHouse, or use engine='duckdb'"
+            )
+        require_qrels(request.specs, request.per_query, request.qrels)
+        options = request.options.unordered("engine='clickhouse'")
+        with tables(request.con) as session:
+            result = evaluate_tables(
+                session,
+                session.table(request.run, "run"),
+                session.table(request.qrels, "qrels"),
+                request.specs,
+                options,
+                per_query=request.per_query,
+                warn=request.warn,
+                by=request.by,
+            )
+        return result.lazy() if isinstance(request.run, pl.LazyFrame) else result
+
+    def evaluate_recommender_by(self, request: Request) -> pl.DataFrame | pl.LazyFrame:
+        return self.evaluate_by(request)
+
+    def classify(
+        self, lf: pl.LazyFrame, specs: list[MetricSpec], request: ClassificationRequest
+    ) -> pl.DataFrame:
+        """The compiled classification query on the checked predictions
+        (:func:`polars_rank.engines.classification_sql.evaluate_compiled`)."""
+        from polars_rank.engines import classification_sql
+        from polars_rank.engines.clickhouse.session import tables
+
+        segments, groups, weights = (
+            request.by,
+            request.group,
+            [request.weight] * bool(request.weight),
+        )
+        columns = list(dict.fromkeys([*segments, *groups, request.label, request.score, *weights]))
+
+        def execute(frame: pl.DataFrame, sql: Callable[[str], str]) -> pl.DataFrame:
+            with tables(request.con) as session:
+                return session.result(sql(session.table(frame, "data").reference))
+
+        return classification_sql.evaluate_compiled(
+            lf.select(columns).collect(),
+            specs,
+            label=request.label,
+            score=request.score,
+            by=segments,
+            group=groups,
+            weight=request.weight,
+            dialect="clickhouse",
+            execute=execute,
+        )
+
+    def rate(
+        self, ratings: pl.LazyFrame, predictions: pl.LazyFrame, request: RatingRequest
+    ) -> pl.DataFrame:
+        """The compiled SQL of :func:`~polars_rank.rating_sql` on the checked tables."""
+        from polars_rank.compiler.rating import rating_sql
+        from polars_rank.engines.clickhouse.session import tables
+        from polars_rank.engines.rating_inputs import compiled_result
+
+        rated = ratings.collect()
+        with tables(request.con) as session:
+            sql = rating_sql(
+                request.specs,
+                "clickhouse",
+                session.table(rated, "ratings").reference,
+                session.table(predictions, "predictions").reference,
+                user=request.user,
+                item=request.item,
+                rating=request.rating,
+                prediction=request.prediction,
+                by=request.by or None,
+                weight=request.weight,
+            )
+            values = session.result(sql)
+        return compiled_result(values, rated.schema, request)
+
+    def estimate(
+        self,
+        log: pl.LazyFrame,
+        policy: pl.LazyFrame,
+        q_hat: pl.LazyFrame | None,
+        request: PolicyRequest,
+    ) -> pl.DataFrame:
+        """The compiled SQL of :func:`~polars_rank.policy_sql` on the checked tables."""
+        from polars_rank.engines.clickhouse.session import tables
+        from polars_rank.engines.policy_inputs import compiled_result, request_sql
+
+        logged = log.collect()
+        frames = {"log": logged, "policy": policy, "q_hat": q_hat}
+        with tables(request.con) as session:
+            references = {
+                key: session.table(frame, key).reference
+                for key, frame in frames.items()
+                if frame is not None
+            }
+            values = session.result(request_sql(request, "clickhouse", references))
+        return compiled_result(values, logged.schema, request)
