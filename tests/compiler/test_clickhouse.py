@@ -90,6 +90,7 @@ def test_trec_eval_files(hostile, trec_dir, case):
     assert_parity(hostile, run, qrels, accepted(qrels), **options)
 
 
+@pytest.mark.slow  # the fast loop has trec_eval's files and the hand-made cases
 @pytest.mark.parametrize("nullable", [True, False], ids=["Nullable", "plain"])
 @pytest.mark.parametrize("int_ids", [False, True], ids=["text ids", "integer ids"])
 @pytest.mark.parametrize("options", OPTION_SETS, ids=str)
@@ -128,6 +129,7 @@ def test_mixed_case_ids_in_byte_order(hostile):
     assert_parity(hostile, run, qrels, ["AP", "RR", "nDCG@3", "P@2", "bpref"])
 
 
+@pytest.mark.slow
 def test_duplicates_max_and_rank_order(hostile):
     run, qrels = stacked_random(5, int_ids=False)
     doubled = pl.concat([run, run.with_columns(pl.col("score") - 1).head(60)])
@@ -137,8 +139,14 @@ def test_duplicates_max_and_rank_order(hostile):
     assert_parity(hostile, ranked, qrels, order_by="rank")
 
 
-@pytest.mark.parametrize("int_ids", [False, True], ids=["text ids", "integer ids"])
-@pytest.mark.parametrize("options", RECOMMENDER_OPTIONS, ids=str)
+#: Text and integer ids under each recommender option set: the first in the fast loop.
+RECOMMENDER_CASES = [(int_ids, o) for o in RECOMMENDER_OPTIONS for int_ids in (False, True)]
+
+
+@pytest.mark.parametrize(
+    ("int_ids", "options"),
+    [pytest.param(*c, marks=pytest.mark.slow) if n else c for n, c in enumerate(RECOMMENDER_CASES)],
+)
 def test_recommender_metrics(hostile, int_ids, options):
     """Every portable recommender metric with every option; the items' tie order (the long
     tail) in byte order."""

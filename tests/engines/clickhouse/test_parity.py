@@ -43,7 +43,10 @@ def assert_like_polars(run, qrels, metrics=METRICS, *, ch_run=None, ch_qrels=Non
     assert got_warnings == expected_warnings
 
 
-@pytest.mark.parametrize("case", sorted(TREC_CASES))
+@pytest.mark.parametrize(
+    "case",  # one case in the fast loop, all with -m slow
+    [c if c == "test" else pytest.param(c, marks=pytest.mark.slow) for c in sorted(TREC_CASES)],
+)
 def test_trec_eval_files(trec_dir, case):
     run, qrels, options = trec_case(trec_dir, case)
     metrics = accepted(qrels)
