@@ -24,14 +24,14 @@ def metric_catalog(family: Family | None = None) -> pl.DataFrame:
     Columns: ``family`` (ranking, trec_eval, recommender, classification), ``name`` (the
     canonical name), ``aliases`` (every name the family's entry point parses), ``parameters``,
     ``inputs`` (the tables it reads besides the run), ``engines`` (where it runs: ``polars``,
-    ``duckdb``, ``spark`` and ``sql:<dialect>`` for :func:`polars_rank.to_sql`),
+    ``clickhouse``, ``duckdb``, ``spark`` and ``sql:<dialect>`` for :func:`polars_rank.to_sql`),
     ``higher_is_better`` (null for counts), ``min`` and ``max`` (its range), ``summary``,
     ``reference`` and ``definition``.
 
     >>> import polars_rank as pr
     >>> row = pr.metric_catalog("ranking").filter(pl.col("name") == "ndcg").row(0, named=True)
     >>> row["aliases"][:2], row["parameters"], row["engines"][:3]
-    (['nDCG', 'ndcg'], ['k', 'gain', 'gains'], ['polars', 'duckdb', 'spark'])
+    (['nDCG', 'ndcg'], ['k', 'gain', 'gains'], ['polars', 'clickhouse', 'duckdb'])
     """
     if family is not None and family not in FAMILIES:
         raise bad_choice("family", family, FAMILIES)

@@ -113,7 +113,7 @@ def session_settings(con: duckdb.DuckDBPyConnection) -> list[tuple]:
 #: Tokens that end an ORDER BY list (at its own parenthesis depth).
 _ORDER_ENDS = {
     "ROWS", "RANGE", "GROUPS", "LIMIT", "OFFSET", "FETCH", "QUALIFY", "WINDOW", "UNION",
-    "EXCEPT", "INTERSECT", "FROM", "WHERE", "HAVING", "SELECT",
+    "EXCEPT", "INTERSECT", "FROM", "WHERE", "HAVING", "SELECT", "SETTINGS",
 }  # fmt: skip
 _OPEN = (TokenType.L_PAREN, TokenType.L_BRACKET, TokenType.L_BRACE)
 _CLOSE = (TokenType.R_PAREN, TokenType.R_BRACKET, TokenType.R_BRACE)
