@@ -9,18 +9,6 @@ from polars_rank import recsys as rs
 from polars_rank.catalog.model import Metric, Param, alias, with_family
 from polars_rank.catalog.params import COUNT_PARAM
 
-#: The recommender metrics run on every engine but ClickHouse's (on Spark as their portable
-#: SQL, :mod:`polars_rank.engines.spark.recsys`); their SQL runs in ClickHouse as printed.
-_SPARK: tuple[tuple[str, str], ...] = (
-    (
-        "clickhouse",
-        "does not take the recommender metrics or inputs yet (the engine runs ranking, "
-        "trec_eval, classification, rating and off-policy queries): run the SQL of "
-        "to_sql(..., dialect='clickhouse') in ClickHouse, or use engine='duckdb'",
-    ),
-)
-
-
 _ENTRIES: tuple[Metric, ...] = (
     Metric(
         "catalog_coverage",
@@ -41,7 +29,6 @@ _ENTRIES: tuple[Metric, ...] = (
         ),
         reference="MS Recommenders catalog_coverage (catalog = train items), RecBole "
         "ItemCoverage (catalog = item ids with the padding id)",
-        unsupported=_SPARK,
     ),
     Metric(
         "shannon_entropy",
@@ -79,7 +66,6 @@ _ENTRIES: tuple[Metric, ...] = (
         ),
         reference="MS Recommenders distributional_coverage; RecBole ShannonEntropy with "
         "base=e, per_item=true",
-        unsupported=_SPARK,
         value_range=(0.0, float("inf")),
     ),
     Metric(
@@ -96,7 +82,6 @@ _ENTRIES: tuple[Metric, ...] = (
         title="Gini index",
         aliases=(alias("gini"), alias("gini_index"), alias("GiniIndex", "recbole")),
         reference="RecBole GiniIndex (n = its item count, padding id included)",
-        unsupported=_SPARK,
         higher_is_better=False,
     ),
     Metric(
@@ -114,7 +99,6 @@ _ENTRIES: tuple[Metric, ...] = (
         aliases=(alias("user_coverage"),),
         reference="Ge, Delgado-Battenfeld & Jannach 2010 (neither MS Recommenders nor RecBole "
         "has it)",
-        unsupported=_SPARK,
     ),
     Metric(
         "novelty",
@@ -148,7 +132,6 @@ _ENTRIES: tuple[Metric, ...] = (
         unknown_value=lambda a: 0.0 if a["unknown"] == "zero" else None,
         reference="MS Recommenders historical_item_novelty (per item); its novelty averages "
         "over all recommendations with unknown=zero",
-        unsupported=_SPARK,
         value_range=(0.0, float("inf")),
     ),
     Metric(
@@ -170,7 +153,6 @@ _ENTRIES: tuple[Metric, ...] = (
             alias("AveragePopularity", "recbole", count="interactions"),
         ),
         reference="RecBole AveragePopularity (count=interactions)",
-        unsupported=_SPARK,
         higher_is_better=None,
         value_range=(0.0, float("inf")),
     ),
@@ -237,7 +219,6 @@ _ENTRIES: tuple[Metric, ...] = (
         ),
         reference="RecBole TailPercentage (tail_share or tail_popularity, unknown=head, "
         "count=interactions)",
-        unsupported=_SPARK,
     ),
     Metric(
         "intra_list_diversity",
@@ -268,7 +249,6 @@ _ENTRIES: tuple[Metric, ...] = (
             alias("diversity", "recommenders"),
         ),
         reference="MS Recommenders user_diversity / diversity",
-        unsupported=_SPARK,
         value_range=(0.0, 2.0),
     ),
     Metric(
@@ -296,7 +276,6 @@ _ENTRIES: tuple[Metric, ...] = (
         needs_qrels=lambda a: a["gain"] != "none",
         aliases=(alias("serendipity", "recommenders"),),
         reference="MS Recommenders user_serendipity / serendipity",
-        unsupported=_SPARK,
         value_range=(-float("inf"), float("inf")),
     ),
 )

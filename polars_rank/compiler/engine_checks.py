@@ -167,3 +167,36 @@ def duplicate_example_sql(
         f"{d.quote('query')}, {_text(d, doc)} AS {d.quote('doc')} FROM {source} "
         f"GROUP BY {query}, {doc}{grouped} HAVING count(*) > 1 LIMIT 1"
     )
+
+
+def bad_component(dialect: str | Dialect, column: str) -> str:
+    """True for a vector (an array ``column``) with a null or NaN component."""
+    d = get_dialect(dialect)
+    x = "pr_x"
+    return d.any_element(d.quote(column), x, f"{x} IS NULL OR {d.is_nan(f'CAST({x} AS DOUBLE)')}")
+
+
+def vector_lengths_sql(dialect: str | Dialect, source: str, column: str) -> str:
+    """The distinct lengths ``n`` of the vectors (an array ``column``) that are not NULL,
+    ascending (where a NULL array is stored as an empty one, empty ones are left out)."""
+    d = get_dialect(dialect)
+    n = d.quote("n")
+    length = d.array_length(d.quote(column))
+    empty = f" AND {length} > 0" if d.null_array_is_empty else ""
+    return (
+        f"SELECT DISTINCT {length} AS {n} FROM {source} WHERE {d.quote(column)} IS NOT NULL"
+        f"{empty} ORDER BY {n}"
+    )
+
+
+def repeated_item_sql(
+    dialect: str | Dialect, source: str, doc: str, groups: Sequence[str] = ()
+) -> str:
+    """At most one row: ``n`` (the number of items, within the ``groups`` columns, that have
+    more than one row) and one such item's ``doc`` as text."""
+    d = get_dialect(dialect)
+    keys = ", ".join([*(d.quote(g) for g in groups), d.quote(doc)])
+    return (
+        f"SELECT count(*) OVER () AS {d.quote('n')}, {_text(d, d.quote(doc))} AS "
+        f"{d.quote('doc')} FROM {source} GROUP BY {keys} HAVING count(*) > 1 LIMIT 1"
+    )

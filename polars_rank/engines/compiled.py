@@ -120,7 +120,7 @@ def evaluate_tables(
         counts = result[left_out_column]  # per group without per_query
         left_out = int((counts[0] if per_query else counts.sum()) or 0)
     else:  # no query to evaluate: count the run's queries apart
-        left_out = _left_out(engine, run.reference, qrels.reference, [*by, cols.query], shared)
+        left_out = left_out_count(engine, run.reference, qrels.reference, [*by, cols.query], shared)
     warn(left_out)
     names = column_names(specs, reserved=[*by, cols.query, left_out_column])
     result = result.drop(left_out_column).rename({v: k for k, v in names.items()})
@@ -133,7 +133,7 @@ def evaluate_tables(
     return result.sort(by) if by else result
 
 
-def _left_out(
+def left_out_count(
     engine: SqlEngine, run: str, qrels: str, keys: Sequence[str], shared: Sequence[str]
 ) -> int:
     """The number of the run's (group, query) keys that no judgment has."""

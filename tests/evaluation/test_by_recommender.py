@@ -1,8 +1,9 @@
 """``evaluate(..., by=[...])`` with recommender metrics (per-user: novelty, ARP, APLT, ILD,
-serendipity; corpus: coverage, Gini, entropy, user coverage) in the Polars and DuckDB
-engines: each group equals ``evaluate`` on that group's rows alone, with the interactions,
-catalog and item features it sees (a table with a ``by`` column joins the group on it, one
-without it is shared); ``evaluate_runs`` with recommender metrics is one grouped call."""
+serendipity; corpus: coverage, Gini, entropy, user coverage) in the Polars, DuckDB and
+ClickHouse engines (Spark: its own tests below): each group equals ``evaluate`` on that
+group's rows alone, with the interactions, catalog and item features it sees (a table with a
+``by`` column joins the group on it, one without it is shared); ``evaluate_runs`` with
+recommender metrics is one grouped call."""
 
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ import polars_rank as pr
 from polars_rank.catalog.recommender_inputs import outside_catalog_message
 from tests.support.strategies import DOCS, QUERIES, assert_same, examples
 
-ENGINES = ["polars", "duckdb"]
+ENGINES = ["polars", "duckdb", "clickhouse"]
+#: The generated cases: ClickHouse's (about 45 s each, a query per group) with -m slow.
+GENERATED = ["polars", "duckdb", pytest.param("clickhouse", marks=pytest.mark.slow)]
 PER_USER = ["novelty@3", "ARP@3", "APLT@3", "TailPercentage@3", "ILD@3", "serendipity@3"]
 CORPUS = ["coverage@3", "Gini@3", "entropy@3", "user_coverage@3", "coverage"]
 
@@ -150,7 +153,7 @@ def one_by_one(run, qrels, inputs, by, metrics, *, per_query, engine) -> pl.Data
 )
 @given(data=grouped_recommender(), per_query=st.booleans(), by=st.sampled_from(
     [["system", "date"], ["date"], ["system"]]), ids=st.sampled_from([None, 0, -5]))  # fmt: skip
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("engine", GENERATED)
 def test_each_group_as_if_alone(data, engine, per_query, by, ids):
     """``ids``: integer user and item ids from ``ids`` on (0: packed as they are in the
     Polars engine; negative: through their ranks), or the text ids (None)."""
@@ -570,7 +573,7 @@ def other_features(draw, data):
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(data=grouped_recommender().flatmap(other_features), per_query=st.booleans())
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("engine", GENERATED)
 def test_each_group_as_if_alone_other_features(data, engine, per_query):
     """Category features and similarity tables (the frame-level paths), the discovery
     model, a tail share, serendipity's gains: per group as alone."""

@@ -152,6 +152,18 @@ class Dialect:
         """The aggregate of ``value`` on the row of the smallest ``key`` (a NULL value kept)."""
         return f"MIN_BY({value}, {key})"
 
+    #: Whether a NULL array is stored as an empty one (arrays are never NULL).
+    null_array_is_empty: ClassVar[bool] = False
+
+    def array_length(self, array: str) -> str:
+        """The number of elements of the ``array`` expression (NULL for a NULL array)."""
+        return f"CARDINALITY({array})"
+
+    def any_element(self, array: str, element: str, condition: str) -> str:
+        """SQL true when some element of the ``array`` expression satisfies ``condition``,
+        which names the element ``element`` (standard SQL: a subquery over ``UNNEST``)."""
+        return f"EXISTS (SELECT 1 FROM UNNEST({array}) AS pr_elements({element}) WHERE {condition})"
+
     def distinct_count(self, value: str) -> str:
         """The aggregate counting the distinct values of ``value`` in a group."""
         return f"COUNT(DISTINCT {value})"

@@ -20,6 +20,7 @@ class ClickHouse(Dialect):
     text_type: ClassVar[str] = "Nullable(String)"
     hash_function: ClassVar[str | None] = "cityHash64"
     array_join = True
+    null_array_is_empty = True
     query_settings: ClassVar[tuple[tuple[str, int | str], ...]] = (
         # an unmatched LEFT JOIN value is NULL (0 would make an unjudged document judged)
         ("join_use_nulls", 1),
@@ -44,6 +45,12 @@ class ClickHouse(Dialect):
     def value_at_smallest(self, value: str, key: str) -> str:
         # argMin skips a NULL value; inside a tuple it is kept
         return f"argMin(tuple({value}), {key}).1"
+
+    def array_length(self, array: str) -> str:
+        return f"length({array})"
+
+    def any_element(self, array: str, element: str, condition: str) -> str:
+        return f"arrayExists({element} -> {condition}, {array})"
 
     def distinct_count(self, value: str) -> str:
         # exact whatever the session's count_distinct_implementation (the engine's check

@@ -31,6 +31,12 @@ class Spark(Dialect):
     )
     hash_function: ClassVar[str | None] = "XXHASH64"
 
+    def array_length(self, array: str) -> str:
+        return f"ARRAY_SIZE({array})"  # SIZE gives -1 for NULL under some settings
+
+    def any_element(self, array: str, element: str, condition: str) -> str:
+        return f"EXISTS({array}, {element} -> {condition})"
+
     def distinct_count(self, value: str) -> str:
         # a query's list is built partly before the shuffle when the table is clustered by
         # query, where COUNT(DISTINCT ...) shuffles and hashes every value

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank.core.errors import PolarsRankError
 from polars_rank.engines.base import Engine
 from polars_rank.engines.registry import register
 from polars_rank.engines.request import ClassificationRequest, PolicyRequest, RatingRequest, Request
@@ -50,28 +49,43 @@ class ClickHouseEngine(Engine):
             refuse_unsupported,
             require_qrels,
         )
+        from polars_rank.engines.compiled_recsys import (
+            evaluate_recommender_tables,
+            given_inputs,
+        )
 
         refuse_unsupported(request.specs, "clickhouse")
-        given = [name for name, value in request.recommender.items() if value is not None]
-        if given:
-            raise PolarsRankError(
-                "engine='clickhouse' does not take the recommender inputs yet "
-                f"({', '.join(given)}): run the SQL of to_sql(..., dialect='clickhouse') in "
-                "ClickHouse, or use engine='duckdb'"
-            )
-        require_qrels(request.specs, request.per_query, request.qrels)
         options = request.options.unordered("engine='clickhouse'")
+        given = given_inputs(request.recommender, options.columns.doc)
+        recommender = given or any(s.entry.family == "recommender" for s in request.specs)
+        if not recommender:
+            require_qrels(request.specs, request.per_query, request.qrels)
         with tables(request.con) as session:
-            result = evaluate_tables(
-                session,
-                session.table(request.run, "run"),
-                session.table(request.qrels, "qrels"),
-                request.specs,
-                options,
-                per_query=request.per_query,
-                warn=request.warn,
-                by=request.by,
-            )
+            run = session.table(request.run, "run")
+            if recommender:
+                qrels = request.qrels
+                result = evaluate_recommender_tables(
+                    session,
+                    run,
+                    session.table(qrels, "qrels") if qrels is not None else None,
+                    {name: session.table(obj, name) for name, obj in given.items()},
+                    request.specs,
+                    options,
+                    per_query=request.per_query,
+                    warn=request.warn,
+                    by=request.by,
+                )
+            else:
+                result = evaluate_tables(
+                    session,
+                    run,
+                    session.table(request.qrels, "qrels"),
+                    request.specs,
+                    options,
+                    per_query=request.per_query,
+                    warn=request.warn,
+                    by=request.by,
+                )
         return result.lazy() if isinstance(request.run, pl.LazyFrame) else result
 
     def evaluate_recommender_by(self, request: Request) -> pl.DataFrame | pl.LazyFrame:
