@@ -3,7 +3,9 @@ output, and the real engines of the SQL tests (PostgreSQL, Spark; started by
 ``tests/support/engines.py``); the hypothesis profiles and the markers.
 
 Markers (``pyproject.toml``): ``spark`` and ``postgres`` are added here to every test that
-uses the engine's fixture; ``slow`` and ``install`` are set by the tests. The README's test
+uses the engine's fixture; ``slow`` and ``install`` are set by the tests, and ``slow`` here to
+every Spark test but the ``smoke`` one (a Spark session takes 15 s to start and each query
+seconds: the fast loop starts it once, for one test). The README's test
 command runs ``-m "not slow and not install"`` with the ``dev`` hypothesis profile (a tenth of
 the examples); ``.ci/run`` runs everything with the ``ci`` profile (every example count as
 written in the tests, derandomized: the same examples on every run), two tests at a time.
@@ -56,6 +58,69 @@ ENGINE_FIXTURES = {"spark": "spark", "postgres": "postgres"}
 _TIMED = "timed markers"
 
 
+#: Tests the fast loop leaves to ``-m slow`` (``.ci/run`` runs them), by node id (a function,
+#: or one parametrisation of it), each with why: the fast loop keeps a cheaper test of the
+#: same engine and code path, named in the reason.
+OUT_OF_THE_FAST_LOOP: dict[str, str] = {
+    "tests/compiler/test_compiler.py::test_only_portable_constructs": (
+        "to_sql of every metric per dialect, ~5 s each; the fast loop keeps [duckdb]"
+    ),
+    "tests/compiler/test_compiler.py::test_only_portable_constructs[duckdb]": "",
+    "tests/compiler/test_duckdb.py::test_random_stacked": (
+        "stacked random runs through DuckDB, 20-35 s; the fast loop keeps trec_eval's files"
+    ),
+    "tests/compiler/test_duckdb.py::test_duplicates_max": (
+        "24 s; duplicates='max' stays in tests/engines/duckdb/test_parity.py"
+    ),
+    "tests/compiler/test_duckdb.py::test_recommender_metrics_with_the_ranking_options": (
+        "three option sets, 5-8 s each; test_recommender_metrics stays"
+    ),
+    "tests/compiler/test_clickhouse.py::test_ids_that_differ_by_case_stay_apart": (
+        "30 s; ClickHouse compares String as bytes, and the DuckDB and PostgreSQL collation "
+        "tests stay"
+    ),
+    "tests/compiler/test_transpiled.py::test_trec_files_through_duckdb": (
+        "BigQuery's SQL transpiled to DuckDB, 30 s; test_parses_back_in_its_dialect stays"
+    ),
+    "tests/compiler/test_transpiled.py::test_recommender_through_duckdb": "as above, 20 s",
+    "tests/compiler/test_transpiled.py::test_random_through_duckdb": "as above, 13 s",
+    "tests/compiler/test_postgres.py::test_duplicates_max_and_rank_order": (
+        "17 s; the other PostgreSQL tests stay"
+    ),
+    "tests/engines/duckdb/test_settings.py::test_macros_on_the_users_connection": (
+        "30 s under the hostile settings; test_engine_on_the_users_connection and "
+        "test_compiled_ranking_sql stay"
+    ),
+    "tests/engines/duckdb/test_settings.py::test_compiled_recommender_sql": "as above, 16 s",
+    "tests/engines/duckdb/test_settings.py::test_engine_queries_state_every_sort": (
+        "26 s; test_compiled_sql_states_every_sort stays"
+    ),
+    "tests/engines/duckdb/test_parity.py::test_query_dtype_is_kept": (
+        "5-9 s per dtype; the fast loop keeps [String]"
+    ),
+    "tests/engines/duckdb/test_parity.py::test_query_dtype_is_kept[String]": "",
+    "tests/compiler/test_duckdb.py::test_recommender_metrics": (
+        "4-6 s per option set and id kind; the fast loop keeps [{}-text ids]"
+    ),
+    "tests/compiler/test_duckdb.py::test_recommender_metrics[{}-text ids]": "",
+    "tests/engines/clickhouse/test_parity.py::test_random_stacked": (
+        "8-10 s per id kind; trec_eval's files and the input kinds stay"
+    ),
+    "tests/docs/test_console.py::test_console_examples_run": (
+        "one CLI process per example, 7-9 s a page; the fast loop keeps the README's"
+    ),
+    "tests/docs/test_console.py::test_console_examples_run[README.md]": "",
+}
+
+
+def _out_of_the_fast_loop(nodeid: str) -> bool:
+    """Whether :data:`OUT_OF_THE_FAST_LOOP` leaves the test out (its own id first, with an
+    empty reason keeping it in; then its function's)."""
+    if nodeid in OUT_OF_THE_FAST_LOOP:
+        return bool(OUT_OF_THE_FAST_LOOP[nodeid])
+    return OUT_OF_THE_FAST_LOOP.get(nodeid.split("[", 1)[0], "") != ""
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark every test that uses an engine's fixture with the engine's marker, and record its
     timed markers."""
@@ -63,6 +128,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         for fixture, marker in ENGINE_FIXTURES.items():
             if fixture in getattr(item, "fixturenames", ()):
                 item.add_marker(getattr(pytest.mark, marker))
+        if item.get_closest_marker("spark") and not item.get_closest_marker("smoke"):
+            item.add_marker(pytest.mark.slow)  # the fast loop starts Spark for its smoke test
+        if _out_of_the_fast_loop(item.nodeid):
+            item.add_marker(pytest.mark.slow)
         names = {m.name for m in item.iter_markers()}
         item.user_properties.append((_TIMED, tuple(m for m in TIMED_MARKERS if m in names)))
 

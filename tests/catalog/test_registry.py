@@ -4,6 +4,7 @@ header in ``sql/ranking.sql``), the name parser, and the README's generated tabl
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import inspect
 import re
@@ -50,12 +51,18 @@ def test_polars_signature_matches_the_registry(entry) -> None:
     assert got == expected
 
 
+@functools.cache
+def _registered() -> duckdb.DuckDBPyConnection:
+    """A connection with every macro registered (once per process; read only)."""
+    return pr.duckdb.register(duckdb.connect())
+
+
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.name)
 def test_sql_macro_parameters_match_the_registry(entry) -> None:
     """Each macro (one per variant of item features), as DuckDB registers it, takes the
     registry's parameters in its order, and its header in sql/*.sql gives the registry's
     defaults."""
-    con = pr.duckdb.register(duckdb.connect())
+    con = _registered()
     for macro, variant in entry.sql_macros():
         name = macro.strip('"')
         rows = con.sql(

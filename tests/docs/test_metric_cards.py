@@ -5,6 +5,7 @@ examples' hand arithmetic equals what ``pr.evaluate`` prints."""
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import io
 import math
@@ -19,6 +20,7 @@ from polars_rank.catalog.model import Metric
 from tests.support.docs import ROOT
 
 
+@functools.cache  # docs/tables.py loaded, and the reference rendered, once per process
 def _tables() -> ModuleType:
     spec = importlib.util.spec_from_file_location("docs_tables", ROOT / "docs" / "tables.py")
     assert spec is not None and spec.loader is not None
@@ -27,9 +29,15 @@ def _tables() -> ModuleType:
     return module
 
 
+@functools.cache
+def _reference(tables: ModuleType) -> str:
+    return str(tables.metric_reference())
+
+
+@functools.cache
 def _cards(tables: ModuleType) -> dict[str, tuple[Metric, str]]:
     """key -> (entry, the text of its card in the reference)."""
-    sections = tables.metric_reference().split("\n### ")[1:]
+    sections = _reference(tables).split("\n### ")[1:]
     entries = tables.reference_entries()
     assert len(sections) == len(entries)
     return {tables.key(e): (e, s) for e, s in zip(entries, sections, strict=True)}
@@ -51,7 +59,7 @@ def test_every_metric_has_a_formula_rendered_as_mathml() -> None:
         # only the card's own formula: none of another entry's
         others = [k for k, f in text.FORMULAS.items() if k != name and tables.mathml(f) in card]
         assert all(text.FORMULAS[k] == text.FORMULAS[name] for k in others), name
-    assert "$" not in tables.metric_reference().split("### ")[0], "unrendered inline math"
+    assert "$" not in _reference(tables).split("### ")[0], "unrendered inline math"
 
 
 def test_a_formula_states_the_convention_of_its_definition() -> None:
@@ -106,10 +114,11 @@ CORE = [
 ]
 
 
+@functools.cache
 def _example_frames(tables: ModuleType) -> dict[str, object]:
     """Run the reference's worked-example code blocks (as a reader would) and return the
     frames they build."""
-    section = tables.metric_reference().split("## Worked examples", 1)[1].split("\n## ")[0]
+    section = _reference(tables).split("## Worked examples", 1)[1].split("\n## ")[0]
     namespace: dict[str, object] = {}
     for code in re.findall(r"```python\n(.*?)```", section, re.S):
         with redirect_stdout(io.StringIO()):

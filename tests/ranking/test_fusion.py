@@ -59,7 +59,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow)])  # 2nd: -m slow
 @pytest.mark.parametrize(("method", "norm"), CASES)
 def test_matches_ranx(method: str, norm: str | None, seed: int) -> None:
     runs = _random_runs(seed)

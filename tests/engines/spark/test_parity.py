@@ -59,10 +59,18 @@ def assert_like_polars(run, qrels, metrics=METRICS, *, spark_run=None, spark_qre
     assert got_warnings == expected_warnings
 
 
-@pytest.mark.parametrize(
-    "case",  # one case in the fast loop (the Spark smoke set), all with -m slow
-    [c if c == "test" else pytest.param(c, marks=pytest.mark.slow) for c in sorted(TREC_CASES)],
-)
+@pytest.mark.smoke
+def test_smoke(spark, trec_dir):
+    """The fast loop's Spark test (one session start): trec_eval's ``test`` files through
+    ``engine="spark"``, per query and summary, a few metrics of each kind of window and
+    denominator (the Polars engine's numbers, which the oracles check)."""
+    run, qrels, options = trec_case(trec_dir, "test")
+    metrics = ["P@10", "ndcg_cut@10", "map", "bpref", "recip_rank", "num_rel_ret", "Rprec"]
+    assert_like_polars(run, qrels, metrics, per_query=True, **options)
+    assert_like_polars(run, qrels, metrics, **options)
+
+
+@pytest.mark.parametrize("case", sorted(TREC_CASES))  # -m slow, as every Spark test but one
 def test_trec_eval_files(spark, trec_dir, case):
     run, qrels, options = trec_case(trec_dir, case)
     metrics = accepted(qrels)
