@@ -172,9 +172,11 @@ class RecommenderInputs:
     catalog: pl.LazyFrame | None = None
 
 
-def _same_dtype(
+def same_dtype(
     what: str, schema: pl.Schema, name: str, column: str, run_dtype: pl.DataType
 ) -> None:
+    """The input ``what``'s ``column`` exists and has the dtype of the run's column ``name``
+    (``run_dtype``); else the error every engine raises."""
     if column not in schema:
         raise messages.missing_column(what, column, list(schema.names()))
     if schema[column] != run_dtype:
@@ -199,19 +201,19 @@ def resolve_inputs(
     if interactions is not None:
         inter = to_lazy(interactions, "interactions")
         schema = inter.collect_schema()
-        _same_dtype("interactions", schema, query, query, run_schema[query])
-        _same_dtype("interactions", schema, doc, doc, run_schema[doc])
+        same_dtype("interactions", schema, query, query, run_schema[query])
+        same_dtype("interactions", schema, doc, doc, run_schema[doc])
         inter = inter.select(query, doc)
     if features is not None:
         feats = item_features(to_lazy(features, "item_features"), doc=doc)
         schema = feats.frame.collect_schema()
         for column in (DOC_A, DOC_B) if feats.kind == "similarities" else (doc,):
-            _same_dtype("item_features", schema, doc, column, run_schema[doc])
+            same_dtype("item_features", schema, doc, column, run_schema[doc])
     if catalog is not None:
         if isinstance(catalog, pl.Series):
             catalog = catalog.rename(doc).to_frame()
         cat = to_lazy(catalog, "catalog")
-        _same_dtype("catalog", cat.collect_schema(), doc, doc, run_schema[doc])
+        same_dtype("catalog", cat.collect_schema(), doc, doc, run_schema[doc])
         cat = cat.select(doc)
     return RecommenderInputs(inter, feats, cat)
 

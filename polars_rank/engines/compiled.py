@@ -117,19 +117,40 @@ def evaluate_tables(
     )
     result = engine.result(sql)
     if result.height:
-        counts = result[left_out_column]  # per group without per_query
-        left_out = int((counts[0] if per_query else counts.sum()) or 0)
+        left_out = left_out_in(result, left_out_column, per_query=per_query)
     else:  # no query to evaluate: count the run's queries apart
         left_out = left_out_count(engine, run.reference, qrels.reference, [*by, cols.query], shared)
     warn(left_out)
-    names = column_names(specs, reserved=[*by, cols.query, left_out_column])
-    result = result.drop(left_out_column).rename({v: k for k, v in names.items()})
+    return polars_result(result, specs, run.schema, cols.query, by, per_query, left_out_column)
+
+
+def left_out_in(result: pl.DataFrame, column: str, *, per_query: bool) -> int:
+    """The run queries without judgments, as the compiled query's ``column`` counts them: on
+    every row (``per_query``), else once per ``by`` group."""
+    counts = result[column]
+    return int((counts[0] if per_query else counts.sum()) or 0)
+
+
+def polars_result(
+    result: pl.DataFrame,
+    specs: Sequence[MetricSpec],
+    run_schema: pl.Schema,
+    query: str,
+    by: Sequence[str],
+    per_query: bool,
+    left_out_column: str,
+) -> pl.DataFrame:
+    """The compiled query's ``result`` as the Polars engine gives it: the metric labels as
+    written, Float64 values, the ``by`` columns (and with ``per_query`` the query column
+    after them) in the run's dtypes, sorted by them; the ``left_out_column`` dropped."""
+    names = column_names(list(specs), reserved=[*by, query, left_out_column])
+    result = result.drop(left_out_column, strict=False).rename({v: k for k, v in names.items()})
     labels = [s.label for s in specs]
     result = result.with_columns(pl.col(labels).cast(pl.Float64))
-    result = result.with_columns(pl.col(c).cast(run.schema[c]) for c in by)
+    result = result.with_columns(pl.col(c).cast(run_schema[c]) for c in by)
     if per_query:
-        result = result.with_columns(pl.col(cols.query).cast(run.schema[cols.query]))
-        return result.sort([*by, cols.query])
+        result = result.with_columns(pl.col(query).cast(run_schema[query]))
+        return result.sort([*by, query])
     return result.sort(by) if by else result
 
 

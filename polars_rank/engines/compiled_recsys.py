@@ -26,18 +26,26 @@ from polars_rank.catalog.recommender_inputs import (
     check_request,
     largest_cutoff,
     recommender_specs,
+    same_dtype,
     warn_outside_catalog,
 )
-from polars_rank.compiler import column_names, compile_query
+from polars_rank.compiler import compile_query
 from polars_rank.compiler import engine_checks as queries
 from polars_rank.compiler.columns import metric_outputs
 from polars_rank.compiler.engine_warnings import outside_catalog_sql
-from polars_rank.core import grouping, messages
+from polars_rank.core import grouping
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.judged import empty_qrels
 from polars_rank.core.options import Options
 from polars_rank.engines import sql_checks
-from polars_rank.engines.compiled import LEFT_OUT, SqlEngine, Table, left_out_count
+from polars_rank.engines.compiled import (
+    LEFT_OUT,
+    SqlEngine,
+    Table,
+    left_out_count,
+    left_out_in,
+    polars_result,
+)
 
 #: The recommender inputs, in the order they are read and checked.
 INPUTS = ("interactions", "catalog", "item_features")
@@ -51,16 +59,6 @@ def given_inputs(recommender: Mapping[str, Any], doc: str) -> dict[str, Any]:
     if isinstance(catalog, pl.Series):
         given["catalog"] = catalog.rename(doc).to_frame()
     return given
-
-
-def _same_dtype(what: str, schema: pl.Schema, column: str, run_dtype: pl.DataType) -> None:
-    if column not in schema:
-        raise messages.missing_column(what, column, list(schema.names()))
-    if schema[column] != run_dtype:
-        raise PolarsRankError(
-            f"run's doc or query column is {run_dtype} but {what} column {column!r} is "
-            f"{schema[column]}; ids must have the same dtype in both (cast one of them)"
-        )
 
 
 def _feature_kind(schema: pl.Schema, doc: str) -> tuple[str, str | None]:
@@ -179,16 +177,16 @@ def evaluate_recommender_tables(
         if by:
             input_by[name] = grouping.check_shared(by, run.schema, schema, name.replace("_", " "))
         if name == "interactions":
-            _same_dtype(name, schema, cols.query, run.schema[cols.query])
+            same_dtype(name, schema, cols.query, cols.query, run.schema[cols.query])
         if name == "item_features":
             own = pl.Schema({c: t for c, t in schema.items() if c not in input_by.get(name, [])})
             kind, vector = _feature_kind(own, cols.doc)
             if kind == "similarities":
                 vector = "similarity"
                 for column in ("doc_a", "doc_b"):
-                    _same_dtype(name, schema, column, run.schema[cols.doc])
+                    same_dtype(name, schema, cols.doc, column, run.schema[cols.doc])
                 continue
-        _same_dtype(name, schema, cols.doc, run.schema[cols.doc])
+        same_dtype(name, schema, cols.doc, cols.doc, run.schema[cols.doc])
     check_request(
         specs,
         per_query=per_query,
@@ -252,24 +250,12 @@ def evaluate_recommender_tables(
         )
         outside = int(next(iter(engine.rows(counted)[0].values())) or 0)
     if qrels is not None:
-        if result.height and left_out_column in result.columns:
-            counts = result[left_out_column]  # per group without per_query
-            left_out = int((counts.sum() if by and not per_query else counts[0]) or 0)
+        if result.height:
+            left_out = left_out_in(result, left_out_column, per_query=per_query)
         else:  # no query to evaluate: count the run's queries apart
             left_out = left_out_count(
                 engine, run.reference, qrels.reference, [*by, cols.query], shared
             )
         warn(left_out)
     warn_outside_catalog(outside, [s.label for s in with_catalog], stacklevel=4)
-    reserved = [*by, cols.query] + ([left_out_column] if qrels is not None else [])
-    names = column_names(specs, reserved=reserved)
-    if left_out_column in result.columns:
-        result = result.drop(left_out_column)
-    result = result.rename({v: k for k, v in names.items()})
-    labels = [s.label for s in specs]
-    result = result.with_columns(pl.col(labels).cast(pl.Float64))
-    result = result.with_columns(pl.col(c).cast(run.schema[c]) for c in by)
-    if per_query:
-        result = result.with_columns(pl.col(cols.query).cast(run.schema[cols.query]))
-        return result.sort([*by, cols.query])
-    return result.sort(by) if by else result
+    return polars_result(result, specs, run.schema, cols.query, by, per_query, left_out_column)

@@ -165,6 +165,11 @@ def test_categories_and_similarities(live):
             "interactions has .* row.* with a null query or doc id",
         ),
         (
+            "interactions",  # integer doc ids beside the run's text ones
+            lambda f: f["interactions"].with_columns(doc=pl.int_range(pl.len())),
+            "run column 'doc' is String but interactions column 'doc' is Int64; ids must have",
+        ),
+        (
             "catalog",
             lambda f: pl.concat([f["catalog"], pl.DataFrame({"doc": [None]}, f["catalog"].schema)]),
             "catalog has 1 null doc id",
@@ -207,7 +212,7 @@ def test_categories_and_similarities(live):
             "item_features column 'genre' has 1 null categories",
         ),
     ],
-    ids=["null interaction", "null catalog id", "bad vectors", "lengths", "two vectors",
+    ids=["null interaction", "dtype", "null catalog id", "bad vectors", "lengths", "two vectors",
          "NaN similarity", "null category"],
 )  # fmt: skip
 def test_input_errors_are_the_polars_engines(live, input_name, bad, message):
