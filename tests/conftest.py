@@ -106,6 +106,16 @@ OUT_OF_THE_FAST_LOOP: dict[str, str] = {
     "tests/engines/clickhouse/test_parity.py::test_random_stacked": (
         "8-10 s per id kind; trec_eval's files and the input kinds stay"
     ),
+    "tests/compiler/test_clickhouse.py::test_trec_eval_files": (
+        "9 s; tests/engines/clickhouse/test_parity.py runs the same SQL on trec_eval's files"
+    ),
+    "tests/compiler/test_clickhouse.py::test_recommender_metrics": (
+        "15 s; tests/engines/test_compiled_recsys.py runs the recommender SQL in ClickHouse"
+    ),
+    "tests/compiler/test_duckdb.py::test_case_insensitive_collations_keep_ids_apart[column]": (
+        "5 s; [setting] stays"
+    ),
+    "tests/sql/test_duckdb_cli.py::test_ranking_macros_match_polars[True]": "5 s; [False] stays",
     "tests/docs/test_console.py::test_console_examples_run": (
         "one CLI process per example, 7-9 s a page; the fast loop keeps the README's"
     ),
