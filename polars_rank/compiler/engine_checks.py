@@ -185,7 +185,7 @@ def vector_lengths_sql(dialect: str | Dialect, source: str, column: str) -> str:
     empty = f" AND {length} > 0" if d.null_array_is_empty else ""
     return (
         f"SELECT DISTINCT {length} AS {n} FROM {source} WHERE {d.quote(column)} IS NOT NULL"
-        f"{empty} ORDER BY {n}"
+        f"{empty} ORDER BY {n} ASC NULLS LAST"
     )
 
 
