@@ -23,6 +23,7 @@ from polars_rank.catalog.names import MetricSpec, parse_metric, valid_names
 from polars_rank.comparison import compare, compare_per_query
 from polars_rank.compiler import check_sql, to_sql
 from polars_rank.compiler.classification import curve_sql
+from polars_rank.compiler.fusion import fusion_sql
 from polars_rank.compiler.policy import policy_sql
 from polars_rank.compiler.rating import rating_sql
 from polars_rank.core.errors import PolarsRankError
@@ -34,10 +35,10 @@ from polars_rank.evaluation import (
     evaluate_policy,
     evaluate_ratings,
     evaluate_runs,
+    fuse,
 )
 from polars_rank.io import read_trec_qrels, read_trec_run, write_trec_run
 from polars_rank.ranking import *  # noqa: F403  (every ranking expression, see ranking/__init__)
-from polars_rank.ranking.fusion import fuse
 from polars_rank.recsys.vectors import intra_list_diversity, serendipity
 
 __version__ = "0.1.0"
@@ -60,6 +61,7 @@ __all__ = [
     "evaluate_ratings",
     "evaluate_runs",
     "fuse",
+    "fusion_sql",
     "intra_list_diversity",
     "judge",
     "metric_catalog",

@@ -7,7 +7,7 @@ import inspect
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import partial
-from typing import Any, Unpack, get_args
+from typing import Any, Unpack, get_args, overload
 
 import polars as pl
 
@@ -16,7 +16,7 @@ from polars_rank.core import messages
 from polars_rank.core.columns import RESERVED
 from polars_rank.core.conventions import OrderBy
 from polars_rank.core.errors import CallSite, PolarsRankError, bad_choice, check_boolean
-from polars_rank.core.frames import as_polars
+from polars_rank.core.frames import Frame, as_polars
 from polars_rank.core.grouping import by_list
 from polars_rank.core.options import Duplicates, GradeLimit, Options, Queries
 from polars_rank.core.types import (
@@ -28,7 +28,8 @@ from polars_rank.core.types import (
     TableInput,
 )
 from polars_rank.engines import registry
-from polars_rank.engines.request import ClassificationRequest, Request
+from polars_rank.engines.request import ClassificationRequest, FusionRequest, Request
+from polars_rank.ranking import fusion
 
 Engine = EngineName
 
@@ -760,3 +761,88 @@ def evaluate_policy(
         con=con,
     )
     return registry.engine(engine).evaluate_policy(request)
+
+
+@overload
+def fuse(
+    runs: Frame,
+    method: str = ...,
+    *,
+    norm: str | None = ...,
+    weights: Mapping[Any, float] | Sequence[float] | None = ...,
+    k: float = ...,
+    run: str = ...,
+    query: str = ...,
+    doc: str = ...,
+    score: str = ...,
+    engine: EngineName = ...,
+    con: Any = ...,
+) -> Frame: ...
+@overload
+def fuse(
+    runs: object,
+    method: str = ...,
+    *,
+    norm: str | None = ...,
+    weights: Mapping[Any, float] | Sequence[float] | None = ...,
+    k: float = ...,
+    run: str = ...,
+    query: str = ...,
+    doc: str = ...,
+    score: str = ...,
+    engine: EngineName = ...,
+    con: Any = ...,
+) -> pl.DataFrame | pl.LazyFrame: ...
+def fuse(
+    runs: object,
+    method: str = "rrf",
+    *,
+    norm: str | None = "min-max",
+    weights: Mapping[Any, float] | Sequence[float] | None = None,
+    k: float = 60,
+    run: str = "run",
+    query: str = "query",
+    doc: str = "doc",
+    score: str = "score",
+    engine: EngineName = "polars",
+    con: Any = None,
+) -> pl.DataFrame | pl.LazyFrame:
+    """Fuse several runs into one run ``(query, doc, score)`` that
+    :func:`polars_rank.evaluate` takes (every formula: :mod:`polars_rank.ranking.fusion`).
+
+    Args:
+        runs: one table stacking the runs, told apart by the ``run`` column, or a dict
+            ``{name: run}``; each a polars DataFrame or LazyFrame, a pandas DataFrame or a
+            pyarrow Table with ``query``, ``doc`` and ``score`` columns. At least two runs.
+        method: ``"sum"``, ``"mnz"``, ``"max"``, ``"min"``, ``"med"``, ``"anz"``, ``"wsum"``
+            or ``"rrf"`` (ranx's names).
+        norm: the normalisation applied to each run per query first: ``"min-max"`` (ranx's
+            default, for every method), ``"min-max-inverted"``, ``"max"``, ``"sum"``,
+            ``"zmuv"``, ``"rank"``, ``"borda"`` or ``None``.
+        weights: ``wsum`` only (and required there): ``{run name: weight}`` for every run, or
+            with a dict of runs a sequence in the dict's order.
+        k: ``rrf``'s constant, a positive number.
+        run, query, doc, score: the column names (``run`` of the stacked table only).
+        engine: ``"polars"`` (one lazy plan), or an engine that runs SQL (``"duckdb"``,
+            ``"spark"``, ``"clickhouse"``): the runs are checked in Polars, then the
+            compiled query of :func:`~polars_rank.fusion_sql` runs there on them.
+        con: the engine's connection or session (as :func:`polars_rank.evaluate`'s).
+
+    Returns:
+        The fused run, sorted by query and score descending (ties by doc id descending):
+        lazy for a LazyFrame input (or a dict of them), a DataFrame otherwise. The input is
+        read once up front to check it (null ids, null/NaN/infinite scores, duplicate
+        ``(run, query, doc)`` rows, the number of runs).
+
+    >>> import polars as pl
+    >>> stacked = pl.DataFrame({
+    ...     "run": ["x", "x", "y", "y"], "query": ["q"] * 4,
+    ...     "doc": ["a", "b", "a", "b"], "score": [3.0, 1.0, 0.0, 5.0]})
+    >>> fuse(stacked, "rrf", k=1).rows()  # a and b rank 1 once and 2 once: 1/2 + 1/3 each
+    [('q', 'b', 0.8333333333333333), ('q', 'a', 0.8333333333333333)]
+    """
+    columns = (run, query, doc, score)
+    stacked, template, names, run_weights = fusion.prepare(runs, method, norm, weights, k, columns)
+    request = FusionRequest(method, norm, run_weights, k, names, con)
+    fused = registry.engine(engine, "engine").fuse(stacked, request)
+    return fusion.finish(fused, stacked, template, columns)

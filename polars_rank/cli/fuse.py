@@ -1,5 +1,6 @@
 """``polars-rank fuse RUN1 RUN2 ... -o OUT``: fuse TREC runs into one TREC run with
-:func:`polars_rank.fuse` (ranx's methods and normalisations, on the Polars engine).
+:func:`polars_rank.fuse` (ranx's methods and normalisations; ``--engine`` as ``evaluate``'s:
+the Polars plan, or the compiled query of :func:`polars_rank.fusion_sql` in DuckDB or chDB).
 
 Each run file is read with :func:`polars_rank.io.read_trec_run` and named by its position
 (``1``, ``2``, ...), the names ``--weights`` follow; the fused run is written with
@@ -14,6 +15,7 @@ import sys
 
 from polars_rank.cli.output import check_out
 from polars_rank.core.errors import PolarsRankError
+from polars_rank.engines import registry
 
 METHODS = ("sum", "mnz", "max", "min", "med", "anz", "wsum", "rrf")
 NORMS = ("min-max", "min-max-inverted", "max", "sum", "zmuv", "rank", "borda", "none")
@@ -23,8 +25,8 @@ def run_fuse(args: argparse.Namespace) -> int:
     """``polars-rank fuse``."""
     import polars as pl
 
+    from polars_rank.evaluation import fuse
     from polars_rank.io import read_trec_run, write_trec_run
-    from polars_rank.ranking.fusion import fuse
 
     if len(args.runs) < 2:
         raise PolarsRankError(f"fuse needs at least two run files, got {len(args.runs)}")
@@ -42,7 +44,7 @@ def run_fuse(args: argparse.Namespace) -> int:
         for i, path in enumerate(args.runs, start=1)
     }
     norm = None if args.norm == "none" else args.norm
-    fused = fuse(runs, args.method, norm=norm, weights=weights, k=args.k)
+    fused = fuse(runs, args.method, norm=norm, weights=weights, k=args.k, engine=args.engine)
     if isinstance(fused, pl.LazyFrame):  # a dict of DataFrames gives a DataFrame
         fused = fused.collect()
     fused = fused.with_columns(pl.int_range(1, pl.len() + 1).over("query").alias("rank"))
@@ -71,6 +73,12 @@ def build_fuse_parser(parser: argparse.ArgumentParser) -> None:
         help="wsum's weights, one per run in the runs' order",
     )
     parser.add_argument("--k", type=float, default=60, help="rrf's constant (default: 60)")
+    parser.add_argument(
+        "--engine",
+        choices=registry.command_line_names(),
+        default=registry.DEFAULT,
+        help=f"where the fusion runs (default: {registry.DEFAULT})",
+    )
     parser.add_argument(
         "--run-id", default="fused", help="the run id written in the output (default: fused)"
     )

@@ -76,7 +76,7 @@ BASE = "postgres"
 #: :mod:`.classification`, :mod:`.rating`): ids, ``by`` and ``group`` columns, categories, the
 #: rating tables' user and item (joined as bytes).
 KEY_COLUMN = re.compile(
-    r"pr_col_(?:query|doc|doc_a|doc_b|category|user|item|context|action|by\d+|b\d+|g\d+)"
+    r"pr_col_(?:run|query|doc|doc_a|doc_b|category|user|item|context|action|by\d+|b\d+|g\d+)"
 )
 
 #: The placeholder function around a caller's key column that is read as it is (rewrite 6).

@@ -22,10 +22,16 @@ engines is what each overrides:
   Polars and :meth:`Engine.classify` evaluates them;
 * :meth:`Engine.evaluate_ratings`: by default the ratings and predictions are read and
   checked in Polars (:mod:`polars_rank.engines.rating_inputs`) and :meth:`Engine.rate`
-  evaluates them;
+  evaluates them (by default :func:`polars_rank.rating_sql`'s query, see :meth:`Engine.run_sql`);
 * :meth:`Engine.evaluate_policy`: by default the log, the policy and the reward model's
   estimates are read and checked in Polars (:mod:`polars_rank.engines.policy_inputs`) and
-  :meth:`Engine.estimate` evaluates them;
+  :meth:`Engine.estimate` evaluates them (by default :func:`polars_rank.policy_sql`'s query);
+* :meth:`Engine.fuse`: by default the compiled query of :func:`polars_rank.fusion_sql` on the
+  checked stacked runs (:func:`polars_rank.fuse` reads and checks them in Polars first);
+* :meth:`Engine.run_sql`: one compiled query over Polars frames, each a table of the engine's
+  session for that query only; the default :meth:`Engine.rate`, :meth:`Engine.estimate` and
+  :meth:`Engine.fuse` run their compiled query with it, so an engine that runs SQL
+  implements this one method for the three (the Polars engine overrides them with its plans);
 * :meth:`Engine.diversity_plan`: the Polars engine's plan of the diversity metrics; the
   others refuse.
 
@@ -35,7 +41,7 @@ A step an engine does not implement is refused by name (:meth:`Engine.refuse`).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import polars as pl
@@ -44,6 +50,7 @@ from polars_rank.core.errors import PolarsRankError
 from polars_rank.engines import keyed
 from polars_rank.engines.request import (
     ClassificationRequest,
+    FusionRequest,
     PolicyRequest,
     RatingRequest,
     Request,
@@ -51,6 +58,7 @@ from polars_rank.engines.request import (
 
 if TYPE_CHECKING:
     from polars_rank.catalog.names import MetricSpec
+    from polars_rank.core.dialects import DialectName
     from polars_rank.core.options import Options
     from polars_rank.core.types import Connection, FrameLike, TableInput
 
@@ -180,8 +188,30 @@ class Engine:
         self, ratings: pl.LazyFrame, predictions: pl.LazyFrame, request: RatingRequest
     ) -> pl.DataFrame:
         """The rating metrics of checked ratings and predictions: ``[by...,] <label>...``,
-        one row per ``by`` segment of the ratings (sorted, nulls first)."""
-        raise self.refuse("evaluate_ratings")
+        one row per ``by`` segment of the ratings (sorted, nulls first); by default the
+        compiled query of :func:`~polars_rank.rating_sql`, run by :meth:`run_sql`."""
+        from polars_rank.compiler.rating import rating_sql
+        from polars_rank.engines.rating_inputs import compiled_result
+
+        rated = ratings.collect()
+
+        def query(dialect: DialectName, tables: Mapping[str, str]) -> str:
+            return rating_sql(
+                request.specs,
+                dialect,
+                tables["ratings"],
+                tables["predictions"],
+                user=request.user,
+                item=request.item,
+                rating=request.rating,
+                prediction=request.prediction,
+                by=request.by or None,
+                weight=request.weight,
+            )
+
+        frames = {"ratings": rated, "predictions": predictions.collect()}
+        values = self.run_sql(frames, query, request.con)
+        return compiled_result(values, rated.schema, request)
 
     def diversity_plan(self) -> Callable[..., pl.DataFrame]:
         """The per-query plan of :func:`~polars_rank.evaluate_diversity`
@@ -221,8 +251,51 @@ class Engine:
     ) -> pl.DataFrame:
         """The estimators of a checked log, policy and reward model: ``[by...,] estimator,
         estimate, standard_error, ess, max_weight, n``, one row per estimator per ``by``
-        segment of the log (sorted, nulls first)."""
-        raise self.refuse("evaluate_policy")
+        segment of the log (sorted, nulls first); by default the compiled query of
+        :func:`~polars_rank.policy_sql`, run by :meth:`run_sql`."""
+        from polars_rank.engines.policy_inputs import compiled_result, request_sql
+
+        logged = log.collect()
+        frames = {"log": logged, "policy": policy.collect()}
+        if q_hat is not None:
+            frames["q_hat"] = q_hat.collect()
+
+        def query(dialect: DialectName, tables: Mapping[str, str]) -> str:
+            return request_sql(request, dialect, dict(tables))
+
+        values = self.run_sql(frames, query, request.con)
+        return compiled_result(values, logged.schema, request)
+
+    def fuse(self, runs: pl.LazyFrame, request: FusionRequest) -> pl.DataFrame | pl.LazyFrame:
+        """The fused run ``query, doc, score`` of checked stacked runs (``run, query, doc,
+        score``), in any order; by default the compiled query of
+        :func:`~polars_rank.fusion_sql`, run by :meth:`run_sql`."""
+        from polars_rank.compiler.fusion import fusion_sql
+
+        def query(dialect: DialectName, tables: Mapping[str, str]) -> str:
+            return fusion_sql(
+                request.method,
+                dialect,
+                tables["runs"],
+                norm=request.norm,
+                weights=request.weights,
+                k=request.k,
+                runs=request.runs,
+            )
+
+        return self.run_sql({"runs": runs.collect()}, query, request.con)
+
+    def run_sql(
+        self,
+        frames: Mapping[str, pl.DataFrame],
+        sql: Callable[[DialectName, Mapping[str, str]], str],
+        con: Connection | None,
+    ) -> pl.DataFrame:
+        """One compiled query over ``frames``: each frame a table of the engine's session
+        for this query only (dropped afterwards; nothing of the caller's is written),
+        ``sql(dialect, {key: table reference})`` the query, its result as Polars. Engines
+        that run SQL implement it; the rating, off-policy and fusion steps use it."""
+        raise self.refuse("compiled SQL queries")
 
 
 def classification_spec(spec: MetricSpec, threshold: float, groups: list[str]) -> MetricSpec:

@@ -100,3 +100,17 @@ class PolicyRequest:
     by: list[str]
     lambda_: float | None
     con: Any
+
+
+@dataclass
+class FusionRequest:
+    """One :func:`~polars_rank.fuse` call, its options checked: the method, the
+    normalisation, ``wsum``'s weights by run name (None otherwise), RRF's ``k``, every run's
+    name and the connection or session."""
+
+    method: str
+    norm: str | None
+    weights: dict[Any, float] | None
+    k: float
+    runs: list[Any]
+    con: Any = None

@@ -1,5 +1,6 @@
 """Rank fusion: several runs of the same queries fused into one run, as ranx 0.3.21's ``fuse``
-defines it, in one lazy Polars plan.
+defines it: the input's checks and the Polars engine's lazy plan of :func:`polars_rank.fuse`
+(:mod:`polars_rank.compiler.fusion` is the same as SQL).
 
 Each run is first normalised per query (``norm``), then the runs' normalised scores of each
 ``(query, doc)`` are combined (``method``). With ``s`` a run's scores for one query, ``n`` their
@@ -28,6 +29,7 @@ here it takes the formula's. A run that lacks a query is read as one that return
 document for it (ranx asks every run to hold the same queries).
 
 >>> import polars as pl
+>>> from polars_rank import fuse
 >>> runs = {
 ...     "bm25": pl.DataFrame({"query": ["q", "q"], "doc": ["a", "b"], "score": [2.0, 1.0]}),
 ...     "dense": pl.DataFrame({"query": ["q", "q"], "doc": ["b", "c"], "score": [0.9, 0.1]}),
@@ -39,14 +41,14 @@ document for it (ranx asks every run to hold the same queries).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, overload
+from typing import Any
 
 import polars as pl
 
 from polars_rank.core.errors import PolarsRankError, bad_choice
-from polars_rank.core.frames import Frame, like, to_lazy
+from polars_rank.core.frames import like, to_lazy
 
-__all__ = ["FUSION_METHODS", "FUSION_NORMS", "fuse"]
+__all__ = ["FUSION_METHODS", "FUSION_NORMS", "finish", "plan", "prepare"]
 
 #: ranx's fusion methods that :func:`fuse` computes.
 FUSION_METHODS = ("sum", "mnz", "max", "min", "med", "anz", "wsum", "rrf")
@@ -63,76 +65,21 @@ _RUN, _Q, _D, _S = "run", "query", "doc", "score"
 _POS, _N = "__pr_position", "__pr_count"
 
 
-@overload
-def fuse(
-    runs: Frame,
-    method: str = ...,
-    *,
-    norm: str | None = ...,
-    weights: Mapping[Any, float] | Sequence[float] | None = ...,
-    k: float = ...,
-    run: str = ...,
-    query: str = ...,
-    doc: str = ...,
-    score: str = ...,
-) -> Frame: ...
-@overload
-def fuse(
+def prepare(
     runs: object,
-    method: str = ...,
-    *,
-    norm: str | None = ...,
-    weights: Mapping[Any, float] | Sequence[float] | None = ...,
-    k: float = ...,
-    run: str = ...,
-    query: str = ...,
-    doc: str = ...,
-    score: str = ...,
-) -> pl.DataFrame | pl.LazyFrame: ...
-def fuse(
-    runs: object,
-    method: str = "rrf",
-    *,
-    norm: str | None = "min-max",
-    weights: Mapping[Any, float] | Sequence[float] | None = None,
-    k: float = 60,
-    run: str = "run",
-    query: str = "query",
-    doc: str = "doc",
-    score: str = "score",
-) -> pl.DataFrame | pl.LazyFrame:
-    """Fuse several runs into one run ``(query, doc, score)`` that
-    :func:`polars_rank.evaluate` takes (see the module docstring for every formula).
-
-    Args:
-        runs: one table stacking the runs, told apart by the ``run`` column, or a dict
-            ``{name: run}``; each a polars DataFrame or LazyFrame, a pandas DataFrame or a
-            pyarrow Table with ``query``, ``doc`` and ``score`` columns. At least two runs.
-        method: ``"sum"``, ``"mnz"``, ``"max"``, ``"min"``, ``"med"``, ``"anz"``, ``"wsum"``
-            or ``"rrf"`` (ranx's names).
-        norm: the normalisation applied to each run per query first: ``"min-max"`` (ranx's
-            default, for every method), ``"min-max-inverted"``, ``"max"``, ``"sum"``,
-            ``"zmuv"``, ``"rank"``, ``"borda"`` or ``None``.
-        weights: ``wsum`` only (and required there): ``{run name: weight}`` for every run, or
-            with a dict of runs a sequence in the dict's order.
-        k: ``rrf``'s constant, a positive number.
-        run, query, doc, score: the column names (``run`` of the stacked table only).
-
-    Returns:
-        The fused run, sorted by query and score descending (ties by doc id descending):
-        lazy for a LazyFrame input (or a dict of them), a DataFrame otherwise. The input is
-        read once up front to check it (null ids, null/NaN/infinite scores, duplicate
-        ``(run, query, doc)`` rows, the number of runs).
-
-    >>> import polars as pl
-    >>> stacked = pl.DataFrame({
-    ...     "run": ["x", "x", "y", "y"], "query": ["q"] * 4,
-    ...     "doc": ["a", "b", "a", "b"], "score": [3.0, 1.0, 0.0, 5.0]})
-    >>> fuse(stacked, "rrf", k=1).rows()  # a and b rank 1 once and 2 once: 1/2 + 1/3 each
-    [('q', 'b', 0.8333333333333333), ('q', 'a', 0.8333333333333333)]
-    """
+    method: str,
+    norm: str | None,
+    weights: Mapping[Any, float] | Sequence[float] | None,
+    k: float,
+    columns: tuple[str, str, str, str],
+) -> tuple[pl.LazyFrame, object, list[Any], dict[Any, float] | None]:
+    """:func:`polars_rank.fuse`'s input checked, once: the options, then one pass over the
+    rows (null ids, null/NaN/infinite scores, duplicate ``(run, query, doc)`` rows, the
+    number of runs). Returns the runs stacked (``run, query, doc, score``), the frame whose
+    kind the result takes, every run's name and ``wsum``'s weights by name (else None);
+    ``columns`` are the caller's ``(run, query, doc, score)`` names."""
     _check_options(method, norm, weights, k)
-    stacked, template, names = _stacked(runs, run, query, doc, score)
+    stacked, template, names = _stacked(runs, *columns)
     found = _check_rows(stacked)
     if names is None:
         names = sorted(found, key=str)
@@ -142,15 +89,43 @@ def fuse(
             + (f" ({names[0]!r})" if names else "")
             + "; one run fused with itself is that run (normalised)"
         )
-    run_weights = _weights(method, weights, names, isinstance(runs, Mapping))
-    normalised = _normalise(stacked, norm, names)
-    fused = _combine(normalised, method, len(names), run_weights, k)
-    out = fused.sort(
+    return stacked, template, names, _weights(method, weights, names, isinstance(runs, Mapping))
+
+
+def finish(
+    fused: pl.DataFrame | pl.LazyFrame,
+    stacked: pl.LazyFrame,
+    template: object,
+    columns: tuple[str, str, str, str],
+) -> pl.DataFrame | pl.LazyFrame:
+    """An engine's fused ``query, doc, score`` as :func:`polars_rank.fuse` returns it: the
+    ids in the input's types, sorted by query and score descending (ties by doc id
+    descending as text), the caller's column names, the kind of ``template``."""
+    _, query, doc, score = columns
+    schema = stacked.collect_schema()
+    typed = fused.lazy().select(
+        pl.col(_Q).cast(schema[_Q]), pl.col(_D).cast(schema[_D]), pl.col(_S).cast(pl.Float64)
+    )
+    out = typed.sort(
         [pl.col(_Q), pl.col(_S), pl.col(_D).cast(pl.String)],
         descending=[False, True, True],
         maintain_order=True,
     ).rename({_Q: query, _D: doc, _S: score})
     return like(out, template)
+
+
+def plan(
+    stacked: pl.LazyFrame,
+    method: str,
+    norm: str | None,
+    runs: list[Any],
+    weights: dict[Any, float] | None,
+    k: float,
+) -> pl.LazyFrame:
+    """The Polars engine's fusion of checked stacked runs (``run, query, doc, score``; every
+    run's name in ``runs``): the fused ``query, doc, score`` as one lazy plan, in no
+    particular order."""
+    return _combine(_normalise(stacked, norm, runs), method, len(runs), weights, k)
 
 
 def _check_options(method: object, norm: object, weights: object, k: object) -> None:
@@ -270,8 +245,10 @@ def _weights(
             f"weights must name every run and only those: missing {missing}, unknown {extra}"
         )
     for name, value in given.items():
-        if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+        if isinstance(value, bool) or not isinstance(value, int | float):
             raise PolarsRankError(f"weight of run {name!r} must be a number, got {value!r}")
+        if not abs(value) < float("inf"):
+            raise PolarsRankError(f"weight of run {name!r} must be finite, got {value!r}")
     return {name: float(value) for name, value in given.items()}
 
 

@@ -32,6 +32,18 @@ def test_rrf_by_hand(tmp_path: Path) -> None:
         assert got == pytest.approx(want, rel=1e-12)
 
 
+@pytest.mark.parametrize("engine", ["duckdb", "clickhouse"])
+def test_rrf_by_hand_on_an_engine(tmp_path: Path, engine: str) -> None:
+    """``--engine``: the compiled query gives the file the Polars engine's numbers above."""
+    out = tmp_path / "fused.txt"
+    assert main(["fuse", *_runs(tmp_path), "--engine", engine, "-o", str(out)]) == 0
+    fused = read_trec_run(out)
+    expected = [("b", 1 / 62 + 1 / 61), ("a", 1 / 61), ("c", 1 / 62)]
+    assert fused["doc"].to_list() == [d for d, _ in expected]
+    for got, (_, want) in zip(fused["score"], expected, strict=True):
+        assert got == pytest.approx(want, rel=1e-12)
+
+
 def test_wsum_sum_tie_order(tmp_path: Path) -> None:
     out = tmp_path / "fused.txt"
     args = ["fuse", *_runs(tmp_path), "--method", "wsum", "--weights", "1", "1", "-o", str(out)]

@@ -4,17 +4,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import polars as pl
 
 from polars_rank.engines.base import Engine
 from polars_rank.engines.registry import register
-from polars_rank.engines.request import ClassificationRequest, PolicyRequest, RatingRequest, Request
+from polars_rank.engines.request import ClassificationRequest, Request
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
     from polars_rank.catalog.names import MetricSpec
+    from polars_rank.core.dialects import DialectName
     from polars_rank.core.types import Connection, TableInput
 
 
@@ -122,49 +124,15 @@ class ClickHouseEngine(Engine):
             execute=execute,
         )
 
-    def rate(
-        self, ratings: pl.LazyFrame, predictions: pl.LazyFrame, request: RatingRequest
-    ) -> pl.DataFrame:
-        """The compiled SQL of :func:`~polars_rank.rating_sql` on the checked tables."""
-        from polars_rank.compiler.rating import rating_sql
-        from polars_rank.engines.clickhouse.session import tables
-        from polars_rank.engines.rating_inputs import compiled_result
-
-        rated = ratings.collect()
-        with tables(request.con) as session:
-            sql = rating_sql(
-                request.specs,
-                "clickhouse",
-                session.table(rated, "ratings").reference,
-                session.table(predictions, "predictions").reference,
-                user=request.user,
-                item=request.item,
-                rating=request.rating,
-                prediction=request.prediction,
-                by=request.by or None,
-                weight=request.weight,
-            )
-            values = session.result(sql)
-        return compiled_result(values, rated.schema, request)
-
-    def estimate(
+    def run_sql(
         self,
-        log: pl.LazyFrame,
-        policy: pl.LazyFrame,
-        q_hat: pl.LazyFrame | None,
-        request: PolicyRequest,
+        frames: Mapping[str, pl.DataFrame],
+        sql: Callable[[DialectName, Mapping[str, str]], str],
+        con: Connection | None,
     ) -> pl.DataFrame:
-        """The compiled SQL of :func:`~polars_rank.policy_sql` on the checked tables."""
+        """The frames copied into temporary tables of the session, dropped afterwards."""
         from polars_rank.engines.clickhouse.session import tables
-        from polars_rank.engines.policy_inputs import compiled_result, request_sql
 
-        logged = log.collect()
-        frames = {"log": logged, "policy": policy, "q_hat": q_hat}
-        with tables(request.con) as session:
-            references = {
-                key: session.table(frame, key).reference
-                for key, frame in frames.items()
-                if frame is not None
-            }
-            values = session.result(request_sql(request, "clickhouse", references))
-        return compiled_result(values, logged.schema, request)
+        with tables(con) as session:
+            references = {key: session.table(frame, key).reference for key, frame in frames.items()}
+            return session.result(sql("clickhouse", references))

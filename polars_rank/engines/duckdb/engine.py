@@ -3,19 +3,21 @@ cursor of its own) or the package's in-memory database."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
 
 from polars_rank.engines.base import Engine
 from polars_rank.engines.registry import register
-from polars_rank.engines.request import ClassificationRequest, PolicyRequest, RatingRequest, Request
+from polars_rank.engines.request import ClassificationRequest, Request
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
     import duckdb
 
     from polars_rank.catalog.names import MetricSpec
+    from polars_rank.core.dialects import DialectName
     from polars_rank.core.options import Options
     from polars_rank.core.types import Connection, TableInput
 
@@ -140,29 +142,31 @@ class DuckDBEngine(Engine):
             frame, specs, label=label, score=score, by=segments, group=groups, con=request.con
         )
 
-    def rate(
-        self, ratings: pl.LazyFrame, predictions: pl.LazyFrame, request: RatingRequest
-    ) -> pl.DataFrame:
-        """The compiled SQL of :func:`~polars_rank.rating_sql` (dialect ``duckdb``)."""
-        from polars_rank.engines.duckdb.rating import evaluate_ratings
-
-        return evaluate_ratings(
-            ratings.collect(), predictions.collect(), request, _duck(request.con)
-        )
-
-    def estimate(
+    def run_sql(
         self,
-        log: pl.LazyFrame,
-        policy: pl.LazyFrame,
-        q_hat: pl.LazyFrame | None,
-        request: PolicyRequest,
+        frames: Mapping[str, pl.DataFrame],
+        sql: Callable[[DialectName, Mapping[str, str]], str],
+        con: Connection | None,
     ) -> pl.DataFrame:
-        """The compiled SQL of :func:`~polars_rank.policy_sql` (dialect ``duckdb``)."""
-        from polars_rank.engines.duckdb.policy import evaluate_policy
+        """The frames registered on a cursor of ``con`` (or of a fresh in-memory database)
+        under unique names, unregistered afterwards; the query run once."""
+        import uuid
 
-        return evaluate_policy(
-            log.collect(), policy.collect(), _collect(q_hat), request, _duck(request.con)
-        )
+        import duckdb
+
+        from polars_rank.core.arrow import register_frame, to_polars
+        from polars_rank.core.sqltext import ident
+
+        names = {key: f"__pr_{key}_{uuid.uuid4().hex}" for key in frames}
+        connection = (_duck(con) or duckdb.connect()).cursor()
+        try:
+            for key, frame in frames.items():
+                register_frame(connection, names[key], frame)
+            return to_polars(connection.sql(sql("duckdb", {k: ident(n) for k, n in names.items()})))
+        finally:
+            for name in names.values():
+                connection.unregister(name)
+            connection.close()
 
 
 def _collect(lf: pl.LazyFrame | None) -> pl.DataFrame | None:

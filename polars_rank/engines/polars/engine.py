@@ -9,7 +9,13 @@ import polars as pl
 
 from polars_rank.engines.base import Engine
 from polars_rank.engines.registry import register
-from polars_rank.engines.request import ClassificationRequest, PolicyRequest, RatingRequest, Request
+from polars_rank.engines.request import (
+    ClassificationRequest,
+    FusionRequest,
+    PolicyRequest,
+    RatingRequest,
+    Request,
+)
 
 if TYPE_CHECKING:
     from polars_rank.catalog.names import MetricSpec
@@ -97,6 +103,11 @@ class PolarsEngine(Engine):
         from polars_rank.engines.polars.rating import evaluate_ratings
 
         return evaluate_ratings(ratings, predictions, request)
+
+    def fuse(self, runs: pl.LazyFrame, request: FusionRequest) -> pl.LazyFrame:
+        from polars_rank.ranking.fusion import plan
+
+        return plan(runs, request.method, request.norm, request.runs, request.weights, request.k)
 
     def diversity_plan(self) -> Callable[..., pl.DataFrame]:
         from polars_rank.diversity.plan import per_query

@@ -9,11 +9,14 @@ import polars as pl
 
 from polars_rank.engines.base import Engine
 from polars_rank.engines.registry import register
-from polars_rank.engines.request import ClassificationRequest, PolicyRequest, RatingRequest, Request
+from polars_rank.engines.request import ClassificationRequest, Request
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
     from pyspark.sql import SparkSession
 
+    from polars_rank.core.dialects import DialectName
     from polars_rank.core.types import Connection
 
 
@@ -98,31 +101,23 @@ class SparkEngine(Engine):
             validate=request.validate,
         )
 
-    def rate(
-        self, ratings: pl.LazyFrame, predictions: pl.LazyFrame, request: RatingRequest
-    ) -> pl.DataFrame:
-        """The compiled SQL of :func:`~polars_rank.rating_sql` (dialect ``spark``) run by
-        Spark on the checked tables."""
-        from polars_rank.engines.spark.rating import evaluate_ratings
-
-        return evaluate_ratings(
-            ratings.collect(), predictions.collect(), request, _spark(request.con)
-        )
-
-    def estimate(
+    def run_sql(
         self,
-        log: pl.LazyFrame,
-        policy: pl.LazyFrame,
-        q_hat: pl.LazyFrame | None,
-        request: PolicyRequest,
+        frames: Mapping[str, pl.DataFrame],
+        sql: Callable[[DialectName, Mapping[str, str]], str],
+        con: Connection | None,
     ) -> pl.DataFrame:
-        """The compiled SQL of :func:`~polars_rank.policy_sql` (dialect ``spark``) run by
-        Spark on the checked tables."""
-        from polars_rank.engines.spark.policy import evaluate_policy
+        """The frames sent through Arrow as temporary views of ``con`` (or the active
+        session), dropped afterwards; only the result rows come back."""
+        from polars_rank.core.frames import from_arrow
+        from polars_rank.engines.spark.checks import quoted
+        from polars_rank.engines.spark.ranking import _session, _spark_frame, _temp_views
 
-        return evaluate_policy(
-            log.collect(), policy.collect(), _collect(q_hat), request, _spark(request.con)
-        )
+        spark = _session(_spark(con))
+        sent = {key: _spark_frame(spark, frame, key)[0] for key, frame in frames.items()}
+        with _temp_views(spark, **sent) as views:
+            query = sql("spark", {key: quoted(name) for key, name in views.items()})
+            return from_arrow(spark.sql(query).toArrow())
 
 
 def _collect(lf: pl.LazyFrame | None) -> pl.DataFrame | None:
