@@ -26,6 +26,7 @@ from polars_rank.compiler.classification import curve_sql
 from polars_rank.compiler.fusion import fusion_sql
 from polars_rank.compiler.policy import policy_sql
 from polars_rank.compiler.rating import rating_sql
+from polars_rank.compiler.slate import slate_policy_sql
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.judged import judge
 from polars_rank.evaluation import (
@@ -35,6 +36,7 @@ from polars_rank.evaluation import (
     evaluate_policy,
     evaluate_ratings,
     evaluate_runs,
+    evaluate_slate_policy,
     fuse,
 )
 from polars_rank.io import read_trec_qrels, read_trec_run, write_trec_run
@@ -60,6 +62,7 @@ __all__ = [
     "evaluate_policy",
     "evaluate_ratings",
     "evaluate_runs",
+    "evaluate_slate_policy",
     "fuse",
     "fusion_sql",
     "intra_list_diversity",
@@ -71,6 +74,7 @@ __all__ = [
     "ranking",
     "ratings",
     "rating_sql",
+    "slate_policy_sql",
     "read_trec_qrels",
     "read_trec_run",
     "recsys",

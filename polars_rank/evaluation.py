@@ -12,6 +12,7 @@ from typing import Any, Unpack, get_args, overload
 import polars as pl
 
 from polars_rank.catalog.names import MetricNames, MetricSpec, parse_metrics
+from polars_rank.compiler.policy import policy_by
 from polars_rank.core import messages
 from polars_rank.core.columns import RESERVED
 from polars_rank.core.conventions import OrderBy
@@ -730,7 +731,7 @@ def evaluate_policy(
         ...     "estimator", "estimate", "ess", "max_weight").rows()
         [('IPS', 0.5, 2.0, 2.0), ('SNIPS', 0.5, 2.0, 2.0)]
     """
-    from polars_rank.compiler.policy import check_lambda, policy_by, policy_specs
+    from polars_rank.compiler.policy import check_lambda, policy_specs
     from polars_rank.engines.request import PolicyRequest
 
     for what, value in (
@@ -761,6 +762,93 @@ def evaluate_policy(
         con=con,
     )
     return registry.engine(engine).evaluate_policy(request)
+
+
+def evaluate_slate_policy(
+    log: FrameLike | TableInput,
+    policy: FrameLike | TableInput,
+    estimators: Sequence[str] | str = ("SIPS", "IIPS", "RIPS"),
+    *,
+    slate: str = "slate_id",
+    position: str = "position",
+    reward: str = "reward",
+    pscore: str = "pscore",
+    pscore_item_position: str = "pscore_item_position",
+    pscore_cascade: str = "pscore_cascade",
+    by: str | Iterable[str] | None = None,
+    engine: EngineName = "polars",
+    con: Any = None,
+) -> pl.DataFrame:
+    """Estimate the value of an evaluation policy that shows slates (ranked lists) from
+    slates logged by another policy, with OBP's slate estimators (every definition:
+    :mod:`polars_rank.policy.slate`).
+
+    Args:
+        log: one row per slot of a logged slate: ``slate_id, position, reward`` and the
+            logging policy's propensities of the slot: ``pscore`` (the whole slate's, SIPS),
+            ``pscore_item_position`` (the item at its position, IIPS), ``pscore_cascade``
+            (the top ``position`` items', RIPS); only those the estimators read are needed.
+        policy: the evaluation policy's propensities of the same slots (``slate_id,
+            position`` and the same propensity columns). A slot it does not list has
+            propensity 0; a logged slate it does not list at all is an error.
+        estimators: ``SIPS``, ``IIPS``, ``RIPS``, ``SNSIPS``, ``SNIIPS``, ``SNRIPS`` (or
+            OBP's class names, e.g. ``SlateIndependentIPS``), any case.
+        slate, position, reward, pscore, pscore_item_position, pscore_cascade: the column
+            names (the propensity columns have the same names in both tables).
+        by: column(s) of the log whose values split it (e.g. the day); constant within a
+            slate.
+        engine: ``"polars"`` (one lazy plan), ``"duckdb"``, ``"spark"`` or
+            ``"clickhouse"`` (the compiled query of :func:`~polars_rank.slate_policy_sql`);
+            the inputs are checked in Polars first, with the same messages on every engine.
+        con: the engine's connection or session.
+
+    Returns:
+        ``[by...,] estimator, estimate, standard_error, ess, max_weight, n`` (``n``: the
+        number of slates), one row per estimator per segment (segments sorted, nulls first).
+
+    Example:
+        >>> import polars as pl, polars_rank as pr
+        >>> log = pl.DataFrame({"slate_id": [1, 1, 2, 2], "position": [0, 1, 0, 1],
+        ...                     "reward": [1.0, 0.0, 0.0, 1.0],
+        ...                     "pscore_item_position": [0.5, 0.5, 0.25, 0.5]})
+        >>> policy = log.select("slate_id", "position",
+        ...                     pscore_item_position=pl.Series([1.0, 0.5, 0.5, 0.25]))
+        >>> # weights 2, 1, 2, 0.5: (1·2 + 0·1 + 0·2 + 1·0.5) / 2 slates = 1.25
+        >>> pr.evaluate_slate_policy(log, policy, "IIPS").select("estimate", "n").rows()
+        [(1.25, 2)]
+    """
+    from polars_rank.engines.request import SlateRequest
+    from polars_rank.policy.slate import PROPENSITIES, slate_specs
+
+    columns = {"slate": slate, "position": position, "reward": reward}
+    propensities = dict(
+        zip(PROPENSITIES, (pscore, pscore_item_position, pscore_cascade), strict=True)
+    )
+    for what, value in {**columns, **propensities}.items():
+        if not isinstance(value, str) or not value:
+            raise PolarsRankError(f"{what} must be a column name, got {value!r}")
+    specs = slate_specs(estimators)
+    used = {est.propensity for _, est in specs}
+    read = [propensities[p] for p in PROPENSITIES if p in used]
+    roles = {slate: "slate", position: "position", reward: "reward"}
+    roles.update({c: p for p, c in propensities.items() if p in used})
+    if len({c.lower() for c in [slate, position, reward, *read]}) < 3 + len(read):
+        raise PolarsRankError(
+            f"the slate, position, reward and propensity columns {[slate, position, reward, *read]}"
+            " must differ (case-insensitively)"
+        )
+    request = SlateRequest(
+        log,
+        policy,
+        specs,
+        slate=slate,
+        position=position,
+        reward=reward,
+        propensities=propensities,
+        by=policy_by(by, roles),
+        con=con,
+    )
+    return registry.engine(engine).evaluate_slate_policy(request)
 
 
 @overload

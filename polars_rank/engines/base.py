@@ -26,12 +26,17 @@ engines is what each overrides:
 * :meth:`Engine.evaluate_policy`: by default the log, the policy and the reward model's
   estimates are read and checked in Polars (:mod:`polars_rank.engines.policy_inputs`) and
   :meth:`Engine.estimate` evaluates them (by default :func:`polars_rank.policy_sql`'s query);
+* :meth:`Engine.evaluate_slate_policy`: by default the slate log and the policy are read and
+  checked in Polars (:mod:`polars_rank.engines.slate_inputs`) and
+  :meth:`Engine.estimate_slates` evaluates them (by default :func:`polars_rank.slate_policy_sql`'s
+  query);
 * :meth:`Engine.fuse`: by default the compiled query of :func:`polars_rank.fusion_sql` on the
   checked stacked runs (:func:`polars_rank.fuse` reads and checks them in Polars first);
 * :meth:`Engine.run_sql`: one compiled query over Polars frames, each a table of the engine's
-  session for that query only; the default :meth:`Engine.rate`, :meth:`Engine.estimate` and
-  :meth:`Engine.fuse` run their compiled query with it, so an engine that runs SQL
-  implements this one method for the three (the Polars engine overrides them with its plans);
+  session for that query only; the default :meth:`Engine.rate`, :meth:`Engine.estimate`,
+  :meth:`Engine.estimate_slates` and :meth:`Engine.fuse` run their compiled query with it,
+  so an engine that runs SQL implements this one method for the four (the Polars engine
+  overrides them with its plans);
 * :meth:`Engine.diversity_plan`: the Polars engine's plan of the diversity metrics; the
   others refuse.
 
@@ -54,6 +59,7 @@ from polars_rank.engines.request import (
     PolicyRequest,
     RatingRequest,
     Request,
+    SlateRequest,
 )
 
 if TYPE_CHECKING:
@@ -264,6 +270,35 @@ class Engine:
             return request_sql(request, dialect, dict(tables))
 
         values = self.run_sql(frames, query, request.con)
+        return compiled_result(values, logged.schema, request)
+
+    def evaluate_slate_policy(self, request: SlateRequest) -> pl.DataFrame:
+        """:func:`~polars_rank.evaluate_slate_policy`: both tables read (:meth:`read`) and
+        checked in Polars (:func:`polars_rank.engines.slate_inputs.checked_inputs`), then
+        :meth:`estimate_slates`."""
+        from polars_rank.engines.slate_inputs import checked_inputs
+
+        log = self.read(request.log, "log", request.con)
+        policy = self.read(request.policy, "policy", request.con)
+        checked = checked_inputs(cast("FrameLike", log), cast("FrameLike", policy), request)
+        return self.estimate_slates(*checked, request)
+
+    def estimate_slates(
+        self, log: pl.LazyFrame, policy: pl.LazyFrame, request: SlateRequest
+    ) -> pl.DataFrame:
+        """The slate estimators of a checked log and policy: ``[by...,] estimator, estimate,
+        standard_error, ess, max_weight, n``, one row per estimator per ``by`` segment of the
+        log (sorted, nulls first); by default the compiled query of
+        :func:`~polars_rank.slate_policy_sql`, run by :meth:`run_sql`."""
+        from polars_rank.engines.policy_inputs import compiled_result
+        from polars_rank.engines.slate_inputs import request_sql
+
+        logged = log.collect()
+
+        def query(dialect: DialectName, tables: Mapping[str, str]) -> str:
+            return request_sql(request, dialect, dict(tables))
+
+        values = self.run_sql({"log": logged, "policy": policy.collect()}, query, request.con)
         return compiled_result(values, logged.schema, request)
 
     def fuse(self, runs: pl.LazyFrame, request: FusionRequest) -> pl.DataFrame | pl.LazyFrame:

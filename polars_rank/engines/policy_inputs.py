@@ -18,7 +18,7 @@ from polars_rank.core.frames import require_columns, to_lazy
 if TYPE_CHECKING:
     from polars_rank.core.dialects import DialectName
     from polars_rank.core.types import FrameLike
-    from polars_rank.engines.request import PolicyRequest
+    from polars_rank.engines.request import PolicyRequest, SlateRequest
 
 #: How far from 1 a context's evaluation probabilities may sum.
 TOLERANCE = 1e-6
@@ -26,7 +26,7 @@ TOLERANCE = 1e-6
 _SHOWN = 5
 
 
-def _finite(lf: pl.LazyFrame, what: str, schema: pl.Schema, column: str) -> None:
+def finite(lf: pl.LazyFrame, what: str, schema: pl.Schema, column: str) -> None:
     """``column`` holds numbers, none NULL, NaN or infinite."""
     dtype = schema[column]
     if not dtype.is_numeric():
@@ -46,19 +46,19 @@ def _finite(lf: pl.LazyFrame, what: str, schema: pl.Schema, column: str) -> None
         raise PolarsRankError(f"{what} column {column!r} has {bad} NaN or infinite values")
 
 
-def _within(
-    lf: pl.LazyFrame, what: str, column: str, context: str, bad: pl.Expr, interval: str
-) -> None:
-    rows = lf.filter(bad).select(context, column).collect()
+def within(lf: pl.LazyFrame, what: str, column: str, key: str, bad: pl.Expr, interval: str) -> None:
+    """No value of ``column`` is ``bad`` (outside ``interval``); the error shows the first
+    one and its row's ``key``."""
+    rows = lf.filter(bad).select(key, column).collect()
     if rows.height:
-        c, v = rows.row(0)
+        k, v = rows.row(0)
         raise PolarsRankError(
             f"{what} column {column!r} has {rows.height} values outside {interval}, e.g. {v!r} "
-            f"(context {c!r})"
+            f"({key} {k!r})"
         )
 
 
-def _keys(lf: pl.LazyFrame, what: str, keys: list[str]) -> None:
+def unique_keys(lf: pl.LazyFrame, what: str, keys: list[str]) -> None:
     """No NULL key; no key (tuple) twice."""
     for column in keys:
         nulls = lf.select(pl.col(column).is_null().sum()).collect().item()
@@ -91,7 +91,7 @@ def _sums(policy: pl.LazyFrame, context: str, probability: str) -> None:
         )
 
 
-def _missing(lf: pl.LazyFrame, what: str, keys: list[str], message: str) -> None:
+def none_missing(lf: pl.LazyFrame, what: str, keys: list[str], message: str) -> None:
     rows = lf.select(keys).collect()
     if rows.height:
         example = rows.row(0)
@@ -115,27 +115,27 @@ def checked_inputs(
         list(dict.fromkeys([ctx, act, request.reward, request.pscore, *request.by]))
     )
     evaluated = evaluated.select(ctx, act, request.probability)
-    _finite(logged, "log", lschema, request.reward)
-    _finite(logged, "log", lschema, request.pscore)
-    _finite(evaluated, "policy", pschema, request.probability)
+    finite(logged, "log", lschema, request.reward)
+    finite(logged, "log", lschema, request.pscore)
+    finite(evaluated, "policy", pschema, request.probability)
     score = pl.col(request.pscore).cast(pl.Float64)
-    _within(logged, "log", request.pscore, ctx, (score <= 0) | (score > 1), "(0, 1]")
+    within(logged, "log", request.pscore, ctx, (score <= 0) | (score > 1), "(0, 1]")
     p = pl.col(request.probability).cast(pl.Float64)
-    _within(evaluated, "policy", request.probability, ctx, (p < 0) | (p > 1), "[0, 1]")
-    _keys(logged, "log", [ctx])
+    within(evaluated, "policy", request.probability, ctx, (p < 0) | (p > 1), "[0, 1]")
+    unique_keys(logged, "log", [ctx])
     for column in (act,):
         nulls = logged.select(pl.col(column).is_null().sum()).collect().item()
         if nulls:
             raise PolarsRankError(f"log column {column!r} has {nulls} NULL values")
-    _keys(evaluated, "policy", [ctx, act])
+    unique_keys(evaluated, "policy", [ctx, act])
     tables = [("policy", pschema)]
     model: pl.LazyFrame | None = None
     if q_hat is not None:
         model = to_lazy(q_hat, "q_hat")
         qschema = require_columns(model, "q_hat", [ctx, act, request.q_hat_column])
         model = model.select(ctx, act, request.q_hat_column)
-        _finite(model, "q_hat", qschema, request.q_hat_column)
-        _keys(model, "q_hat", [ctx, act])
+        finite(model, "q_hat", qschema, request.q_hat_column)
+        unique_keys(model, "q_hat", [ctx, act])
         tables.append(("q_hat", qschema))
     for what, schema in tables:
         if schema[ctx] != lschema[ctx] or schema[act] != lschema[act]:
@@ -144,7 +144,7 @@ def checked_inputs(
                 f"{lschema[act]}), {what} ({schema[ctx]}, {schema[act]})"
             )
     _sums(evaluated, ctx, request.probability)
-    _missing(
+    none_missing(
         logged.join(evaluated, on=ctx, how="anti").sort(ctx),
         "logged contexts are",
         [ctx],
@@ -161,7 +161,7 @@ def checked_inputs(
                 logged.select(ctx, act),
             ]
         ).unique()
-        _missing(
+        none_missing(
             read.join(model, on=[ctx, act], how="anti").sort(ctx, act),
             "(context, action) pairs lack a q_hat",
             [ctx, act],
@@ -172,7 +172,7 @@ def checked_inputs(
 
 
 def compiled_result(
-    values: pl.DataFrame, schema: pl.Schema, request: PolicyRequest
+    values: pl.DataFrame, schema: pl.Schema, request: PolicyRequest | SlateRequest
 ) -> pl.DataFrame:
     """The compiled query's rows as the Polars engine gives them: the ``by`` columns in the
     log's types, ``estimator`` (String), four Float64 numbers and ``n`` (Int64), sorted by

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from polars_rank.core.options import Options
     from polars_rank.core.types import CatalogInput, Connection, TableInput
     from polars_rank.policy.estimators import Estimator
+    from polars_rank.policy.slate import SlateEstimator
 
 
 @dataclass
@@ -114,3 +115,28 @@ class FusionRequest:
     k: float
     runs: list[Any]
     con: Any = None
+
+
+@dataclass
+class SlateRequest:
+    """One :func:`~polars_rank.evaluate_slate_policy` call: the slate log and the evaluation
+    policy's propensities as given, the estimators (label as written, estimator), the column
+    names (``propensities``: each propensity OBP's estimators read → its column, in both
+    tables), ``by`` as a list and the connection or session."""
+
+    log: TableInput
+    policy: TableInput
+    specs: list[tuple[str, SlateEstimator]]
+    slate: str
+    position: str
+    reward: str
+    propensities: dict[str, str]
+    by: list[str]
+    con: Any = None
+
+    @property
+    def read(self) -> list[str]:
+        """The propensity columns the estimators read, in :data:`~polars_rank.policy.slate.
+        PROPENSITIES`' order."""
+        used = {est.propensity for _, est in self.specs}
+        return [self.propensities[p] for p in self.propensities if p in used]

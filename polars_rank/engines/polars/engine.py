@@ -15,6 +15,7 @@ from polars_rank.engines.request import (
     PolicyRequest,
     RatingRequest,
     Request,
+    SlateRequest,
 )
 
 if TYPE_CHECKING:
@@ -103,6 +104,14 @@ class PolarsEngine(Engine):
         from polars_rank.engines.polars.rating import evaluate_ratings
 
         return evaluate_ratings(ratings, predictions, request)
+
+    def estimate_slates(
+        self, log: pl.LazyFrame, policy: pl.LazyFrame, request: SlateRequest
+    ) -> pl.DataFrame:
+        from polars_rank.engines.slate_inputs import joined
+        from polars_rank.policy.slate import estimate
+
+        return estimate(joined(log, policy, request), request.specs, request.by)
 
     def fuse(self, runs: pl.LazyFrame, request: FusionRequest) -> pl.LazyFrame:
         from polars_rank.ranking.fusion import plan
