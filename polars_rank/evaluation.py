@@ -30,6 +30,7 @@ from polars_rank.core.types import (
 )
 from polars_rank.engines import registry
 from polars_rank.engines.request import ClassificationRequest, FusionRequest, Request
+from polars_rank.policy.bootstrap import bootstrap_options
 from polars_rank.ranking import fusion
 
 Engine = EngineName
@@ -668,6 +669,9 @@ def evaluate_policy(
     lambda_: float = math.inf,
     engine: Engine = "polars",
     con: Any = None,
+    bootstrap: int | None = None,
+    alpha: float = 0.05,
+    seed: int | None = None,
 ) -> pl.DataFrame:
     """Estimate the value of an evaluation policy from a log collected by another policy
     (off-policy evaluation), with the estimators of the Open Bandit Pipeline (OBP 0.5,
@@ -703,9 +707,15 @@ def evaluate_policy(
             per segment, sorted (nulls first).
         lambda_: OBP's ``lambda_``: IPW and DR clip each weight at λ, SwitchDR uses DM
             alone where w > λ (default infinity: neither); SNIPW and SNDR do not read it.
-        engine: ``"polars"`` (one lazy plan), ``"duckdb"`` or ``"spark"`` (``con`` the
-            SparkSession): both run the one query of :func:`polars_rank.policy_sql`, which
-            prints it for every dialect.
+        engine: ``"polars"`` (one lazy plan), ``"duckdb"``, ``"spark"`` (``con`` the
+            SparkSession) or ``"clickhouse"``: those run the one query of
+            :func:`polars_rank.policy_sql`, which prints it for every dialect.
+        bootstrap, alpha, seed: OBP's ``estimate_interval`` (``n_bootstrap_samples``,
+            ``alpha``, ``random_state``): with a number of samples, each estimator's round
+            rewards are resampled as OBP resamples them (in the log's row order, one draw
+            per segment from ``RandomState(seed)``; :mod:`polars_rank.policy.bootstrap`)
+            and three columns follow ``n``: ``bootstrap_mean``, ``ci_lower``,
+            ``ci_upper``. The Polars engine only; the others refuse it.
 
     Checks, on every engine, each a :class:`PolarsRankError` naming the table and column: a
     pscore outside (0, 1]; a probability outside [0, 1]; a context whose probabilities do
@@ -760,6 +770,7 @@ def evaluate_policy(
         by=segments,
         lambda_=check_lambda(lambda_),
         con=con,
+        bootstrap=bootstrap_options(bootstrap, alpha, seed),
     )
     return registry.engine(engine).evaluate_policy(request)
 
@@ -778,6 +789,9 @@ def evaluate_slate_policy(
     by: str | Iterable[str] | None = None,
     engine: EngineName = "polars",
     con: Any = None,
+    bootstrap: int | None = None,
+    alpha: float = 0.05,
+    seed: int | None = None,
 ) -> pl.DataFrame:
     """Estimate the value of an evaluation policy that shows slates (ranked lists) from
     slates logged by another policy, with OBP's slate estimators (every definition:
@@ -801,6 +815,12 @@ def evaluate_slate_policy(
             ``"clickhouse"`` (the compiled query of :func:`~polars_rank.slate_policy_sql`);
             the inputs are checked in Polars first, with the same messages on every engine.
         con: the engine's connection or session.
+        bootstrap, alpha, seed: OBP's ``estimate_interval`` (``n_bootstrap_samples``,
+            ``alpha``, ``random_state``): with a number of samples, the slates are
+            resampled as OBP resamples them (one draw per segment from
+            ``RandomState(seed)``; :mod:`polars_rank.policy.bootstrap`) and three columns
+            follow ``n``: ``bootstrap_mean``, ``ci_lower``, ``ci_upper``. The Polars
+            engine only; the others refuse it.
 
     Returns:
         ``[by...,] estimator, estimate, standard_error, ess, max_weight, n`` (``n``: the
@@ -847,6 +867,7 @@ def evaluate_slate_policy(
         propensities=propensities,
         by=policy_by(by, roles),
         con=con,
+        bootstrap=bootstrap_options(bootstrap, alpha, seed),
     )
     return registry.engine(engine).evaluate_slate_policy(request)
 

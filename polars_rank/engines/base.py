@@ -261,6 +261,7 @@ class Engine:
         :func:`~polars_rank.policy_sql`, run by :meth:`run_sql`."""
         from polars_rank.engines.policy_inputs import compiled_result, request_sql
 
+        self._no_bootstrap(request.bootstrap)
         logged = log.collect()
         frames = {"log": logged, "policy": policy.collect()}
         if q_hat is not None:
@@ -293,6 +294,7 @@ class Engine:
         from polars_rank.engines.policy_inputs import compiled_result
         from polars_rank.engines.slate_inputs import request_sql
 
+        self._no_bootstrap(request.bootstrap)
         logged = log.collect()
 
         def query(dialect: DialectName, tables: Mapping[str, str]) -> str:
@@ -319,6 +321,16 @@ class Engine:
             )
 
         return self.run_sql({"runs": runs.collect()}, query, request.con)
+
+    def _no_bootstrap(self, bootstrap: object) -> None:
+        """The compiled queries give no bootstrap interval: OBP's resamples the rounds with
+        numpy's ``RandomState``, which the Polars engine does over its own plan's values."""
+        if bootstrap is not None:
+            raise PolarsRankError(
+                f"engine {self.name!r} does not implement the bootstrap interval: it "
+                "resamples every round with numpy's RandomState, as OBP's estimate_interval "
+                "does; use engine='polars' (or leave bootstrap out)"
+            )
 
     def run_sql(
         self,

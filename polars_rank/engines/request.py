@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from polars_rank.catalog.names import MetricSpec
     from polars_rank.core.options import Options
     from polars_rank.core.types import CatalogInput, Connection, TableInput
+    from polars_rank.policy.bootstrap import Bootstrap
     from polars_rank.policy.estimators import Estimator
     from polars_rank.policy.slate import SlateEstimator
 
@@ -86,7 +87,8 @@ class RatingRequest:
 class PolicyRequest:
     """One :func:`~polars_rank.evaluate_policy` call: the log, the evaluation policy and the
     reward model's estimates (None without) as given, the estimators (label as written,
-    estimator), the column names, ``by`` as a list and ``lambda_`` (None: infinity)."""
+    estimator), the column names, ``by`` as a list, ``lambda_`` (None: infinity) and the
+    bootstrap interval's options (None: no interval)."""
 
     log: TableInput
     policy: TableInput
@@ -101,6 +103,7 @@ class PolicyRequest:
     by: list[str]
     lambda_: float | None
     con: Any
+    bootstrap: Bootstrap | None = None
 
 
 @dataclass
@@ -122,7 +125,8 @@ class SlateRequest:
     """One :func:`~polars_rank.evaluate_slate_policy` call: the slate log and the evaluation
     policy's propensities as given, the estimators (label as written, estimator), the column
     names (``propensities``: each propensity OBP's estimators read → its column, in both
-    tables), ``by`` as a list and the connection or session."""
+    tables), ``by`` as a list, the connection or session and the bootstrap interval's
+    options (None: no interval)."""
 
     log: TableInput
     policy: TableInput
@@ -133,6 +137,7 @@ class SlateRequest:
     propensities: dict[str, str]
     by: list[str]
     con: Any = None
+    bootstrap: Bootstrap | None = None
 
     @property
     def read(self) -> list[str]:

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from polars_rank.core.errors import PolarsRankError, bad_choice
+from polars_rank.policy.bootstrap import Bootstrap, intervals
 
 #: The propensity columns OBP's slate estimators read, in order.
 PROPENSITIES = ("pscore", "pscore_item_position", "pscore_cascade")
@@ -101,13 +102,19 @@ def weight_column(propensity: str) -> str:
 
 
 def estimate(
-    rows: pl.LazyFrame, specs: list[tuple[str, SlateEstimator]], by: list[str]
+    rows: pl.LazyFrame,
+    specs: list[tuple[str, SlateEstimator]],
+    by: list[str],
+    bootstrap: Bootstrap | None = None,
 ) -> pl.DataFrame:
     """The Polars engine's estimates over joined rows (``by`` columns, :data:`SLATE`,
     :data:`POSITION`, :data:`REWARD` and the weights the estimators read): ``[by...,]
     estimator, estimate, standard_error, ess, max_weight, n``, one row per estimator per
-    segment (segments sorted, nulls first; estimators in the order given)."""
+    segment (segments sorted, nulls first; estimators in the order given); with
+    ``bootstrap``, OBP's interval over the slates' sums of round rewards
+    (:mod:`polars_rank.policy.bootstrap`) in three more columns."""
     r = pl.col(REWARD)
+    sums = []
     at_position = [*by, POSITION]
     parts = []
     for order, (label, est) in enumerate(specs):
@@ -137,6 +144,10 @@ def estimate(
             pl.col("w").max().alias("mw"),
             pl.col("e").any().alias("empty"),
         )
+        if bootstrap is not None:
+            # OBP resamples the slates in np.unique(slate_id)'s order: ids ascending
+            ordered = slates.sort([*by, SLATE], nulls_last=False)
+            sums.append(ordered.select(*by, estimator=pl.lit(label), value="y"))
         n = pl.len()
         spread = pl.col("psi") - pl.col("psi").mean()
         empty_segment = pl.col("empty").any()
@@ -161,4 +172,9 @@ def estimate(
         )
     out = pl.concat(parts).sort([*by, "__pr_order"], nulls_last=False).collect()
     columns = ["estimate", "standard_error", "ess", "max_weight"]
-    return out.select(*by, "estimator", *(pl.col(c).cast(pl.Float64) for c in columns), "n")
+    out = out.select(*by, "estimator", *(pl.col(c).cast(pl.Float64) for c in columns), "n")
+    if bootstrap is None:
+        return out
+    values = pl.concat(sums).collect()
+    found = intervals(values, by, bootstrap)
+    return out.join(found, on=[*by, "estimator"], how="left", nulls_equal=True)

@@ -88,7 +88,7 @@ def random_log(seed: int, n: int = 400, actions: int = 5) -> dict[str, object]:
     }
 
 
-def _round_rewards(name: str, data: dict[str, np.ndarray], lambda_: float) -> np.ndarray:
+def round_rewards(name: str, data: dict[str, np.ndarray], lambda_: float) -> np.ndarray:
     """OBP's ``_estimate_round_rewards`` of the estimator ``name`` (position 0)."""
     reward, action, pscore = data["reward"], data["action"], data["pscore"]
     action_dist = data["action_dist"]
@@ -118,7 +118,7 @@ def _round_rewards(name: str, data: dict[str, np.ndarray], lambda_: float) -> np
 
 def oracle(name: str, data: dict[str, np.ndarray], lambda_: float = np.inf) -> dict[str, float]:
     """estimate (OBP's ``estimate_policy_value``), standard_error, ess, max_weight, n."""
-    rounds = _round_rewards(name, data, lambda_)
+    rounds = round_rewards(name, data, lambda_)
     n = rounds.shape[0]
     action_dist = data["action_dist"]
     iw = action_dist[np.arange(n), data["action"], 0] / data["pscore"]
@@ -154,3 +154,17 @@ def subset(data: dict[str, object], mask: np.ndarray) -> dict[str, np.ndarray]:
     """The OBP arrays of the decisions in ``mask``."""
     keys = ("reward", "action", "pscore", "action_dist", "estimated_rewards_by_reg_model")
     return {k: np.asarray(data[k])[mask] for k in keys}
+
+
+def obp_bootstrap(
+    samples: np.ndarray, alpha: float, n_bootstrap_samples: int, random_state: int | None
+) -> tuple[float, float, float]:
+    """OBP's ``estimate_confidence_interval_by_bootstrap`` (obp/utils.py, lines 77-87), as
+    written: ``(mean, lower, upper)``."""
+    boot_samples = []
+    random_ = np.random.RandomState(random_state)  # check_random_state(int)
+    for _ in np.arange(n_bootstrap_samples):
+        boot_samples.append(np.mean(random_.choice(samples, size=samples.shape[0])))
+    lower_bound = np.percentile(boot_samples, 100 * (alpha / 2))
+    upper_bound = np.percentile(boot_samples, 100 * (1.0 - alpha / 2))
+    return float(np.mean(boot_samples)), float(lower_bound), float(upper_bound)

@@ -132,3 +132,25 @@ def oracle(name: str, data: dict[str, object]) -> dict[str, float]:
         "max_weight": float(iw.max()),
         "n": n,
     }
+
+
+def slate_sums(name: str, data: dict[str, object]) -> np.ndarray:
+    """OBP's ``_estimate_slate_confidence_interval_by_bootstrap`` samples (lines 122-127):
+    ``for slate in np.unique(slate_id): estimated_rewards[slate_id == slate].sum()``."""
+    normalised = name.startswith("SN")
+    kind = KINDS[name.removeprefix("SN")]
+    slate_id = np.asarray(data["slate_id"])
+    reward = np.asarray(data["reward"], dtype=float)
+    position = np.asarray(data["position"])
+    behaviour = np.asarray(data[kind], dtype=float)
+    evaluation = np.asarray(data[f"e_{kind}"], dtype=float)
+    if not normalised:
+        estimated_rewards = reward * (evaluation / behaviour)
+    else:
+        estimated_rewards = np.zeros_like(behaviour)
+        iw = np.zeros_like(behaviour)
+        for pos_ in range(int(data["len_list"])):  # type: ignore[call-overload]
+            idx = position == pos_
+            iw[idx] = evaluation[idx] / behaviour[idx]
+            estimated_rewards[idx] = reward[idx] * iw[idx] / iw[idx].mean()
+    return np.array([estimated_rewards[slate_id == s].sum() for s in np.unique(slate_id)])

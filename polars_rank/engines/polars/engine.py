@@ -111,7 +111,8 @@ class PolarsEngine(Engine):
         from polars_rank.engines.slate_inputs import joined
         from polars_rank.policy.slate import estimate
 
-        return estimate(joined(log, policy, request), request.specs, request.by)
+        rows = joined(log, policy, request)
+        return estimate(rows, request.specs, request.by, request.bootstrap)
 
     def fuse(self, runs: pl.LazyFrame, request: FusionRequest) -> pl.LazyFrame:
         from polars_rank.ranking.fusion import plan

@@ -8,12 +8,13 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rank.policy.estimators import OUTPUTS, estimator_exprs
+from polars_rank.policy.bootstrap import intervals
+from polars_rank.policy.estimators import OUTPUTS, Estimator, applied_weight, estimator_exprs
 
 if TYPE_CHECKING:
     from polars_rank.engines.request import PolicyRequest
 
-_W, _R, _Q, _DM, _P = "__pr_w", "__pr_r", "__pr_q", "__pr_dm", "__pr_p"
+_W, _R, _Q, _DM, _P, _ROW = "__pr_w", "__pr_r", "__pr_q", "__pr_dm", "__pr_p", "__pr_row"
 
 
 def _rows(
@@ -24,9 +25,17 @@ def _rows(
     ctx, act = request.context, request.action
     keys = [ctx, act]
     probability = policy.select(*keys, pl.col(request.probability).cast(pl.Float64).alias(_P))
-    rows = log.select(
-        *keys, *request.by, request.pscore, pl.col(request.reward).cast(pl.Float64).alias(_R)
-    ).join(probability, on=keys, how="left")
+    rows = (
+        log.with_row_index(_ROW)
+        .select(
+            _ROW,
+            *keys,
+            *request.by,
+            request.pscore,
+            pl.col(request.reward).cast(pl.Float64).alias(_R),
+        )
+        .join(probability, on=keys, how="left")
+    )
     rows = rows.with_columns(
         (pl.col(_P).fill_null(0.0) / pl.col(request.pscore).cast(pl.Float64)).alias(_W)
     )
@@ -69,4 +78,30 @@ def evaluate_policy(
         ]
         frames.append(rows.group_by(by).agg(aggs) if by else rows.select(aggs))
     out = pl.concat(frames).sort([*by, "__pr_ord"], nulls_last=False).drop("__pr_ord")
-    return out.collect()
+    if request.bootstrap is None:
+        return out.collect()
+    # OBP resamples the rounds in the log's order
+    ordered = rows.sort(_ROW)
+    values = pl.concat(
+        ordered.select(
+            *by,
+            pl.lit(label).alias("estimator"),
+            round_rewards(est, request.lambda_, by).alias("value"),
+        )
+        for label, est in request.specs
+    ).collect()
+    found = intervals(values, by, request.bootstrap)
+    return out.collect().join(found, on=[*by, "estimator"], how="left", nulls_equal=True)
+
+
+def round_rewards(est: Estimator, lambda_: float | None, by: list[str]) -> pl.Expr:
+    """OBP's ``_estimate_round_rewards`` of ``est``, one per logged decision: the values its
+    bootstrap resamples (the self-normalised ones divided by the segment's mean weight)."""
+    w, r = pl.col(_W), pl.col(_R)
+    base, residual = (pl.col(_DM), r - pl.col(_Q)) if est.model else (pl.lit(0.0), r)
+    if est.name == "dm":
+        return base
+    if est.normalised:
+        mean = w.mean().over(by) if by else w.mean()
+        return base + w * residual / mean
+    return base + applied_weight(w, est.lambda_, lambda_) * residual
