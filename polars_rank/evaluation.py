@@ -591,6 +591,7 @@ def evaluate_diversity(
     score: str = "score",
     subtopic: str = "subtopic",
     relevance: str = "relevance",
+    by: str | Iterable[str] | None = None,
 ) -> pl.DataFrame:
     """Diversity by intent, ndeval's metrics (TREC Web 2009–2012): ``alpha_ndcg@k``,
     ``alpha_dcg@k``, ``err_ia@k``, ``nerr_ia@k``, ``nrbp``, ``nnrbp``, ``p_ia@k``,
@@ -615,6 +616,11 @@ def evaluate_diversity(
       query with judgments but no relevant document scores 0 on every metric, nNRBP
       included (ndeval: NaN). The result is their mean, or one row per query with
       ``per_query``; no query to evaluate gives nulls (zero rows with ``per_query``).
+
+    ``by``: column(s) of the run (e.g. ``"system"``) whose values split it: one row per
+    segment (sorted), or per segment and query with ``per_query``, in one plan. Judgments
+    with a ``by`` column belong to that segment (joined on it); those without are shared by
+    every segment (the engines' rule for ``evaluate``).
 
     Runs on the Polars engine only (``engine="polars"``): DuckDB and Spark refuse by name,
     the greedy ideal ranking not being compiled to SQL.
@@ -646,11 +652,29 @@ def evaluate_diversity(
         "subtopic": subtopic,
         "relevance": relevance,
     }
-    ranked, relevant, evaluated = checked_inputs(run, qrels, columns, relevance_level, queries)
+    segments = by_list(by)
+    labels = [m.label for m in specs]
+    for column in segments:
+        if column in (query, doc, score, subtopic, relevance) or column in labels:
+            raise PolarsRankError(
+                f"by column {column!r} is one of the run's, the qrels' or the output's columns"
+            )
+    if len(set(segments)) < len(segments):
+        raise PolarsRankError(f"by names a column twice: {segments}")
+    ranked, relevant, evaluated = checked_inputs(
+        run, qrels, columns, relevance_level, queries, segments
+    )
     values = plan(ranked, relevant, evaluated, specs, float(alpha), float(beta))
+    if segments:
+        keys = [f"__pr_by_{i}" for i in range(len(segments))]
+        values = values.unnest("query").rename(dict(zip(keys, segments, strict=True)))
+        values = values.sort([*segments, "query"])
     if check_boolean("per_query", per_query):
         return values.rename({"query": query}) if query not in values.columns[1:] else values
-    return values.select(pl.col(m.label).mean() for m in specs)
+    if segments:
+        means = values.group_by(segments).agg(pl.col(label).mean() for label in labels)
+        return means.sort(segments)
+    return values.select(pl.col(label).mean() for label in labels)
 
 
 def evaluate_policy(

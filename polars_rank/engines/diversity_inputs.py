@@ -46,18 +46,35 @@ def checked_inputs(
     columns: dict[str, str],
     relevance_level: float,
     queries: Queries,
+    by: list[str] | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """``(ranked, relevant, evaluated)``: the run as ``query, doc, rank`` (score descending,
     ties by doc id descending), the unique ``query, doc, subtopic`` judged relevant, and the
     ``query`` column of the queries to evaluate; ``columns`` maps ``query, doc, score,
-    subtopic, relevance`` to the caller's names."""
+    subtopic, relevance`` to the caller's names.
+
+    With ``by`` (columns of the run), each ``query`` is the struct of the ``by`` values and
+    the query id, so that the plan evaluates every (segment, query) at once: judgments that
+    have a ``by`` column belong to that segment (joined on it), those without are shared by
+    every segment; the queries evaluated are each segment's."""
+    by = by or []
     query, doc, score = columns["query"], columns["doc"], columns["score"]
     subtopic, relevance = columns["subtopic"], columns["relevance"]
-    ranked = _columns(to_lazy(run, "run"), "run", {"query": query, "doc": doc, "score": score})
+    run_lf, qrels_lf = to_lazy(run, "run"), to_lazy(qrels, "qrels")
+    segments = {f"__pr_by_{i}": c for i, c in enumerate(by)}
+    qrels_schema = qrels_lf.collect_schema()
+    shared = {k: c for k, c in segments.items() if c not in qrels_schema}
+    ranked = _columns(run_lf, "run", {**segments, "query": query, "doc": doc, "score": score})
     judged = _columns(
-        to_lazy(qrels, "qrels"),
+        qrels_lf,
         "qrels",
-        {"query": query, "subtopic": subtopic, "doc": doc, "relevance": relevance},
+        {
+            **{k: c for k, c in segments.items() if k not in shared},
+            "query": query,
+            "subtopic": subtopic,
+            "doc": doc,
+            "relevance": relevance,
+        },
     )
     _number(ranked, "run", "score", score)
     _number(judged, "qrels", "relevance", relevance)
@@ -67,15 +84,44 @@ def checked_inputs(
                 f"column {column!r} has type {ranked.schema[ours]} in the run and "
                 f"{judged.schema[ours]} in the qrels"
             )
-    _once(ranked, "run", ["query", "doc"], f"{query}, {doc}")
-    _once(judged, "qrels", ["query", "subtopic", "doc"], f"{query}, {subtopic}, {doc}")
-    ranked = ranked.sort(["query", "score", "doc"], descending=[False, True, True]).select(
-        "query", "doc", (pl.int_range(pl.len()).over("query") + 1).cast(pl.Int32).alias("rank")
+    own = [k for k in segments if k not in shared]
+    for key in own:
+        if ranked.schema[key] != judged.schema[key]:
+            raise PolarsRankError(
+                f"by column {segments[key]!r} has type {ranked.schema[key]} in the run and "
+                f"{judged.schema[key]} in the qrels"
+            )
+    names = [*segments.values(), query]
+    _once(ranked, "run", [*segments, "query", "doc"], ", ".join([*names, doc]))
+    _once(
+        judged,
+        "qrels",
+        [*own, "query", "subtopic", "doc"],
+        ", ".join([*(segments[k] for k in own), query, subtopic, doc]),
+    )
+    keys = [*segments, "query"]
+    ranked = ranked.sort([*keys, "score", "doc"], descending=[*([False] * len(keys)), True, True])
+    ranked = ranked.select(
+        *keys, "doc", (pl.int_range(pl.len()).over(keys) + 1).cast(pl.Int32).alias("rank")
     )
     relevant = judged.filter(pl.col("relevance") >= relevance_level).select(
-        "query", "doc", "subtopic"
+        *own, "query", "doc", "subtopic"
     )
-    evaluated = judged.select("query").unique()
+    evaluated = judged.select(*own, "query").unique()
+    if shared:
+        groups = ranked.select(list(segments)).unique()
+        if own:
+            relevant = groups.join(relevant, on=own)
+            evaluated = groups.join(evaluated, on=own)
+        else:
+            relevant = groups.join(relevant, how="cross")
+            evaluated = groups.join(evaluated, how="cross")
     if queries == "both":
-        evaluated = evaluated.join(ranked.select("query").unique(), on="query")
-    return ranked, relevant, evaluated
+        evaluated = evaluated.join(ranked.select(keys).unique(), on=keys)
+    if not segments:
+        return ranked, relevant, evaluated
+
+    def keyed(frame: pl.DataFrame) -> pl.DataFrame:
+        return frame.with_columns(pl.struct(keys).alias("query")).drop(list(segments))
+
+    return keyed(ranked), keyed(relevant), keyed(evaluated)
