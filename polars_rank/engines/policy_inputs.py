@@ -152,17 +152,23 @@ def checked_inputs(
         "probability 0)",
     )
     if model is not None and any(est.model for _, est in request.specs):
+        keys = [ctx, act]
         contexts = logged.select(ctx)
-        read = pl.concat(
+        evaluated_pairs = (
+            evaluated.filter(pl.col(request.probability) > 0)
+            .select(keys)
+            .join(contexts, on=ctx, how="semi")
+        )
+        # each side's pairs without a q_hat, then the few of them made unique (an anti-join
+        # per side costs far less than the union of every pair made unique)
+        lacking = pl.concat(
             [
-                evaluated.join(contexts, on=ctx, how="semi")
-                .filter(pl.col(request.probability) > 0)
-                .select(ctx, act),
-                logged.select(ctx, act),
+                logged.select(keys).join(model, on=keys, how="anti"),
+                evaluated_pairs.join(model, on=keys, how="anti"),
             ]
         ).unique()
         none_missing(
-            read.join(model, on=[ctx, act], how="anti").sort(ctx, act),
+            lacking.sort(ctx, act),
             "(context, action) pairs lack a q_hat",
             [ctx, act],
             "(the model-based estimators read q_hat for every logged action and every "
