@@ -1,5 +1,5 @@
 """The ``polars-rank`` command: evaluate, trec_eval, compare, classify, plot, metrics, sql,
-fuse, dbt and demo.
+fuse, policy, dbt and demo.
 
 Errors are one line on stderr (``polars-rank: error: ...``) with exit code 2 (``trec_eval``
 uses trec_eval's codes); ``--debug`` shows the traceback instead.
@@ -54,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     from polars_rank.cli.fuse import build_fuse_parser
     from polars_rank.cli.metrics import build_metrics_parser
     from polars_rank.cli.plot import build_plot_parser
+    from polars_rank.cli.policy import build_policy_parser
     from polars_rank.cli.sql import build_sql_parser
     from polars_rank.cli.trec_eval import USAGE_EXIT_CODE
     from polars_rank.cli.trec_eval import build_parser as build_trec_eval_parser
@@ -84,6 +85,11 @@ def build_parser() -> argparse.ArgumentParser:
             "fuse",
             "fuse several TREC runs into one (rank fusion, ranx's methods)",
             build_fuse_parser,
+        ),
+        (
+            "policy",
+            "off-policy estimates of a new policy from a log (OBP's estimators)",
+            build_policy_parser,
         ),
         ("dbt", "generate the dbt package's report macros from polars_rank.yml", build_dbt_parser),
         ("demo", "a built-in example: evaluation, comparison, code", build_demo_parser),
@@ -139,6 +145,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from polars_rank.cli.fuse import run_fuse
 
         return run_fuse(args)
+    if args.command == "policy":
+        from polars_rank.cli.policy import run_policy
+
+        return run_policy(args)
     if args.command == "dbt":
         from polars_rank.cli.dbt import run_dbt
 
