@@ -34,7 +34,7 @@ from typing import Any, Literal
 
 from polars_rank.catalog.classification import GROUP
 from polars_rank.catalog.names import MetricSpec, parse_metrics
-from polars_rank.compiler.columns import column_names, metric_outputs
+from polars_rank.compiler.columns import check_dotless, column_names, metric_outputs
 from polars_rank.compiler.dialects import RAW, render
 from polars_rank.core import messages
 from polars_rank.core.dialects import DialectName, get_dialect
@@ -475,14 +475,8 @@ def _names(
         names[f"pr_col_bout{i}"] = column
     for i, column in enumerate(groups):
         names[f"pr_col_g{i}"] = column
-    rules = get_dialect(dialect)
-    if not rules.column_names_may_hold_dots:
-        for column in names.values():
-            if "." in column:
-                raise PolarsRankError(
-                    f"the column {column!r} has a '.', which {rules.title} reads as a path "
-                    "(its column names cannot contain one)"
-                )
+    get_dialect(dialect)
+    check_dotless(names.values(), dialect)
     return names
 
 

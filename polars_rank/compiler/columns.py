@@ -60,3 +60,29 @@ def metric_outputs(metrics: Iterable[str | MetricSpec]) -> list[str]:
     """
     labels = [m.label if isinstance(m, MetricSpec) else m for m in metrics]
     return [*labels, *column_names(labels, reserved=()).values()]
+
+
+def given_column(what: str, value: object) -> str:
+    """A caller's column name for ``what`` (an argument of the compiled queries): a
+    non-blank string, else the error naming the argument."""
+    from polars_rank.core import messages
+
+    if not isinstance(value, str) or not value.strip():
+        raise messages.bad_column_name(what, value)
+    return value
+
+
+def check_dotless(columns: Iterable[str], dialect: str) -> None:
+    """No column name holds a '.' where ``dialect`` reads one as a path (BigQuery, ...)."""
+    from polars_rank.core.dialects import get_dialect
+    from polars_rank.core.errors import PolarsRankError
+
+    rules = get_dialect(dialect)
+    if rules.column_names_may_hold_dots:
+        return
+    for column in columns:
+        if "." in column:
+            raise PolarsRankError(
+                f"the column {column!r} has a '.', which {rules.title} reads as a path "
+                "(its column names cannot contain one)"
+            )

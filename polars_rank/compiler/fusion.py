@@ -32,8 +32,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from polars_rank.compiler.columns import check_dotless, given_column
 from polars_rank.compiler.dialects import ID_NUMBER, ID_TEXT, RAW, render
-from polars_rank.core import messages
 from polars_rank.core.dialects import DialectName, get_dialect
 from polars_rank.core.errors import PolarsRankError, bad_choice
 from polars_rank.core.identifiers import table_reference
@@ -168,12 +168,6 @@ def _name(name: object) -> str:
     return literal(name)
 
 
-def _column(what: str, value: object) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise messages.bad_column_name(what, value)
-    return value
-
-
 def fusion_sql(
     method: str,
     dialect: DialectName,
@@ -211,7 +205,7 @@ def fusion_sql(
     >>> print(fusion_sql("sum", "duckdb", "runs", norm=None).splitlines()[-1])
       CAST("pr_d" AS TEXT) COLLATE "binary" DESC NULLS LAST
     """
-    rules = get_dialect(dialect)
+    get_dialect(dialect)
     if method not in _METHODS:
         raise bad_choice("method", method, _METHODS)
     if norm not in _NORMS:
@@ -233,10 +227,10 @@ def fusion_sql(
             if not abs(value) < float("inf"):
                 raise PolarsRankError(f"weight of run {name!r} must be finite, got {value!r}")
     names = {
-        RUN: _column("run", run),
-        QUERY: _column("query", query),
-        DOC: _column("doc", doc),
-        SCORE: _column("score", score),
+        RUN: given_column("run", run),
+        QUERY: given_column("query", query),
+        DOC: given_column("doc", doc),
+        SCORE: given_column("score", score),
     }
     outputs = [query, doc, score]
     if len({c.lower() for c in outputs}) < 3 or run.lower() in {c.lower() for c in outputs}:
@@ -244,13 +238,7 @@ def fusion_sql(
             f"the run, query, doc and score columns {[run, *outputs]} must differ "
             "(case-insensitively)"
         )
-    if not rules.column_names_may_hold_dots:
-        for column in names.values():
-            if "." in column:
-                raise PolarsRankError(
-                    f"the column {column!r} has a '.', which {rules.title} reads as a path "
-                    "(its column names cannot contain one)"
-                )
+    check_dotless(names.values(), dialect)
     names.update({_OUT["query"]: query, _OUT["doc"]: doc, _OUT["score"]: score})
     listed = list(runs) if runs is not None else list(weights) if weights is not None else None
     if listed is not None:

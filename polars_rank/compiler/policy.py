@@ -26,8 +26,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
+from polars_rank.compiler.columns import check_dotless, given_column
 from polars_rank.compiler.dialects import RAW, render
-from polars_rank.core import messages
 from polars_rank.core.dialects import DialectName, get_dialect
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.identifiers import table_reference
@@ -210,7 +210,7 @@ def policy_by(by: str | Iterable[str] | None, roles: dict[str, str]) -> list[str
     name → its role: context, action, reward, pscore)."""
     segments = [by] if isinstance(by, str) else list(by or [])
     for column in segments:
-        _column("by", column)
+        given_column("by", column)
         if column.lower() in COLUMNS:
             raise PolarsRankError(
                 f"by column {column!r} has the name of an output column ({', '.join(COLUMNS)})"
@@ -225,12 +225,6 @@ def policy_by(by: str | Iterable[str] | None, roles: dict[str, str]) -> list[str
     if len(set(lowered)) < len(lowered):
         raise PolarsRankError(f"the by columns {segments} must differ (case-insensitively)")
     return segments
-
-
-def _column(what: str, value: object) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise messages.bad_column_name(what, value)
-    return value
 
 
 def policy_sql(
@@ -275,30 +269,24 @@ def policy_sql(
     >>> print(policy_sql("IPW", "duckdb", "log", "pi").splitlines()[0])
     WITH pr_rows AS (
     """
-    rules = get_dialect(dialect)
+    get_dialect(dialect)
     bound = check_lambda(lambda_)
     names = {
-        CONTEXT: _column("context", context),
-        ACTION: _column("action", action),
-        REWARD: _column("reward", reward),
-        PSCORE: _column("pscore", pscore),
-        PROBABILITY: _column("probability", probability),
+        CONTEXT: given_column("context", context),
+        ACTION: given_column("action", action),
+        REWARD: given_column("reward", reward),
+        PSCORE: given_column("pscore", pscore),
+        PROBABILITY: given_column("probability", probability),
     }
     if q_hat is not None:
-        names[Q] = _column("q_hat_column", q_hat_column)
+        names[Q] = given_column("q_hat_column", q_hat_column)
     segments = policy_by(
         by, {context: "context", action: "action", reward: "reward", pscore: "pscore"}
     )
     for i, column in enumerate(segments):
         names[f"pr_col_b{i}"] = names[f"pr_col_bout{i}"] = column
     specs = policy_specs(estimators, q_hat is not None)
-    if not rules.column_names_may_hold_dots:
-        for column in names.values():
-            if "." in column:
-                raise PolarsRankError(
-                    f"the column {column!r} has a '.', which {rules.title} reads as a path "
-                    "(its column names cannot contain one)"
-                )
+    check_dotless(names.values(), dialect)
     names.update({f"pr_out_{c}": c for c in COLUMNS})
     tables = {
         LOG: ("log", table_reference(log, "log", dialect)),

@@ -26,9 +26,8 @@ from collections.abc import Iterable, Sequence
 
 from polars_rank.catalog.names import MetricSpec, parse_metrics
 from polars_rank.catalog.rating import UNWEIGHTED
-from polars_rank.compiler.columns import column_names, metric_outputs
+from polars_rank.compiler.columns import check_dotless, column_names, given_column, metric_outputs
 from polars_rank.compiler.dialects import RAW, render
-from polars_rank.core import messages
 from polars_rank.core.dialects import DialectName, get_dialect
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.grouping import check_by_names
@@ -130,12 +129,6 @@ def _query(specs: list[MetricSpec], segments: int, weighted: bool) -> str:
     return f"WITH {pairs}, {means}, {sums} SELECT {', '.join(outputs)} FROM pr_sums{order}"
 
 
-def _column(what: str, value: object) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise messages.bad_column_name(what, value)
-    return value
-
-
 def rating_specs(metrics: Sequence[str | MetricSpec] | str, weight: str | None) -> list[MetricSpec]:
     """Rating metric names parsed (the ``rating`` name space); a metric scikit-learn defines
     without weights (``max_error``) is refused with ``weight``."""
@@ -190,29 +183,23 @@ def rating_sql(
     """
     get_dialect(dialect)
     names = {
-        USER: _column("user", user),
-        ITEM: _column("item", item),
-        RATING: _column("rating", rating),
-        PREDICTION: _column("prediction", prediction),
+        USER: given_column("user", user),
+        ITEM: given_column("item", item),
+        RATING: given_column("rating", rating),
+        PREDICTION: given_column("prediction", prediction),
     }
     if weight is not None:
-        names[WEIGHT] = _column("weight", weight)
+        names[WEIGHT] = given_column("weight", weight)
     segments = [by] if isinstance(by, str) else list(by or [])
     for i, column in enumerate(segments):
-        names[f"pr_col_b{i}"] = names[f"pr_col_bout{i}"] = _column("by", column)
+        names[f"pr_col_b{i}"] = names[f"pr_col_bout{i}"] = given_column("by", column)
     lowered = [c.lower() for c in segments]
     if len(set(lowered)) < len(lowered):
         raise PolarsRankError(f"the by columns {segments} must differ (case-insensitively)")
     specs = rating_specs(metrics, weight)
     check_by_names(segments, {}, metric_outputs(specs))
-    rules = get_dialect(dialect)
-    if not rules.column_names_may_hold_dots:
-        for column in names.values():
-            if "." in column:
-                raise PolarsRankError(
-                    f"the column {column!r} has a '.', which {rules.title} reads as a path "
-                    "(its column names cannot contain one)"
-                )
+    get_dialect(dialect)
+    check_dotless(names.values(), dialect)
     out = column_names(specs, reserved=segments)
     names.update({f"pr_m{n}": out[s.label] for n, s in enumerate(specs, 1)})
     tables = {

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from polars_rank.compiler.columns import check_dotless, given_column
 from polars_rank.compiler.dialects import RAW, render
 from polars_rank.compiler.policy import COLUMNS, policy_by
-from polars_rank.core import messages
 from polars_rank.core.dialects import DialectName, get_dialect
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.identifiers import table_reference
@@ -147,12 +147,6 @@ def _query(specs: list[tuple[str, SlateEstimator]], segments: int) -> str:
     return f"WITH {ctes} SELECT {', '.join(final)} FROM ({union}) AS pr_all{order}"
 
 
-def _column(what: str, value: object) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise messages.bad_column_name(what, value)
-    return value
-
-
 def slate_policy_sql(
     estimators: Sequence[str] | str,
     dialect: DialectName,
@@ -193,16 +187,16 @@ def slate_policy_sql(
     >>> print(slate_policy_sql("RIPS", "duckdb", "log", "pi").splitlines()[0])
     WITH pr_rows AS (
     """
-    rules = get_dialect(dialect)
+    get_dialect(dialect)
     specs = slate_specs(estimators)
     given = dict(zip(PROPENSITIES, (pscore, pscore_item_position, pscore_cascade), strict=True))
     names = {
-        SLATE: _column("slate", slate),
-        POSITION: _column("position", position),
-        REWARD: _column("reward", reward),
+        SLATE: given_column("slate", slate),
+        POSITION: given_column("position", position),
+        REWARD: given_column("reward", reward),
     }
     used = {est.propensity for _, est in specs}
-    names.update({_placeholder(p): _column(p, c) for p, c in given.items() if p in used})
+    names.update({_placeholder(p): given_column(p, c) for p, c in given.items() if p in used})
     roles = {slate: "slate", position: "position", reward: "reward"}
     roles.update({c: p for p, c in given.items() if p in used})
     segments = policy_by(by, roles)
@@ -213,13 +207,7 @@ def slate_policy_sql(
             f"the slate, position, reward and propensity columns {list(names.values())} "
             "must differ (case-insensitively)"
         )
-    if not rules.column_names_may_hold_dots:
-        for column in names.values():
-            if "." in column:
-                raise PolarsRankError(
-                    f"the column {column!r} has a '.', which {rules.title} reads as a path "
-                    "(its column names cannot contain one)"
-                )
+    check_dotless(names.values(), dialect)
     names.update({f"pr_out_{c}": c for c in COLUMNS})
     tables = {
         LOG: ("log", table_reference(log, "log", dialect)),
