@@ -1,5 +1,5 @@
 """The ``polars-rank`` command: evaluate, trec_eval, compare, classify, plot, metrics, sql,
-fuse, policy, dbt and demo.
+fuse, diversity, policy, dbt and demo.
 
 Errors are one line on stderr (``polars-rank: error: ...``) with exit code 2 (``trec_eval``
 uses trec_eval's codes); ``--debug`` shows the traceback instead.
@@ -50,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     from polars_rank.cli.compare import build_compare_parser
     from polars_rank.cli.dbt import build_dbt_parser
     from polars_rank.cli.demo import build_demo_parser
+    from polars_rank.cli.diversity import build_diversity_parser
     from polars_rank.cli.evaluate import build_evaluate_parser
     from polars_rank.cli.fuse import build_fuse_parser
     from polars_rank.cli.metrics import build_metrics_parser
@@ -85,6 +86,11 @@ def build_parser() -> argparse.ArgumentParser:
             "fuse",
             "fuse several TREC runs into one (rank fusion, ranx's methods)",
             build_fuse_parser,
+        ),
+        (
+            "diversity",
+            "diversity by intent (ndeval: alpha-nDCG, ERR-IA, NRBP, ...) of runs",
+            build_diversity_parser,
         ),
         (
             "policy",
@@ -145,6 +151,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from polars_rank.cli.fuse import run_fuse
 
         return run_fuse(args)
+    if args.command == "diversity":
+        from polars_rank.cli.diversity import run_diversity
+
+        return run_diversity(args)
     if args.command == "policy":
         from polars_rank.cli.policy import run_policy
 

@@ -1,0 +1,123 @@
+"""``polars-rank diversity QRELS RUN [RUN ...]``: ndeval's diversity metrics
+(:func:`polars_rank.evaluate_diversity`) of one or more runs against TREC diversity qrels,
+one row per run (per run and query with ``--per-query``), in the output formats of
+``classify``.
+
+The judgments are TREC diversity qrels (``topic subtopic doc judgment``) or a table with
+``query, subtopic, doc, relevance``; each run a TREC run file or a table with ``query, doc,
+score``. Several runs are evaluated in one plan (``by="run"``), named by their files.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import polars as pl
+
+from polars_rank.cli.options import add_digits_option, finite_float, reported_warnings
+from polars_rank.cli.output import check_out, render, write_output
+from polars_rank.core.errors import PolarsRankError
+
+#: The output formats (no ``trec``).
+FORMATS = ("table", "csv", "json", "markdown", "parquet")
+#: The metrics without ``-m``: ndeval's headline ones (TREC Web).
+DEFAULT = ("alpha-nDCG@20", "ERR-IA@20", "nERR-IA@20", "NRBP", "nNRBP", "P-IA@20", "strec@20")
+
+
+def _read(path: str, fmt: str | None, what: str) -> pl.DataFrame:
+    from polars_rank.cli.inputs import detect_format, read_table
+    from polars_rank.io import read_trec_qrels, read_trec_run
+
+    found = detect_format(path, fmt)
+    if found == "trec":
+        if what == "qrels":
+            return read_trec_qrels(path, subtopics=True)
+        return read_trec_run(path).select("query", "doc", "score")
+    table = read_table(path, found, text_ids=("query", "doc", "subtopic"))
+    if table.height == 0:
+        raise PolarsRankError(f"{path}: the file has no rows")
+    return table
+
+
+def run_diversity(args: argparse.Namespace) -> int:
+    """``polars-rank diversity``."""
+    import polars_rank as pr
+    from polars_rank.cli.inputs import unique_run_names
+
+    if args.output_format == "parquet" and not args.out:
+        raise PolarsRankError("-o parquet needs --out FILE")
+    check_out(args.out, [args.qrels, *args.runs])
+    metrics = [m.strip() for text in args.metrics or [] for m in text.split(",")]
+    metrics = [m for m in metrics if m] or list(DEFAULT)
+    qrels = _read(args.qrels, args.format, "qrels")
+    names = unique_run_names(args.runs)
+    runs = []
+    for name, path in zip(names, args.runs, strict=True):
+        frame = _read(path, args.format, "run")
+        if "run" in frame.columns:
+            raise PolarsRankError(f"{path}: a run table cannot have a 'run' column (the output's)")
+        runs.append(frame.with_columns(run=pl.lit(name)))
+    stacked = pl.concat(runs, how="diagonal_relaxed")
+    with reported_warnings():
+        result = pr.evaluate_diversity(
+            stacked,
+            qrels,
+            metrics,
+            alpha=args.alpha,
+            beta=args.beta,
+            relevance_level=args.relevance_level,
+            per_query=args.per_query,
+            queries=args.queries,
+            by="run",
+        )
+    order = pl.Series("run", names).to_frame().with_row_index("__pr_order")
+    result = result.join(order, on="run").sort("__pr_order", maintain_order=True)
+    text = render(result.drop("__pr_order"), args.output_format, digits=args.digits)
+    write_output(text, args.out, result.drop("__pr_order"))
+    return 0
+
+
+def build_diversity_parser(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``polars-rank diversity``."""
+    from polars_rank.cli.inputs import FORMATS as TABLES
+
+    parser.add_argument(
+        "qrels", metavar="QRELS", help="TREC diversity qrels: topic subtopic doc judgment"
+    )
+    parser.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files or tables")
+    parser.add_argument(
+        "-m",
+        "--metric",
+        dest="metrics",
+        action="append",
+        metavar="METRIC",
+        help="diversity metrics, repeatable or comma-separated: alpha_ndcg@k, alpha_dcg@k, "
+        "err_ia@k, nerr_ia@k, nrbp, nnrbp, p_ia@k, subtopic_recall@k or ndeval's names "
+        f"(default: {','.join(DEFAULT)})",
+    )
+    parser.add_argument("--alpha", type=finite_float, default=0.5, help="ndeval's alpha (0.5)")
+    parser.add_argument("--beta", type=finite_float, default=0.5, help="NRBP's beta (0.5)")
+    parser.add_argument(
+        "--relevance-level",
+        type=finite_float,
+        default=1,
+        metavar="N",
+        help="judgments >= N are relevant (default 1)",
+    )
+    parser.add_argument("--per-query", action="store_true", help="one row per run and query")
+    parser.add_argument(
+        "--queries",
+        choices=("qrels", "both"),
+        default="qrels",
+        help="qrels (default): every judged query, 0 when the run lacks it; both: pyndeval's",
+    )
+    parser.add_argument(
+        "-o",
+        "--output-format",
+        choices=FORMATS,
+        default="table",
+        help="table (default), csv, json, markdown or parquet (needs --out)",
+    )
+    parser.add_argument("--out", metavar="FILE", help="write the output to FILE")
+    add_digits_option(parser)
+    parser.add_argument("--format", choices=[f for f in TABLES])
