@@ -1,5 +1,5 @@
 """The ``polars-rank`` command: evaluate, trec_eval, compare, classify, plot, metrics, sql,
-fuse, diversity, policy, dbt and demo.
+fuse, diversity, ratings, policy, dbt and demo.
 
 Errors are one line on stderr (``polars-rank: error: ...``) with exit code 2 (``trec_eval``
 uses trec_eval's codes); ``--debug`` shows the traceback instead.
@@ -56,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     from polars_rank.cli.metrics import build_metrics_parser
     from polars_rank.cli.plot import build_plot_parser
     from polars_rank.cli.policy import build_policy_parser
+    from polars_rank.cli.ratings import build_ratings_parser
     from polars_rank.cli.sql import build_sql_parser
     from polars_rank.cli.trec_eval import USAGE_EXIT_CODE
     from polars_rank.cli.trec_eval import build_parser as build_trec_eval_parser
@@ -91,6 +92,11 @@ def build_parser() -> argparse.ArgumentParser:
             "diversity",
             "diversity by intent (ndeval: alpha-nDCG, ERR-IA, NRBP, ...) of runs",
             build_diversity_parser,
+        ),
+        (
+            "ratings",
+            "rating prediction errors: RMSE, MAE, R2, ... (scikit-learn's numbers)",
+            build_ratings_parser,
         ),
         (
             "policy",
@@ -155,6 +161,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from polars_rank.cli.diversity import run_diversity
 
         return run_diversity(args)
+    if args.command == "ratings":
+        from polars_rank.cli.ratings import run_ratings
+
+        return run_ratings(args)
     if args.command == "policy":
         from polars_rank.cli.policy import run_policy
 

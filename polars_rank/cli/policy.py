@@ -28,7 +28,8 @@ from polars_rank.engines import registry
 FORMATS = ("table", "csv", "json", "markdown", "parquet")
 
 
-def _read(path: str, fmt: str | None) -> pl.DataFrame:
+def read_input(path: str, fmt: str | None) -> pl.DataFrame:
+    """A table file (not TREC text), read; an empty one is an error naming it."""
     from polars_rank.cli.inputs import detect_format, read_table
 
     found = detect_format(path, fmt)
@@ -55,7 +56,7 @@ def run_policy(args: argparse.Namespace) -> int:
     estimators = [e.strip() for text in args.estimators or [] for e in text.split(",")]
     estimators = [e for e in estimators if e]
     by = by_columns(args)
-    log, policy = _read(args.log, args.format), _read(args.policy, args.format)
+    log, policy = read_input(args.log, args.format), read_input(args.policy, args.format)
     interval = {"bootstrap": args.bootstrap, "alpha": args.alpha, "seed": args.seed}
     with reported_warnings():
         if args.slates:
@@ -68,7 +69,7 @@ def run_policy(args: argparse.Namespace) -> int:
                 **interval,
             )
         else:
-            q_hat = _read(args.q_hat, args.format) if args.q_hat else None
+            q_hat = read_input(args.q_hat, args.format) if args.q_hat else None
             names = estimators or (
                 ("IPW", "SNIPW", "DR") if q_hat is not None else ("IPW", "SNIPW")
             )
