@@ -14,29 +14,23 @@ import argparse
 
 import polars as pl
 
-from polars_rank.cli.options import add_digits_option, finite_float, reported_warnings
-from polars_rank.cli.output import check_out, render, write_output
+from polars_rank.cli.options import finite_float, reported_warnings, split_metrics
+from polars_rank.cli.output import add_table_output, check_table_output, write_table
 from polars_rank.core.errors import PolarsRankError
 
-#: The output formats (no ``trec``).
-FORMATS = ("table", "csv", "json", "markdown", "parquet")
 #: The metrics without ``-m``: ndeval's headline ones (TREC Web).
 DEFAULT = ("alpha-nDCG@20", "ERR-IA@20", "nERR-IA@20", "NRBP", "nNRBP", "P-IA@20", "strec@20")
 
 
 def _read(path: str, fmt: str | None, what: str) -> pl.DataFrame:
-    from polars_rank.cli.inputs import detect_format, read_table
+    from polars_rank.cli.inputs import detect_format, read_frame
     from polars_rank.io import read_trec_qrels, read_trec_run
 
-    found = detect_format(path, fmt)
-    if found == "trec":
-        if what == "qrels":
-            return read_trec_qrels(path, subtopics=True)
-        return read_trec_run(path).select("query", "doc", "score")
-    table = read_table(path, found, text_ids=("query", "doc", "subtopic"))
-    if table.height == 0:
-        raise PolarsRankError(f"{path}: the file has no rows")
-    return table
+    if detect_format(path, fmt) != "trec":
+        return read_frame(path, fmt, text_ids=("query", "doc", "subtopic"))
+    if what == "qrels":
+        return read_trec_qrels(path, subtopics=True)
+    return read_trec_run(path).select("query", "doc", "score")
 
 
 def run_diversity(args: argparse.Namespace) -> int:
@@ -44,11 +38,8 @@ def run_diversity(args: argparse.Namespace) -> int:
     import polars_rank as pr
     from polars_rank.cli.inputs import unique_run_names
 
-    if args.output_format == "parquet" and not args.out:
-        raise PolarsRankError("-o parquet needs --out FILE")
-    check_out(args.out, [args.qrels, *args.runs])
-    metrics = [m.strip() for text in args.metrics or [] for m in text.split(",")]
-    metrics = [m for m in metrics if m] or list(DEFAULT)
+    check_table_output(args, [args.qrels, *args.runs])
+    metrics = split_metrics(args.metrics) or list(DEFAULT)
     qrels = _read(args.qrels, args.format, "qrels")
     names = unique_run_names(args.runs)
     runs = []
@@ -72,8 +63,7 @@ def run_diversity(args: argparse.Namespace) -> int:
         )
     order = pl.Series("run", names).to_frame().with_row_index("__pr_order")
     result = result.join(order, on="run").sort("__pr_order", maintain_order=True)
-    text = render(result.drop("__pr_order"), args.output_format, digits=args.digits)
-    write_output(text, args.out, result.drop("__pr_order"))
+    write_table(result.drop("__pr_order"), args)
     return 0
 
 
@@ -111,13 +101,5 @@ def build_diversity_parser(parser: argparse.ArgumentParser) -> None:
         default="qrels",
         help="qrels (default): every judged query, 0 when the run lacks it; both: pyndeval's",
     )
-    parser.add_argument(
-        "-o",
-        "--output-format",
-        choices=FORMATS,
-        default="table",
-        help="table (default), csv, json, markdown or parquet (needs --out)",
-    )
-    parser.add_argument("--out", metavar="FILE", help="write the output to FILE")
-    add_digits_option(parser)
+    add_table_output(parser)
     parser.add_argument("--format", choices=[f for f in TABLES])

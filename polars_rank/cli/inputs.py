@@ -398,3 +398,15 @@ class Inputs:
 
         qrels = self.qrels()
         return evaluate_runs(self.runs(), qrels, metrics, per_query=per_query, **options)
+
+
+def read_frame(path: str, fmt: str | None, *, text_ids: tuple[str, ...] = ()) -> pl.DataFrame:
+    """A table file (CSV, TSV, Parquet or NDJSON: not TREC text), read (``fmt`` or its
+    extension says which); an empty one is an error naming it."""
+    found = detect_format(path, fmt)
+    if found == "trec":
+        raise PolarsRankError(f"{path}: give a CSV, TSV, Parquet or NDJSON table (or --format)")
+    table = read_table(path, found, text_ids=text_ids)
+    if table.height == 0:
+        raise PolarsRankError(f"{path}: the file has no rows")
+    return table

@@ -214,3 +214,37 @@ def render(
     if fmt == "parquet":
         return None
     raise PolarsRankError(f"unknown output format {fmt!r}")
+
+
+#: The output formats of the commands whose result is one table (``diversity``, ``ratings``,
+#: ``policy``): ``classify``'s but ``trec``.
+TABLE_FORMATS = ("table", "csv", "json", "markdown", "parquet")
+
+
+def add_table_output(parser: Any) -> None:
+    """``-o/--output-format`` (:data:`TABLE_FORMATS`), ``--out FILE`` and ``--digits``."""
+    from polars_rank.cli.options import add_digits_option
+
+    parser.add_argument(
+        "-o",
+        "--output-format",
+        choices=TABLE_FORMATS,
+        default="table",
+        help="table (default), csv, json, markdown or parquet (needs --out)",
+    )
+    parser.add_argument("--out", metavar="FILE", help="write the output to FILE")
+    add_digits_option(parser)
+
+
+def check_table_output(args: Any, inputs: list[str]) -> None:
+    """The output options of :func:`add_table_output` checked before anything is read:
+    Parquet needs ``--out``; ``--out`` as :func:`check_out` (never one of ``inputs``)."""
+    if args.output_format == "parquet" and not args.out:
+        raise PolarsRankError("-o parquet needs --out FILE")
+    check_out(args.out, inputs)
+
+
+def write_table(frame: pl.DataFrame, args: Any, integers: Iterable[str] = ()) -> None:
+    """``frame`` written as :func:`add_table_output`'s options say."""
+    text = render(frame, args.output_format, integers=integers, digits=args.digits)
+    write_output(text, args.out, frame)

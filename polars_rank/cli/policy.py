@@ -11,34 +11,17 @@ from __future__ import annotations
 
 import argparse
 
-import polars as pl
-
+from polars_rank.cli.inputs import read_frame
 from polars_rank.cli.options import (
     add_by_option,
-    add_digits_option,
     by_columns,
     finite_float,
     reported_warnings,
+    split_metrics,
 )
-from polars_rank.cli.output import check_out, render, write_output
+from polars_rank.cli.output import add_table_output, check_table_output, write_table
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.engines import registry
-
-#: The output formats (no ``trec``: a row holds several numbers).
-FORMATS = ("table", "csv", "json", "markdown", "parquet")
-
-
-def read_input(path: str, fmt: str | None) -> pl.DataFrame:
-    """A table file (not TREC text), read; an empty one is an error naming it."""
-    from polars_rank.cli.inputs import detect_format, read_table
-
-    found = detect_format(path, fmt)
-    if found == "trec":
-        raise PolarsRankError(f"{path}: give a CSV, TSV, Parquet or NDJSON table (or --format)")
-    table = read_table(path, found)
-    if table.height == 0:
-        raise PolarsRankError(f"{path}: the file has no rows")
-    return table
 
 
 def run_policy(args: argparse.Namespace) -> int:
@@ -47,16 +30,12 @@ def run_policy(args: argparse.Namespace) -> int:
 
     import polars_rank as pr
 
-    if args.output_format == "parquet" and not args.out:
-        raise PolarsRankError("-o parquet needs --out FILE")
-    inputs = [args.log, args.policy, *([args.q_hat] if args.q_hat else [])]
-    check_out(args.out, inputs)
+    check_table_output(args, [args.log, args.policy, *([args.q_hat] if args.q_hat else [])])
     if args.slates and (args.q_hat or args.lambda_ is not None):
         raise PolarsRankError("--slates: the slate estimators read no --q-hat nor --lambda")
-    estimators = [e.strip() for text in args.estimators or [] for e in text.split(",")]
-    estimators = [e for e in estimators if e]
+    estimators = split_metrics(args.estimators)
     by = by_columns(args)
-    log, policy = read_input(args.log, args.format), read_input(args.policy, args.format)
+    log, policy = read_frame(args.log, args.format), read_frame(args.policy, args.format)
     interval = {"bootstrap": args.bootstrap, "alpha": args.alpha, "seed": args.seed}
     with reported_warnings():
         if args.slates:
@@ -69,7 +48,7 @@ def run_policy(args: argparse.Namespace) -> int:
                 **interval,
             )
         else:
-            q_hat = read_input(args.q_hat, args.format) if args.q_hat else None
+            q_hat = read_frame(args.q_hat, args.format) if args.q_hat else None
             names = estimators or (
                 ("IPW", "SNIPW", "DR") if q_hat is not None else ("IPW", "SNIPW")
             )
@@ -88,8 +67,7 @@ def run_policy(args: argparse.Namespace) -> int:
                 engine=args.engine,
                 **interval,
             )
-    text = render(result, args.output_format, integers=["n"], digits=args.digits)
-    write_output(text, args.out, result)
+    write_table(result, args, integers=["n"])
     return 0
 
 
@@ -153,13 +131,5 @@ def build_policy_parser(parser: argparse.ArgumentParser) -> None:
         default=registry.DEFAULT,
         help=f"default: {registry.DEFAULT}",
     )
-    parser.add_argument(
-        "-o",
-        "--output-format",
-        choices=FORMATS,
-        default="table",
-        help="table (default), csv, json, markdown or parquet (needs --out)",
-    )
-    parser.add_argument("--out", metavar="FILE", help="write the output to FILE")
-    add_digits_option(parser)
+    add_table_output(parser)
     parser.add_argument("--format", choices=[f for f in TABLES if f != "trec"])

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import argparse
 
-from polars_rank.cli.options import add_by_option, add_digits_option, by_columns, reported_warnings
-from polars_rank.cli.output import check_out, render, write_output
-from polars_rank.cli.policy import FORMATS, read_input
+from polars_rank.cli.inputs import read_frame
+from polars_rank.cli.options import add_by_option, by_columns, reported_warnings, split_metrics
+from polars_rank.cli.output import add_table_output, check_table_output, write_table
 from polars_rank.engines import registry
 
 #: The metrics without ``-m``.
@@ -23,16 +23,12 @@ DEFAULT = ("RMSE", "MAE", "R2", "explained_variance")
 def run_ratings(args: argparse.Namespace) -> int:
     """``polars-rank ratings``."""
     import polars_rank as pr
-    from polars_rank.core.errors import PolarsRankError
 
-    if args.output_format == "parquet" and not args.out:
-        raise PolarsRankError("-o parquet needs --out FILE")
-    check_out(args.out, [args.ratings, args.predictions])
-    metrics = [m.strip() for text in args.metrics or [] for m in text.split(",")]
-    metrics = [m for m in metrics if m] or list(DEFAULT)
+    check_table_output(args, [args.ratings, args.predictions])
+    metrics = split_metrics(args.metrics) or list(DEFAULT)
     by = by_columns(args)
-    ratings = read_input(args.ratings, args.format)
-    predictions = read_input(args.predictions, args.format)
+    ratings = read_frame(args.ratings, args.format)
+    predictions = read_frame(args.predictions, args.format)
     with reported_warnings():
         result = pr.evaluate_ratings(
             ratings,
@@ -46,8 +42,7 @@ def run_ratings(args: argparse.Namespace) -> int:
             weight=args.weight,
             engine=args.engine,
         )
-    text = render(result, args.output_format, digits=args.digits)
-    write_output(text, args.out, result)
+    write_table(result, args)
     return 0
 
 
@@ -78,13 +73,5 @@ def build_ratings_parser(parser: argparse.ArgumentParser) -> None:
         default=registry.DEFAULT,
         help=f"default: {registry.DEFAULT}",
     )
-    parser.add_argument(
-        "-o",
-        "--output-format",
-        choices=FORMATS,
-        default="table",
-        help="table (default), csv, json, markdown or parquet (needs --out)",
-    )
-    parser.add_argument("--out", metavar="FILE", help="write the output to FILE")
-    add_digits_option(parser)
+    add_table_output(parser)
     parser.add_argument("--format", choices=[f for f in TABLES if f != "trec"])
