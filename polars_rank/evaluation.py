@@ -618,7 +618,7 @@ def evaluate_diversity(
       ``per_query``; no query to evaluate gives nulls (zero rows with ``per_query``).
 
     ``by``: column(s) of the run (e.g. ``"system"``) whose values split it: one row per
-    segment (sorted), or per segment and query with ``per_query``, in one plan. Judgments
+    segment of the run (sorted), or per segment and query with ``per_query``, in one plan. Judgments
     with a ``by`` column belong to that segment (joined on it); those without are shared by
     every segment (the engines' rule for ``evaluate``).
 

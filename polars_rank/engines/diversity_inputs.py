@@ -108,7 +108,9 @@ def checked_inputs(
         *own, "query", "doc", "subtopic"
     )
     evaluated = judged.select(*own, "query").unique()
-    if shared:
+    if segments:
+        # the segments are the run's (as evaluate's by): judged segments the run lacks are
+        # left out, shared judgments go to every segment
         groups = ranked.select(list(segments)).unique()
         if own:
             relevant = groups.join(relevant, on=own)

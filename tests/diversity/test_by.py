@@ -74,6 +74,13 @@ def test_judgments_of_a_segment() -> None:
     )
     got = pr.evaluate_diversity(run, qrels, ["subtopic_recall@1"], by="year")
     assert got.rows() == [(1, 0.5), (2, 1.0)]
+    # the segments are the run's, as evaluate's by: year 3's judgments alone give no row
+    judged_only = pl.DataFrame(
+        {"year": [3], "query": ["q"], "subtopic": ["1"], "doc": ["a"], "relevance": [1]}
+    )
+    got = pr.evaluate_diversity(run, pl.concat([qrels, judged_only]), ["strec@1"], by="year")
+    assert got["year"].to_list() == [1, 2]
+    assert pr.evaluate(run, qrels.drop("subtopic"), ["P@1"], by="year")["year"].to_list() == [1, 2]
 
 
 def test_bad_by() -> None:
