@@ -77,28 +77,37 @@ def subset(data: dict[str, object], keep: np.ndarray) -> dict[str, object]:
     return out
 
 
-def oracle(name: str, data: dict[str, object]) -> dict[str, float]:
-    """OBP's estimate (see the module docstring) and the independent standard error, ESS,
-    largest weight and number of slates of estimator ``name``."""
+def round_rewards(name: str, data: dict[str, object]) -> tuple[np.ndarray, np.ndarray]:
+    """OBP's ``_estimate_round_rewards`` of estimator ``name`` and its raw weights ``iw``
+    (the lines of the module docstring, as written)."""
     normalised = name.startswith("SN")
     kind = KINDS[name.removeprefix("SN")]
-    slate_id = np.asarray(data["slate_id"])
     reward = np.asarray(data["reward"], dtype=float)
     position = np.asarray(data["position"])
     behaviour = np.asarray(data[kind], dtype=float)
     evaluation = np.asarray(data[f"e_{kind}"], dtype=float)
-    slates = np.unique(slate_id)
-    n = slates.shape[0]
     if not normalised:
         iw = evaluation / behaviour
-        estimated_rewards = reward * iw
-    else:
-        estimated_rewards = np.zeros_like(behaviour)
-        iw = np.zeros_like(behaviour)
-        for pos_ in range(int(data["len_list"])):  # type: ignore[call-overload]
-            idx = position == pos_
-            iw[idx] = evaluation[idx] / behaviour[idx]
-            estimated_rewards[idx] = reward[idx] * iw[idx] / iw[idx].mean()
+        return reward * iw, iw
+    estimated_rewards = np.zeros_like(behaviour)
+    iw = np.zeros_like(behaviour)
+    for pos_ in range(int(data["len_list"])):  # type: ignore[call-overload]
+        idx = position == pos_
+        iw[idx] = evaluation[idx] / behaviour[idx]
+        estimated_rewards[idx] = reward[idx] * iw[idx] / iw[idx].mean()
+    return estimated_rewards, iw
+
+
+def oracle(name: str, data: dict[str, object]) -> dict[str, float]:
+    """OBP's estimate (see the module docstring) and the independent standard error, ESS,
+    largest weight and number of slates of estimator ``name``."""
+    normalised = name.startswith("SN")
+    slate_id = np.asarray(data["slate_id"])
+    reward = np.asarray(data["reward"], dtype=float)
+    position = np.asarray(data["position"])
+    slates = np.unique(slate_id)
+    n = slates.shape[0]
+    estimated_rewards, iw = round_rewards(name, data)
     estimate = estimated_rewards.sum() / n
     if not normalised:
         per_slate = np.array([estimated_rewards[slate_id == s].sum() for s in slates])
@@ -137,20 +146,6 @@ def oracle(name: str, data: dict[str, object]) -> dict[str, float]:
 def slate_sums(name: str, data: dict[str, object]) -> np.ndarray:
     """OBP's ``_estimate_slate_confidence_interval_by_bootstrap`` samples (lines 122-127):
     ``for slate in np.unique(slate_id): estimated_rewards[slate_id == slate].sum()``."""
-    normalised = name.startswith("SN")
-    kind = KINDS[name.removeprefix("SN")]
     slate_id = np.asarray(data["slate_id"])
-    reward = np.asarray(data["reward"], dtype=float)
-    position = np.asarray(data["position"])
-    behaviour = np.asarray(data[kind], dtype=float)
-    evaluation = np.asarray(data[f"e_{kind}"], dtype=float)
-    if not normalised:
-        estimated_rewards = reward * (evaluation / behaviour)
-    else:
-        estimated_rewards = np.zeros_like(behaviour)
-        iw = np.zeros_like(behaviour)
-        for pos_ in range(int(data["len_list"])):  # type: ignore[call-overload]
-            idx = position == pos_
-            iw[idx] = evaluation[idx] / behaviour[idx]
-            estimated_rewards[idx] = reward[idx] * iw[idx] / iw[idx].mean()
+    estimated_rewards, _ = round_rewards(name, data)
     return np.array([estimated_rewards[slate_id == s].sum() for s in np.unique(slate_id)])
