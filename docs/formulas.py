@@ -190,6 +190,19 @@ FORMULAS: dict[str, str] = {
     "rating.max_error": r"\max_i \lvert y_i - \hat y_i \rvert",
     "rating.mape": r"\frac{1}{\sum_i w_i}\sum_i w_i \frac{\lvert y_i - \hat y_i \rvert}"
     r"{\max(\lvert y_i \rvert, \varepsilon)}, \qquad \varepsilon = 2^{-52}",
+    # diversity: g(i) = Σ_s J(d_i, s)(1 − α)^{c_s(i)}, N the subtopics with a relevant document,
+    # the primed sums over ndeval's greedy ideal ranking
+    "diversity.alpha_ndcg": r"\frac{\sum_{i \le k} g(i) / \log_2(i+1)}"
+    r"{\sum_{i \le k} g'(i) / \log_2(i+1)}",
+    "diversity.alpha_dcg": r"\frac{\sum_{i \le k} g(i) / \log_2(i+1)}"
+    r"{N \sum_{i \le k} (1-\alpha)^{i-1} / \log_2(i+1)}",
+    "diversity.err_ia": r"\frac{\sum_{i \le k} g(i) / i}{N \sum_{i \le k} (1-\alpha)^{i-1} / i}",
+    "diversity.nerr_ia": r"\frac{\sum_{i \le k} g(i) / i}{\sum_{i \le k} g'(i) / i}",
+    "diversity.nrbp": r"\frac{1 - (1-\alpha)\beta}{N} \sum_i \beta^{i-1} g(i)",
+    "diversity.nnrbp": r"\frac{\sum_i \beta^{i-1} g(i)}{\sum_i \beta^{i-1} g'(i)}",
+    "diversity.p_ia": r"\frac{1}{N k} \sum_s \lvert \{i \le k : J(d_i, s) = 1\} \rvert",
+    "diversity.subtopic_recall": r"\frac{\lvert \{s : \exists\, i \le k,\ J(d_i, s) = 1\}"
+    r" \rvert}{N}",
 }
 
 #: When a user would pick each metric: one sentence, shown first on its card
@@ -351,6 +364,22 @@ PURPOSES: dict[str, str] = {
     "rating.max_error": "The worst single miss: pick it when one badly wrong rating matters.",
     "rating.mape": "The error relative to the rating: pick it when ratings differ in scale"
     " (a fraction, not a percentage).",
+    # diversity
+    "diversity.alpha_ndcg": "How well the top k covers a query's intents, each new one"
+    " counting more than a repeat: the TREC Web track's main diversity number.",
+    "diversity.alpha_dcg": "alpha-nDCG's sum on ndeval's fixed scale rather than over the"
+    " ideal ranking: comparable across runs without the greedy ideal.",
+    "diversity.err_ia": "The chance a user of a random intent finds what they want, early:"
+    " ERR averaged over intents.",
+    "diversity.nerr_ia": "ERR-IA over the ideal ranking's: 1 when the run orders intents as"
+    " well as the greedy ideal.",
+    "diversity.nrbp": "Intent coverage of the whole ranking, with a patient user (β) and"
+    " a redundancy penalty (α).",
+    "diversity.nnrbp": "NRBP over the ideal ranking's: the whole ranking's coverage on a"
+    " 0-to-1 scale.",
+    "diversity.p_ia": "Precision averaged over the intents: how much of the top k is relevant"
+    " to each intent.",
+    "diversity.subtopic_recall": "How many of the query's intents the top k reaches at least once.",
 }
 
 # ------------------------------------------------------------------------------------------
@@ -369,6 +398,10 @@ EXAMPLE_TEST = [("u1", "b"), ("u2", "d")]
 
 #: ``(user, item, rating, prediction)`` of the rating example, one pair each
 EXAMPLE_RATINGS = [("u1", "a", 4.0, 3.0), ("u1", "b", 2.0, 2.5), ("u2", "a", 5.0, 3.0)]
+
+#: ``(doc, subtopic)`` of the diversity example's relevant judgments (the ranking example's
+#: run, d6 not retrieved)
+EXAMPLE_SUBTOPICS = [("d2", "s1"), ("d2", "s2"), ("d4", "s1"), ("d6", "s3")]
 
 #: A metric worked by hand: on the ranking example (ranking and trec_eval entries) or the
 #: classification example (classification entries)
@@ -688,4 +721,27 @@ EXAMPLES: dict[str, Example] = {
     ),
     "rating.max_error": Example("max_error", "2", "2.0", "rating 5 predicted 3"),
     "rating.mape": Example("MAPE", "(1/4 + 0.5/2 + 2/5) / 3", "0.3", "each error over its rating"),
+    "diversity.subtopic_recall": Example(
+        "strec@5", "2/3", "0.6666666666666666", "d2 covers s1 and s2; s3 (d6) is not in the top 5"
+    ),
+    "diversity.p_ia": Example(
+        "P-IA@5",
+        "(2 + 1)/(3*5)",
+        "0.2",
+        "d2 is relevant to two subtopics, d4 to one: 3 hits over N·k",
+    ),
+    "diversity.nrbp": Example(
+        "NRBP",
+        "(1 - 0.5*0.5) * (0.5**1 * 2 + 0.5**3 * 0.5) / 3",
+        "0.265625",
+        "g(2) = 2 (s1 and s2 new), g(4) = (1 − α)^1 = 0.5 (s1 seen once), β^(i−1) at ranks 2 and 4",
+    ),
+    "diversity.alpha_dcg": Example(
+        "alpha-DCG@5",
+        "(2/math.log2(3) + 0.5/math.log2(5))"
+        " / (3*(1 + 0.5/math.log2(3) + 0.25/2 + 0.125/math.log2(5) + 0.0625/math.log2(6)))",
+        "0.32427163521733404",
+        "NRBP's gains at ranks 2 and 4, over N times the DCG of a ranking of new documents,"
+        " Σ_(i≤5) (1 − α)^(i−1)/log2(i+1)",
+    ),
 }

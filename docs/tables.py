@@ -18,7 +18,7 @@ from pathlib import Path
 from types import ModuleType
 
 from polars_rank.catalog.model import DIALECTS, Alias, Metric, Table, TrecEval, alias_parameters
-from polars_rank.catalog.registry import metrics
+from polars_rank.catalog.registry import SCOPES, metrics
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -219,6 +219,7 @@ FAMILY_TITLES = {
     "recommender": "Recommender (beyond accuracy)",
     "classification": "Classification and click-through",
     "rating": "Rating prediction",
+    "diversity": "Diversity by intent",
 }
 #: Where each family's conventions are written (pages relative to the reference's page).
 CONVENTIONS = {
@@ -227,6 +228,7 @@ CONVENTIONS = {
     "recommender": "guides/recommender.md#conventions",
     "classification": "guides/classification.md#conventions",
     "rating": "guides/ratings.md#conventions",
+    "diversity": "guides/diversity.md#conventions",
 }
 #: The Python module holding each family's functions.
 MODULES = {
@@ -235,6 +237,7 @@ MODULES = {
     "recommender": "polars_rank.recsys",
     "classification": "polars_rank.classification",
     "rating": "polars_rank.ratings",
+    "diversity": "polars_rank.diversity.metrics",
 }
 TOOLS = {
     "ir_measures": "ir_measures",
@@ -242,6 +245,7 @@ TOOLS = {
     "sklearn": "scikit-learn",
     "recbole": "RecBole",
     "recommenders": "Microsoft Recommenders",
+    "ndeval": "ndeval",
 }
 TARGET_TITLES = {
     "polars": "Polars engine",
@@ -411,6 +415,7 @@ def _section(e: Metric, macros: dict[str, str], text: ModuleType) -> list[str]:
             "classification": "classification",
             "recommender": "recommender",
             "rating": "rating",
+            "diversity": "diversity",
         }.get(e.family, "ranking")
         why = f": {example.why}" if example.why else ""
         given = f" (`{example.options}`)" if example.options else ""
@@ -456,8 +461,9 @@ def worked_examples(text: ModuleType) -> list[str]:
     return [
         "## Worked examples {#worked-examples}",
         "",
-        "A card's **worked example** computes the metric by hand on one of four tiny examples,",
-        "with the value `pr.evaluate` (or `pr.evaluate_classification`, `pr.evaluate_ratings`)",
+        "A card's **worked example** computes the metric by hand on one of five tiny examples,",
+        "with the value `pr.evaluate` (or `pr.evaluate_classification`, `pr.evaluate_ratings`,",
+        "`pr.evaluate_diversity`)",
         "prints for it (the",
         "docs tests check that the arithmetic and `pr.evaluate` agree). **Ranking**: one query,",
         "five documents retrieved, one judged document missed; the relevance level is 1, so",
@@ -570,6 +576,22 @@ def worked_examples(text: ModuleType) -> list[str]:
         'pr.evaluate_ratings(ratings, rated, ["RMSE", "MAE", "R2"])',
         "```",
         "",
+        "**Diversity**: the ranking example's run, judged per subtopic: d2 is relevant to",
+        "subtopics s1 and s2, d4 to s1, d6 (not retrieved) to s3, so N = 3; α = β = 0.5.",
+        "",
+        "```python",
+        *_frame(
+            "intents",
+            {
+                "query": ["q1"] * len(text.EXAMPLE_SUBTOPICS),
+                "subtopic": [t for _, t in text.EXAMPLE_SUBTOPICS],
+                "doc": [d for d, _ in text.EXAMPLE_SUBTOPICS],
+                "relevance": [1] * len(text.EXAMPLE_SUBTOPICS),
+            },
+        ),
+        'pr.evaluate_diversity(run, intents, ["alpha-nDCG@5", "strec@5"])',
+        "```",
+        "",
     ]
 
 
@@ -577,7 +599,7 @@ def reference_entries() -> list[Metric]:
     """Every metric of the catalog, in the reference's order (family, then catalog order)."""
     from polars_rank.catalog.model import FAMILIES
 
-    entries = [*metrics(), *metrics("classification"), *metrics("rating")]
+    entries = [scoped for scope in SCOPES for scoped in metrics(scope)]
     return [e for family in FAMILIES for e in entries if e.family == family]
 
 

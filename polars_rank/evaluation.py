@@ -506,7 +506,8 @@ def evaluate_ratings(
     Args:
         ratings: ``user, item, rating`` (and the ``by`` and ``weight`` columns): a Polars
             DataFrame or LazyFrame, a pandas DataFrame or a pyarrow Table (with
-            ``engine="duckdb"`` also what :func:`evaluate` reads there).
+            ``engine="duckdb"`` or ``"spark"`` also what :func:`evaluate` reads there: a
+            DuckDB relation or table name; a Spark DataFrame or table name).
         predictions: ``user, item, prediction``.
         metrics: rating metric names (``polars-rank metrics --family rating`` lists them):
             ``RMSE`` (``rmse``, ``root_mean_squared_error``), ``MSE``, ``MAE``, ``R2``
@@ -522,7 +523,8 @@ def evaluate_ratings(
             null weight are skipped, negative, NaN or infinite weights refused; ``max_error``
             takes none (refused by name).
         engine: ``"polars"`` (one lazy plan), ``"duckdb"`` or ``"spark"`` (``con`` the
-            SparkSession; the inputs Polars frames): both run the one query of
+            SparkSession; the inputs also Spark DataFrames or table names of the session,
+            checked there and never collected to the driver): both run the one query of
             :func:`polars_rank.rating_sql`, which prints it for every dialect.
 
     Conventions: only the pairs in both tables count (MS Recommenders' inner join); one
@@ -606,7 +608,7 @@ def evaluate_diversity(
       count as 1); a query's ``N`` subtopics are those with a relevant document — a
       subtopic with none is not counted;
     * uniform intents, ``alpha`` the chance a relevant document satisfies its intent,
-      ``beta`` NRBP's patience; formulas in :mod:`polars_rank.diversity.plan`;
+      ``beta`` NRBP's patience; formulas in :mod:`polars_rank.diversity.metrics`;
     * the normalised metrics divide by the greedy ideal ranking (each rank takes the
       document of largest gain, ties to the largest doc id);
     * ``queries`` as :func:`polars_rank.evaluate`: ``"qrels"`` (default) evaluates every
@@ -633,11 +635,10 @@ def evaluate_diversity(
     >>> evaluate_diversity(run, qrels, ["alpha_ndcg@5", "subtopic_recall@1"]).rows()
     [(0.8406064155285841, 0.5)]
     """
-    from polars_rank.diversity.names import parse_diversity_metrics
     from polars_rank.engines.diversity_inputs import checked_inputs
 
     plan = registry.engine(engine).diversity_plan()
-    specs = parse_diversity_metrics(metrics)
+    specs = parse_metrics(metrics, scope="diversity")
     if queries not in get_args(Queries):
         raise bad_choice("queries", queries, get_args(Queries))
     for name, value, top in (("alpha", alpha, 1.0), ("beta", beta, 1.0)):
@@ -664,7 +665,11 @@ def evaluate_diversity(
     ranked, relevant, evaluated = checked_inputs(
         run, qrels, columns, relevance_level, queries, segments
     )
-    values = plan(ranked, relevant, evaluated, specs, float(alpha), float(beta))
+    formulas = [
+        (s.label, s.entry.polars(**s.arguments(), alpha=float(alpha), beta=float(beta)))
+        for s in specs
+    ]
+    values = plan(ranked, relevant, evaluated, formulas, float(alpha))
     if segments:
         keys = [f"__pr_by_{i}" for i in range(len(segments))]
         values = values.unnest("query").rename(dict(zip(keys, segments, strict=True)))

@@ -14,23 +14,31 @@
 
     {{ polars_rank.evaluate(predictions=ref('preds'), metrics=['AUC', 'LogLoss'],
                             label='clicked', score='p', by=['segment'], group='user') }}
+
+  Rating metrics read ratings= and predictions= (`tables: [ratings, predictions]`; the
+  options are rating_sql's: user, item, rating, prediction, by, weight):
+
+    {{ polars_rank.evaluate(ratings=ref('ratings'), predictions=ref('preds'),
+                            metrics=['RMSE', 'MAE'], rating='stars') }}
 -#}
 {% macro evaluate(run=none, qrels=none, metrics=none, interactions=none, catalog=none,
-                  item_features=none, predictions=none) %}
+                  item_features=none, predictions=none, ratings=none) %}
   {%- if metrics is none or metrics is string or metrics | length == 0 -%}
     {{ exceptions.raise_compiler_error(
         "polars_rank.evaluate needs metrics=[...], a list of metric names") }}
   {%- endif -%}
   {%- set generated = polars_rank.generated_catalog() -%}
   {%- set tables = polars_rank.given_tables(run, qrels, interactions, catalog, item_features,
-                                            predictions) -%}
+                                            predictions, ratings) -%}
   {%- if tables | length == 0 -%}
     {{ exceptions.raise_compiler_error(
-        "polars_rank.evaluate needs a run (ranking and recommender metrics) or "
-        ~ "predictions= (classification metrics)") }}
+        "polars_rank.evaluate needs a run (ranking and recommender metrics), "
+        ~ "predictions= (classification metrics) or ratings= and predictions= (rating "
+        ~ "metrics)") }}
   {%- endif -%}
-  {%- set options = polars_rank.request_options(kwargs, generated['report_defaults'],
-                                         'polars_rank.evaluate') -%}
+  {%- set defaults = generated.get('rating_defaults', {}) if 'ratings' in tables
+                     else generated['report_defaults'] -%}
+  {%- set options = polars_rank.request_options(kwargs, defaults, 'polars_rank.evaluate') -%}
   {%- set request = {'kind': 'report', 'metrics': metrics | list,
                      'options': options, 'tables': tables.keys() | sort} -%}
   {%- set key = polars_rank.request_key(request) -%}

@@ -95,11 +95,13 @@
 {% endmacro %}
 
 {#- The tables given, by name (None left out), checked against what a report reads. -#}
-{% macro given_tables(run, qrels, interactions, catalog, item_features, predictions=none) %}
+{% macro given_tables(run, qrels, interactions, catalog, item_features, predictions=none,
+                      ratings=none, runs=none) %}
   {%- set given = {} -%}
   {%- for name, table in [('run', run), ('qrels', qrels), ('interactions', interactions),
                           ('catalog', catalog), ('item_features', item_features),
-                          ('predictions', predictions)] -%}
+                          ('ratings', ratings), ('predictions', predictions),
+                          ('runs', runs)] -%}
     {%- if table is not none -%}{%- do given.update({name: table}) -%}{%- endif -%}
   {%- endfor -%}
   {% do return(given) %}

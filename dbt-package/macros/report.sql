@@ -4,9 +4,14 @@
 
     {{ polars_rank.report('daily_summary', ref('run'), ref('qrels')) }}
     {{ polars_rank.report('clicks', predictions=ref('preds')) }}   (tables: [predictions])
+    {{ polars_rank.report('stars', ratings=ref('r'), predictions=ref('p')) }}
+                                                 (tables: [ratings, predictions])
+    {{ polars_rank.report('hybrid', runs=ref('stacked_runs')) }}   (fusion: rrf)
+
+  A fusion report's SELECT is a run (query, doc, score) another model can evaluate.
 -#}
 {% macro report(name, run=none, qrels=none, interactions=none, catalog=none, item_features=none,
-                predictions=none) %}
+                predictions=none, ratings=none, runs=none) %}
   {%- set generated = polars_rank.generated_catalog() -%}
   {%- set found = [] -%}
   {%- for key, value in generated['reports'].items() -%}
@@ -24,7 +29,7 @@
   {%- endif -%}
   {%- set entry = found[0] -%}
   {%- set tables = polars_rank.given_tables(run, qrels, interactions, catalog, item_features,
-                                            predictions) -%}
+                                            predictions, ratings, runs) -%}
   {%- if tables.keys() | sort != entry['tables'] | sort -%}
     {{ exceptions.raise_compiler_error(
         "polars_rank: the report '" ~ name ~ "' reads the tables " ~ tojson(entry['tables'])

@@ -28,14 +28,23 @@ from polars_rank.core.expr import Ratio
 from polars_rank.core.sqltext import literal
 from polars_rank.core.summary import Summary
 from polars_rank.core.types import EngineName
+from polars_rank.diversity.metrics import Formula
 from polars_rank.ranking.gains import gain_table, sql_gains
 
 #: A family of metrics. Each entry point parses only its own families' names
 #: (:func:`polars_rank.evaluate`: ranking, trec_eval and recommender;
 #: :func:`polars_rank.evaluate_classification`: classification;
-#: :func:`polars_rank.evaluate_ratings`: rating).
-Family = Literal["ranking", "trec_eval", "recommender", "classification", "rating"]
-FAMILIES: tuple[Family, ...] = ("ranking", "trec_eval", "recommender", "classification", "rating")
+#: :func:`polars_rank.evaluate_ratings`: rating; :func:`polars_rank.evaluate_diversity`:
+#: diversity).
+Family = Literal["ranking", "trec_eval", "recommender", "classification", "rating", "diversity"]
+FAMILIES: tuple[Family, ...] = (
+    "ranking",
+    "trec_eval",
+    "recommender",
+    "classification",
+    "rating",
+    "diversity",
+)
 
 #: Where a metric can run: the in-process engines, Spark, and the portable SQL's dialects
 #: (``sql:<dialect>``).
@@ -46,7 +55,9 @@ DIALECTS: tuple[str, ...] = tuple(
 TARGETS: tuple[str, ...] = (*ENGINES, *(f"sql:{d}" for d in DIALECTS))
 
 Cutoff = Literal["required", "optional", "none", "recall"]
-Tool = Literal["ir_measures", "trec_eval", "ranx", "recommenders", "recbole", "sklearn", "other"]
+Tool = Literal[
+    "ir_measures", "trec_eval", "ranx", "recommenders", "recbole", "sklearn", "ndeval", "other"
+]
 Result = Literal["float", "string"]
 ParamKind = Literal["number", "numbers", "gains", "choice"]
 Scope = Literal["metric", "table"]
@@ -55,7 +66,9 @@ Scope = Literal["metric", "table"]
 Level = Literal["query", "corpus"]
 #: The table a metric reads: the judged table (run + qrels) or the recommendations (the run's
 #: top k per user, with item data from the interactions and item features).
-Table = Literal["judged", "recommendations", "predictions", "ratings"]
+#: ``diversity``: the ranked run and judgments with a subtopic column
+#: (:class:`~polars_rank.diversity.metrics.Formula`).
+Table = Literal["judged", "recommendations", "predictions", "ratings", "diversity"]
 #: Inputs of :func:`polars_rank.evaluate` besides the run.
 Input = Literal["qrels", "interactions", "item_features", "predictions", "ratings"]
 
@@ -190,8 +203,9 @@ class Metric:
 
     name: str
     #: The Polars implementation: an expression over the table's ``columns``, or, for a
-    #: metric of whole ``tables``, a function of LazyFrames returning a LazyFrame.
-    polars: Callable[..., pl.Expr | pl.LazyFrame]
+    #: metric of whole ``tables``, a function of LazyFrames returning a LazyFrame; for a
+    #: diversity metric, its :class:`~polars_rank.diversity.metrics.Formula`.
+    polars: Callable[..., pl.Expr | pl.LazyFrame | Formula]
     formula: str
     cutoff: Cutoff = "none"
     params: tuple[Param, ...] = ()

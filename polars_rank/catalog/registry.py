@@ -11,7 +11,7 @@ rank, relevance, k := NULL, denominator := 'R', relevance_level := 1
 >>> [a.name for a in REGISTRY["reciprocal_rank"].aliases]
 ['RR', 'recip_rank', 'mrr', 'MRR', 'reciprocal_rank']
 >>> sorted({e.family for e in entries()})
-['classification', 'ranking', 'rating', 'recommender', 'trec_eval']
+['classification', 'diversity', 'ranking', 'rating', 'recommender', 'trec_eval']
 """
 
 from __future__ import annotations
@@ -19,21 +19,30 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Literal
 
-from polars_rank.catalog import classification, ranking, rating, recommender, trec_eval
+from polars_rank.catalog import (
+    classification,
+    diversity,
+    ranking,
+    rating,
+    recommender,
+    trec_eval,
+)
 from polars_rank.catalog.model import Family, Metric, TrecEval
 
 #: The name spaces: which families each entry point parses.
-Scope = Literal["evaluate", "classification", "rating"]
+Scope = Literal["evaluate", "classification", "rating", "diversity"]
 SCOPES: dict[Scope, tuple[Family, ...]] = {
     "evaluate": ("ranking", "trec_eval", "recommender"),
     "classification": ("classification",),
     "rating": ("rating",),
+    "diversity": ("diversity",),
 }
 #: The entry point of each name space, as an error names it.
 ENTRY_POINTS: dict[Scope, str] = {
     "evaluate": "evaluate / to_sql",
     "classification": "evaluate_classification / to_sql(predictions=...)",
     "rating": "evaluate_ratings / rating_sql",
+    "diversity": "evaluate_diversity",
 }
 
 #: Every entry, family by family, in the order of the docs' tables.
@@ -43,6 +52,7 @@ _ENTRIES: tuple[Metric, ...] = (
     + recommender.ENTRIES
     + classification.ENTRIES
     + rating.ENTRIES
+    + diversity.ENTRIES
 )
 
 

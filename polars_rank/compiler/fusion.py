@@ -38,6 +38,7 @@ from polars_rank.core.dialects import DialectName, get_dialect
 from polars_rank.core.errors import PolarsRankError, bad_choice
 from polars_rank.core.identifiers import table_reference
 from polars_rank.core.sqltext import literal
+from polars_rank.ranking.fusion import FUSION_METHODS, FUSION_NORMS
 
 __all__ = ["fusion_sql"]
 
@@ -48,9 +49,6 @@ _OUT = {"query": "pr_col_qout", "doc": "pr_col_dout", "score": "pr_col_sout"}
 _DOUBLE = "DOUBLE PRECISION"
 #: ranx's floor on every normalisation's denominator; its CombMAX / CombMIN fill values.
 _FLOOR, _ABSENT_MAX, _ABSENT_MIN = 1e-9, -1e9, 1e9
-
-_METHODS = ("sum", "mnz", "max", "min", "med", "anz", "wsum", "rrf")
-_NORMS = ("min-max", "min-max-inverted", "max", "sum", "zmuv", "rank", "borda", None)
 
 
 def _num(value: float) -> str:
@@ -206,10 +204,10 @@ def fusion_sql(
       CAST("pr_d" AS TEXT) COLLATE "binary" DESC NULLS LAST
     """
     get_dialect(dialect)
-    if method not in _METHODS:
-        raise bad_choice("method", method, _METHODS)
-    if norm not in _NORMS:
-        raise bad_choice("norm", norm, _NORMS)
+    if method not in FUSION_METHODS:
+        raise bad_choice("method", method, FUSION_METHODS)
+    if norm not in FUSION_NORMS:
+        raise bad_choice("norm", norm, FUSION_NORMS)
     if isinstance(k, bool) or not isinstance(k, int | float) or not 0 < k < float("inf"):
         raise PolarsRankError(f"k must be a positive number, got {k!r}")
     if (method == "wsum") != (weights is not None):

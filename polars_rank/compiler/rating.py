@@ -22,13 +22,13 @@ numbers (scikit-learn's, within 1e-12):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from polars_rank.catalog.names import MetricSpec, parse_metrics
 from polars_rank.catalog.rating import UNWEIGHTED
 from polars_rank.compiler.columns import check_dotless, column_names, given_column, metric_outputs
 from polars_rank.compiler.dialects import RAW, render
-from polars_rank.core.dialects import DialectName, get_dialect
+from polars_rank.core.dialects import Dialect, DialectName, get_dialect
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.grouping import check_by_names
 from polars_rank.core.identifiers import table_reference
@@ -208,3 +208,89 @@ def rating_sql(
     }
     text = _query(specs, len(segments), weight is not None)
     return render(text, dialect, tables, names, doc_key="pr_no_doc_key", pretty=pretty)
+
+
+def rating_checks_sql(
+    dialect: DialectName | Dialect,
+    ratings: str,
+    predictions: str,
+    *,
+    user: str,
+    item: str,
+    values: Mapping[str, Sequence[str]],
+    weight: str | None = None,
+    join: bool = True,
+) -> tuple[str, list[tuple[str, str, str]]]:
+    """The counts behind :func:`polars_rank.evaluate_ratings`' checks as one row, for an
+    engine that holds both tables (``ratings`` and ``predictions`` are ``FROM`` texts of
+    ``dialect``, used as given): each table read once for its NULL ids, its NULL and NaN
+    ``values`` (per table, ``"ratings"`` / ``"predictions"``: the numeric columns checked),
+    the ratings' negative, NaN or infinite ``weight`` and its rows; each table's (user, item)
+    pairs that occur more than once, grouped apart; with ``join``, the pairs in both tables
+    (an inner join: the pairs on one side only are the rows less these once no pair repeats).
+
+    The query, and the key of each column ``pr_k<n>`` in order: ``(table, problem, column)``
+    with the problems ``null``, ``nan``, ``bad_weight``, ``rows``, ``repeated`` and
+    ``matched`` (table ``"both"``). A column that is not numeric must be left out of
+    ``values`` (and ``weight``): the counts cast to DOUBLE.
+
+    >>> sql, keys = rating_checks_sql("spark", "r", "p", user="u", item="i",
+    ...                               values={"ratings": ["y"], "predictions": ["x"]})
+    >>> keys[:3]
+    [('ratings', 'null', 'u'), ('ratings', 'null', 'i'), ('ratings', 'null', 'y')]
+    """
+    d = get_dialect(dialect)
+    keys: list[tuple[str, str, str]] = []
+
+    def count(condition: str, key: tuple[str, str, str]) -> str:
+        keys.append(key)
+        column = f"pr_k{len(keys) - 1}"
+        if not condition:
+            return f"COUNT(*) AS {column}"
+        return f"COUNT(CASE WHEN {condition} THEN 1 END) AS {column}"
+
+    u, i = d.quote(user), d.quote(item)
+    parts = []
+    for what, source in (("ratings", ratings), ("predictions", predictions)):
+        counts = [count(f"{d.quote(c)} IS NULL", (what, "null", c)) for c in (user, item)]
+        checked = list(values.get(what, ()))
+        counts += [count(f"{d.quote(c)} IS NULL", (what, "null", c)) for c in checked]
+        counts += [count(d.is_nan_per_row(d.quote(c)), (what, "nan", c)) for c in checked]
+        if what == "ratings" and weight is not None:
+            w = f"CAST({d.quote(weight)} AS DOUBLE)"
+            bad = f"{w} < 0 OR {d.is_nan_per_row(d.quote(weight))} OR {d.is_infinite(w)}"
+            counts.append(count(bad, (what, "bad_weight", weight)))
+        counts.append(count("", (what, "rows", "")))
+        parts.append(f"SELECT {', '.join(counts)} FROM {source}")
+    for what, source in (("ratings", ratings), ("predictions", predictions)):
+        repeated = count("", (what, "repeated", ""))
+        parts.append(
+            f"SELECT {repeated} FROM (SELECT 1 AS pr_one FROM {source} "
+            f"GROUP BY {u}, {i} HAVING COUNT(*) > 1) AS pr_repeated"
+        )
+    if join:
+        matched = count("", ("both", "matched", ""))
+        parts.append(
+            f"SELECT {matched} FROM {ratings} AS pr_r INNER JOIN {predictions} AS pr_p "
+            f"ON pr_r.{u} = pr_p.{u} AND pr_r.{i} = pr_p.{i}"
+        )
+    tables = " CROSS JOIN ".join(f"({part}) AS pr_c{n}" for n, part in enumerate(parts))
+    columns = ", ".join(f"pr_k{n}" for n in range(len(keys)))
+    return f"SELECT {columns} FROM {tables}", keys
+
+
+def repeated_pair_sql(dialect: DialectName | Dialect, source: str, user: str, item: str) -> str:
+    """At most one row: ``pr_pairs`` (the number of (user, item) pairs of ``source``, a
+    ``FROM`` text, that occur more than once) and the smallest such pair, ``pr_user`` and
+    ``pr_item`` in their own types (the example :func:`polars_rank.evaluate_ratings` names).
+
+    >>> repeated_pair_sql("duckdb", "r", "u", "i").split(" FROM ")[0]
+    'SELECT "u" AS pr_user, "i" AS pr_item, COUNT(*) OVER () AS pr_pairs'
+    """
+    d = get_dialect(dialect)
+    u, i = d.quote(user), d.quote(item)
+    return (
+        f"SELECT {u} AS pr_user, {i} AS pr_item, COUNT(*) OVER () AS pr_pairs FROM {source} "
+        f"GROUP BY {u}, {i} HAVING COUNT(*) > 1 "
+        f"ORDER BY {u} ASC NULLS LAST, {i} ASC NULLS LAST LIMIT 1"
+    )

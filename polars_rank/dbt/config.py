@@ -18,13 +18,29 @@
         tables: [predictions]           # alone: label, score, by, group, threshold, weight
         label: clicked
         group: user
+      - name: stars
+        metrics: [RMSE, MAE, R2]        # rating metrics: rating_sql(...)
+        tables: [ratings, predictions]  # options: user, item, rating, prediction, by, weight
+        rating: stars
+      - name: hybrid                    # no metrics: fusion_sql(method, ...), a fused run
+        fusion: rrf                     # the method, as polars_rank.fuse takes it
+        tables: [runs]                  # the default with fusion: the stacked runs
+        norm: null                      # options: norm, weights, k, runs, run, query, ...
     checks:                             # the checks with default columns are always there
       - input: qrels
         relevance: grade
 
+A report's ``tables`` tell its kind, and so the compiler and the options it takes:
+``run`` with any of ``qrels, interactions, catalog, item_features`` (ranking and
+recommender metrics, :func:`~polars_rank.compiler.to_sql`), ``[predictions]`` alone
+(classification metrics, ``to_sql(predictions=...)``), ``[ratings, predictions]`` (rating
+metrics, :func:`~polars_rank.compiler.rating.rating_sql`) or ``[runs]`` with ``fusion:``
+instead of ``metrics:`` (:func:`~polars_rank.compiler.fusion.fusion_sql`). Each table is one
+argument of the ``polars_rank.report`` macro, so a kind is never guessed from the metrics.
+
 A request in a model matches a report when its metric list (same names, same order), its
-tables and its options (those different from :func:`~polars_rank.compiler.to_sql`'s
-defaults) are the same (:func:`request_key`).
+tables and its options (those different from the compiler's defaults) are the same
+(:func:`request_key`).
 
 >>> config = parse_config({"reports": [{"name": "s", "metrics": ["P@5"], "per_query": True}]})
 >>> config.reports[0].options, config.adapters[:2]
@@ -42,12 +58,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from polars_rank.catalog.names import parse_metric
 from polars_rank.compiler.checks import check_sql
 from polars_rank.compiler.compile import to_sql
+from polars_rank.compiler.fusion import fusion_sql
+from polars_rank.compiler.rating import rating_sql
 from polars_rank.core import messages
 from polars_rank.core.dialects import dialect_names, get_dialect
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.extras import require
+from polars_rank.ranking.fusion import FUSION_METHODS
 
 #: dbt adapter type (``target.type``) -> the compiler's dialect, from the dialect registry
 #: (each dialect's :attr:`~polars_rank.core.dialects.Dialect.dbt_adapters`, in its order).
@@ -55,17 +75,16 @@ ADAPTERS: dict[str, str] = {
     adapter: name for name in dialect_names() for adapter in get_dialect(name).dbt_adapters
 }
 
-#: The table arguments of a report, in the order the macros take them. ``predictions``
-#: (classification metrics) is read alone; the others go with ``run``.
-TABLES: tuple[str, ...] = (
-    "run",
-    "qrels",
-    "interactions",
-    "catalog",
-    "item_features",
-    "predictions",
-)
+#: The tables of a ranking or recommender report: ``run`` and any of the others.
+RANKING_TABLES: tuple[str, ...] = ("run", "qrels", "interactions", "catalog", "item_features")
+
+#: The table arguments of a report, in the order the macros take them: the ranking ones,
+#: then ``ratings`` (with ``predictions``: rating metrics), ``predictions`` (alone:
+#: classification metrics) and ``runs`` (alone: a fusion report).
+TABLES: tuple[str, ...] = (*RANKING_TABLES, "ratings", "predictions", "runs")
 DEFAULT_TABLES: tuple[str, ...] = ("run", "qrels")
+RATING_TABLES: tuple[str, ...] = ("ratings", "predictions")
+FUSION_TABLES: tuple[str, ...] = ("runs",)
 
 #: The inputs a check reads (``input:`` of a ``checks:`` entry).
 CHECK_INPUTS: tuple[str, ...] = ("run", "qrels")
@@ -87,6 +106,19 @@ def report_defaults() -> dict[str, Any]:
     """The options a report may set (``to_sql``'s keyword options but tables and ``pretty``)
     with their defaults."""
     return _keyword_defaults(to_sql, {*TABLES, "pretty"})
+
+
+def rating_defaults() -> dict[str, Any]:
+    """The options a rating report may set (``rating_sql``'s keyword options but ``pretty``)
+    with their defaults."""
+    return _keyword_defaults(rating_sql, {"pretty"})
+
+
+def fusion_defaults() -> dict[str, Any]:
+    """The options a fusion report may set (``fusion_sql``'s keyword options but ``pretty``)
+    with their defaults. Its ``runs`` option lists the run names; the table of stacked runs
+    is the macro's ``runs=`` argument."""
+    return _keyword_defaults(fusion_sql, {"pretty"})
 
 
 def check_defaults() -> dict[str, Any]:
@@ -149,22 +181,39 @@ def present_key(present: Mapping[str, list[str]]) -> str:
 @dataclass(frozen=True)
 class Report:
     """A declared report: ``name``, ``metrics``, the ``tables`` it reads and the options that
-    differ from ``to_sql``'s defaults."""
+    differ from its compiler's defaults; a fusion report has no metrics but its ``fusion``
+    method.
+
+    >>> Report("r", ("RMSE",), RATING_TABLES).kind, Report("f", (), ("runs",), fusion="rrf").kind
+    ('rating', 'fusion')
+    """
 
     name: str
     metrics: tuple[str, ...]
     tables: tuple[str, ...] = DEFAULT_TABLES
     options: dict[str, Any] = field(default_factory=dict)
+    fusion: str | None = None
+
+    @property
+    def kind(self) -> str:
+        """``ranking`` (a run, with to_sql), ``classification`` (predictions alone, with
+        to_sql), ``rating`` (ratings and predictions, with rating_sql) or ``fusion``
+        (stacked runs, with fusion_sql)."""
+        if self.fusion is not None:
+            return "fusion"
+        if "ratings" in self.tables:
+            return "rating"
+        return "ranking" if "run" in self.tables else "classification"
 
     def key(self) -> str:
-        return request_key(
-            "report",
-            {
-                "metrics": list(self.metrics),
-                "options": self.options,
-                "tables": sorted(self.tables),
-            },
-        )
+        request: dict[str, Any] = {
+            "metrics": list(self.metrics),
+            "options": self.options,
+            "tables": sorted(self.tables),
+        }
+        if self.fusion is not None:  # absent otherwise: the keys of other reports unchanged
+            request["fusion"] = self.fusion
+        return request_key("report", request)
 
 
 @dataclass(frozen=True)
@@ -197,7 +246,42 @@ def _where(what: str) -> str:
     return f"polars_rank.yml: {what}"
 
 
-def _report(entry: Any, n: int, defaults: dict[str, Any]) -> Report:
+def _report_tables(name: str, tables: Any, fusion: Any) -> tuple[str, ...]:
+    """The tables of report ``name`` checked (one of the four kinds), in :data:`TABLES`'
+    order."""
+    if fusion is not None:
+        if tables != list(FUSION_TABLES):
+            raise PolarsRankError(
+                _where(f"report {name!r}: a fusion report reads one table, tables: [runs]")
+            )
+        return FUSION_TABLES
+    if (
+        not isinstance(tables, list)
+        or not all(isinstance(t, str) for t in tables)
+        or not set(tables) <= set(TABLES)
+        or len(set(tables)) < len(tables)
+        or not (
+            ("run" in tables and set(tables) <= set(RANKING_TABLES))
+            or tables == ["predictions"]
+            or sorted(tables) == sorted(RATING_TABLES)
+        )
+    ):
+        hint = (
+            " (add fusion: <method> to fuse the stacked runs)"
+            if isinstance(tables, list) and "runs" in tables
+            else ""
+        )
+        raise PolarsRankError(
+            _where(
+                f"report {name!r}: tables must list run and any of {list(RANKING_TABLES[1:])}, "
+                "or be [predictions] alone (classification metrics), or [ratings, predictions] "
+                f"(rating metrics), or [runs] with fusion: (a fusion report); got {tables!r}" + hint
+            )
+        )
+    return tuple(t for t in TABLES if t in tables)
+
+
+def _report(entry: Any, n: int) -> Report:
     if not isinstance(entry, dict):
         raise PolarsRankError(_where(f"reports[{n}] must be a mapping, got {entry!r}"))
     entry = dict(entry)
@@ -206,35 +290,79 @@ def _report(entry: Any, n: int, defaults: dict[str, Any]) -> Report:
         raise PolarsRankError(
             _where(f"reports[{n}] needs a name of lower-case letters, digits and _, got {name!r}")
         )
+    fusion = entry.pop("fusion", None)
     metrics = entry.pop("metrics", None)
-    if isinstance(metrics, str):
-        metrics = [metrics]
-    if not isinstance(metrics, list) or not metrics or not all(isinstance(m, str) for m in metrics):
-        raise PolarsRankError(_where(f"report {name!r} needs a list of metric names"))
-    tables = entry.pop("tables", list(DEFAULT_TABLES))
-    if (
-        not isinstance(tables, list)
-        or not set(tables) <= set(TABLES)
-        or len(set(tables)) < len(tables)
-        or ("run" not in tables and tables != ["predictions"])
-        or ("run" in tables and "predictions" in tables)
-    ):
-        raise PolarsRankError(
-            _where(
-                f"report {name!r}: tables must list run and any of {list(TABLES[1:-1])}, "
-                "or be [predictions] alone (classification metrics)"
+    if fusion is not None:
+        if not isinstance(fusion, str) or fusion not in FUSION_METHODS:
+            raise PolarsRankError(
+                _where(
+                    f"report {name!r}: fusion must be one of {', '.join(FUSION_METHODS)}, "
+                    f"got {fusion!r}"
+                )
             )
-        )
+        if metrics is not None:
+            raise PolarsRankError(
+                _where(
+                    f"report {name!r}: a fusion report (fusion: {fusion}) outputs a run and "
+                    "takes no metrics: evaluate its model in another report"
+                )
+            )
+        metrics = []
+    else:
+        if isinstance(metrics, str):
+            metrics = [metrics]
+        if (
+            not isinstance(metrics, list)
+            or not metrics
+            or not all(isinstance(m, str) for m in metrics)
+        ):
+            raise PolarsRankError(
+                _where(f"report {name!r} needs a list of metric names (or fusion: <method>)")
+            )
+    default_tables = list(FUSION_TABLES if fusion is not None else DEFAULT_TABLES)
+    tables = _report_tables(name, entry.pop("tables", default_tables), fusion)
+    report = Report(name, tuple(metrics), tables, {}, fusion)
+    _rating_metrics(report)
+    defaults, compiler = {
+        "fusion": (fusion_defaults(), "fusion_sql"),
+        "rating": (rating_defaults(), "rating_sql"),
+    }.get(report.kind, (report_defaults(), "to_sql"))
     unknown = [key for key in entry if key not in defaults]
     if unknown:
         raise PolarsRankError(
             _where(
-                f"report {name!r}: unknown option {unknown[0]!r} (the options are to_sql's: "
+                f"report {name!r}: unknown option {unknown[0]!r} (the options are {compiler}'s: "
                 f"{', '.join(defaults)}; tables go in 'tables')"
             )
         )
-    ordered = tuple(t for t in TABLES if t in tables)
-    return Report(name, tuple(metrics), ordered, _options(entry, defaults, f"report {name!r}"))
+    options = _options(entry, defaults, f"report {name!r}")
+    return Report(name, tuple(metrics), tables, options, fusion)
+
+
+def _rating_metrics(report: Report) -> None:
+    """Rating metrics go with ``tables: [ratings, predictions]`` and only there: either way
+    round, an error naming the report and the tables to declare."""
+    if report.kind == "rating":
+        for metric in report.metrics:
+            try:
+                parse_metric(metric, scope="rating")
+            except PolarsRankError as err:
+                raise PolarsRankError(
+                    _where(f"report {report.name!r}: tables [ratings, predictions]: {err}")
+                ) from None
+        return
+    for metric in report.metrics:
+        try:
+            parse_metric(metric, scope="rating")
+        except PolarsRankError:
+            continue
+        raise PolarsRankError(
+            _where(
+                f"report {report.name!r}: {metric!r} is a rating metric: declare "
+                "tables: [ratings, predictions] (rating_sql, called as "
+                f"polars_rank.report('{report.name}', ratings=..., predictions=...))"
+            )
+        )
 
 
 def _check(entry: Any, n: int, defaults: dict[str, Any]) -> Check:
@@ -274,8 +402,7 @@ def parse_config(data: Any) -> DbtConfig:
             raise PolarsRankError(
                 _where(f"unknown adapter {adapter!r} (known: {', '.join(ADAPTERS)})")
             )
-    defaults = report_defaults()
-    reports = tuple(_report(e, n, defaults) for n, e in enumerate(data.get("reports") or []))
+    reports = tuple(_report(e, n) for n, e in enumerate(data.get("reports") or []))
     names = [r.name for r in reports]
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:

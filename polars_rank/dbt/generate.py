@@ -30,6 +30,8 @@ from typing import Any
 
 from polars_rank.compiler.checks import check_sql
 from polars_rank.compiler.compile import to_sql
+from polars_rank.compiler.fusion import fusion_sql
+from polars_rank.compiler.rating import rating_sql
 from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.grouping import by_list
 from polars_rank.dbt.config import (
@@ -40,6 +42,7 @@ from polars_rank.dbt.config import (
     Report,
     check_defaults,
     present_key,
+    rating_defaults,
     report_defaults,
 )
 
@@ -151,10 +154,27 @@ def _variants(report: Report) -> Iterator[dict[str, list[str]]]:
 
 
 def _report_sql(report: Report, dialect: str, present: dict[str, list[str]]) -> str:
-    """The SQL of ``report`` with the inferred ``*_by`` arguments set to ``present``."""
+    """The SQL of ``report`` with the inferred ``*_by`` arguments set to ``present``, from
+    the compiler of its kind (:attr:`~polars_rank.dbt.config.Report.kind`)."""
     tables = {t: (f"{_PREFIX}{t}" if t in report.tables else None) for t in TABLES}
     _refuse_placeholder(f"report {report.name!r}", report.options)
     try:
+        if report.kind == "rating":
+            return rating_sql(
+                list(report.metrics),
+                dialect,  # type: ignore[arg-type]
+                f"{_PREFIX}ratings",
+                f"{_PREFIX}predictions",
+                **report.options,
+            )
+        if report.kind == "fusion":
+            assert report.fusion is not None
+            return fusion_sql(
+                report.fusion,
+                dialect,  # type: ignore[arg-type]
+                f"{_PREFIX}runs",
+                **report.options,
+            )
         return to_sql(
             list(report.metrics),
             dialect,  # type: ignore[arg-type]
@@ -225,6 +245,7 @@ def generate(config: DbtConfig) -> str:
                 parts.append(_macro(macros[-1], _jinja(sql)))
         entry: dict[str, Any] = {
             "name": report.name,
+            **({"fusion": report.fusion} if report.fusion is not None else {}),
             "metrics": list(report.metrics),
             "tables": list(report.tables),
             "options": report.options,
@@ -247,6 +268,7 @@ def generate(config: DbtConfig) -> str:
         f"  'version': {_literal(_version())},\n"
         f"  'adapters': {_literal(list(config.adapters))},\n"
         f"  'report_defaults': {_literal(report_defaults())},\n"
+        f"  'rating_defaults': {_literal(rating_defaults())},\n"
         f"  'check_defaults': {_literal(check_defaults())},\n"
         "  'reports': {\n" + ",\n".join(reports) + "\n  },\n"
         "  'checks': {\n" + ",\n".join(checks) + "\n  }\n"

@@ -223,16 +223,15 @@ class Engine:
         """The per-query plan of :func:`~polars_rank.evaluate_diversity`
         (:func:`polars_rank.diversity.plan.per_query`'s signature); engines without one
         refuse, with the reason."""
-        raise PolarsRankError(
-            f"engine {self.name!r} does not implement evaluate_diversity: ndeval's greedy "
-            "ideal ranking (alpha-nDCG, nERR-IA, nNRBP) is not compiled to SQL; use "
-            "engine='polars'"
-        )
+        from polars_rank.catalog.diversity import WHY
+
+        raise PolarsRankError(f"engine {self.name!r} does not implement evaluate_diversity: {WHY}")
 
     def evaluate_policy(self, request: PolicyRequest) -> pl.DataFrame:
         """:func:`~polars_rank.evaluate_policy`: the tables read (:meth:`read`) and checked in
         Polars (:func:`polars_rank.engines.policy_inputs.checked_inputs`), then
-        :meth:`estimate`."""
+        :meth:`estimate` (which checks that the reward model has every estimate it reads,
+        :func:`~polars_rank.engines.policy_inputs.q_hat_present`)."""
         from polars_rank.engines.policy_inputs import checked_inputs
 
         log = self.read(request.log, "log", request.con)
@@ -259,9 +258,10 @@ class Engine:
         estimate, standard_error, ess, max_weight, n``, one row per estimator per ``by``
         segment of the log (sorted, nulls first); by default the compiled query of
         :func:`~polars_rank.policy_sql`, run by :meth:`run_sql`."""
-        from polars_rank.engines.policy_inputs import compiled_result, request_sql
+        from polars_rank.engines.policy_inputs import compiled_result, q_hat_present, request_sql
 
         self._no_bootstrap(request.bootstrap)
+        q_hat_present(log, policy, q_hat, request)
         logged = log.collect()
         frames = {"log": logged, "policy": policy.collect()}
         if q_hat is not None:

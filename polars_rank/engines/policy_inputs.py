@@ -74,14 +74,26 @@ def unique_keys(lf: pl.LazyFrame, what: str, keys: list[str]) -> None:
         )
 
 
-def _sums(policy: pl.LazyFrame, context: str, probability: str) -> None:
-    sums = (
+def _per_context(policy: pl.LazyFrame, context: str, action: str, probability: str) -> pl.DataFrame:
+    """The policy's contexts that break a rule: an action listed twice (``len`` above the
+    distinct actions) or probabilities not summing to 1 (``sum``); one grouping for both
+    checks, the exact messages built only when a row is found (:func:`unique_keys`,
+    :func:`_sums`)."""
+    return (
         policy.group_by(context)
-        .agg(pl.col(probability).cast(pl.Float64).sum().alias("sum"))
-        .filter((pl.col("sum") - 1.0).abs() > TOLERANCE)
-        .sort(context)
+        .agg(
+            pl.len().alias("len"),
+            pl.col(action).n_unique().alias("actions"),
+            pl.col(probability).cast(pl.Float64).sum().alias("sum"),
+        )
+        .filter((pl.col("len") > pl.col("actions")) | ((pl.col("sum") - 1.0).abs() > TOLERANCE))
         .collect()
     )
+
+
+def _sums(sums: pl.DataFrame, context: str) -> None:
+    sums = sums.filter((pl.col("sum") - 1.0).abs() > TOLERANCE).select(context, "sum")
+    sums = sums.sort(context)
     if sums.height:
         shown = ", ".join(f"{c!r}: {s!r}" for c, s in sums.head(_SHOWN).rows())
         more = f" and {sums.height - _SHOWN} more" if sums.height > _SHOWN else ""
@@ -127,7 +139,14 @@ def checked_inputs(
         nulls = logged.select(pl.col(column).is_null().sum()).collect().item()
         if nulls:
             raise PolarsRankError(f"log column {column!r} has {nulls} NULL values")
-    unique_keys(evaluated, "policy", [ctx, act])
+    broken = _per_context(evaluated, ctx, act, request.probability)
+    if broken.height:  # NULL keys are counted apart: unique_keys finds them
+        unique_keys(evaluated, "policy", [ctx, act])
+    else:
+        for column in (ctx, act):
+            nulls = evaluated.select(pl.col(column).is_null().sum()).collect().item()
+            if nulls:
+                raise PolarsRankError(f"policy column {column!r} has {nulls} NULL values")
     tables = [("policy", pschema)]
     model: pl.LazyFrame | None = None
     if q_hat is not None:
@@ -143,7 +162,7 @@ def checked_inputs(
                 f"the context and action columns differ in type: log ({lschema[ctx]}, "
                 f"{lschema[act]}), {what} ({schema[ctx]}, {schema[act]})"
             )
-    _sums(evaluated, ctx, request.probability)
+    _sums(broken, ctx)
     none_missing(
         logged.join(evaluated, on=ctx, how="anti").sort(ctx),
         "logged contexts are",
@@ -151,6 +170,21 @@ def checked_inputs(
         "missing from the policy (list each context's actions; an action left out has "
         "probability 0)",
     )
+    return logged, evaluated, model
+
+
+def q_hat_present(
+    logged: pl.LazyFrame,
+    evaluated: pl.LazyFrame,
+    model: pl.LazyFrame | None,
+    request: PolicyRequest,
+) -> None:
+    """The reward model has an estimate wherever a model-based estimator reads one: every
+    logged (context, action) and every action the policy gives a positive probability in a
+    logged context; else the error names how many pairs lack one. The compiled engines
+    run it before their query; the Polars engine counts the missing estimates in its own
+    joins and runs it only when one is missing."""
+    ctx, act = request.context, request.action
     if model is not None and any(est.model for _, est in request.specs):
         keys = [ctx, act]
         contexts = logged.select(ctx)
@@ -174,7 +208,6 @@ def checked_inputs(
             "(the model-based estimators read q_hat for every logged action and every "
             "action the policy gives a positive probability)",
         )
-    return logged, evaluated, model
 
 
 def compiled_result(

@@ -3,7 +3,8 @@ entry and each target of :data:`~polars_rank.catalog.model.TARGETS`, either the 
 reason (and that target refuses the metric with it), or the target has the metric — the
 Polars function, the DuckDB macro(s) registered, the portable SQL compiled for the dialect
 (the Spark engine runs the ``spark`` dialect's SQL; so does the DuckDB engine for the rating
-metrics, which have no macro). A pair that is neither fails here."""
+metrics, which have no macro). A pair that is neither fails here. The diversity metrics run
+on the Polars engine only (the greedy ideal ranking): every other target refuses them."""
 
 from __future__ import annotations
 
@@ -68,6 +69,18 @@ def test_every_pair_is_implemented_or_refused(entry: Metric, target: str, macros
     why = entry.reason(target)
     if target == "polars":
         assert why is None and callable(entry.polars)
+    elif scope_of(entry) == "diversity":  # the Polars engine's plan only, no SQL
+        assert why is not None, f"{entry.name}: {target} has no diversity query"
+        if not target.startswith("sql:"):
+            run = pl.DataFrame({"query": ["q"], "doc": ["d"], "score": [1.0]})
+            qrels = pl.DataFrame(
+                {"query": ["q"], "subtopic": ["s"], "doc": ["d"], "relevance": [1]}
+            )
+            with pytest.raises(PolarsRankError) as err:
+                pr.evaluate_diversity(run, qrels, [_name(entry)], engine=target)  # type: ignore[arg-type]
+            assert f"engine {target!r} does not implement evaluate_diversity: {why}" in str(
+                err.value
+            )
     elif target == "duckdb" and scope_of(entry) == "rating":  # the compiled SQL, no macro
         assert why is None and "SELECT" in _compile(entry, "duckdb").upper()
     elif target == "duckdb":

@@ -156,6 +156,7 @@ def test_doc_tables_are_the_catalog() -> None:
         *registry.metrics(),
         *registry.metrics("classification"),
         *registry.metrics("rating"),
+        *registry.metrics("diversity"),
     ]
     for entry in entries:
         assert f"{{#{tables.anchor(entry)}}}" in reference, entry.name

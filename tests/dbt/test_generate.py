@@ -12,9 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import polars as pl
 import pytest
 import yaml
 
+import polars_rank as pr
 import polars_rank.dbt.config as dbt_config
 from polars_rank import to_sql
 from polars_rank.cli import main
@@ -443,3 +445,248 @@ def test_explicit_input_by_is_not_inferred() -> None:
     }
     with pytest.raises(PolarsRankError, match="report 'w'.*256.*state qrels_by, interactions_by"):
         generate(parse_config({"adapters": ["duckdb"], "reports": [wide]}))
+
+
+# --- rating and fusion reports ---------------------------------------------------------
+
+#: Ratings with a ``by`` segment and a weight: u4's rating has no prediction (weighs 0) and
+#: the prediction of u9 no rating (not read); ids are text, one segment has a single pair.
+RATINGS = {
+    "user_id": ["u1", "u1", "u2", "u2", "u3", "u3", "u4", "u5"],
+    "item_id": ["a", "b", "a", "c", "b", "c", "a", "d"],
+    "stars": [4.0, 3.0, 5.0, 2.0, 1.0, 4.5, 3.0, 2.5],
+    "market": ["fr", "fr", "fr", "de", "de", "de", "de", "it"],
+    "w": [1.0, 2.0, 0.5, 1.5, 1.0, 3.0, 1.0, 2.0],
+}
+PREDICTIONS = {
+    "user_id": ["u1", "u1", "u2", "u2", "u3", "u3", "u5", "u9"],
+    "item_id": ["a", "b", "a", "c", "b", "c", "d", "z"],
+    "p": [3.5, 3.25, 4.0, 2.5, 2.0, 4.0, 2.0, 1.0],
+}
+RATING_METRICS = ["RMSE", "MSE", "MAE", "R2", "explained_variance", "MAPE"]
+
+
+def _duckdb_rows(sql: str, tables: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """``sql`` run on an in-memory DuckDB holding ``tables`` (name → polars frame)."""
+    import duckdb
+
+    con = duckdb.connect()
+    try:
+        for name, frame in tables.items():
+            con.register(name, frame)
+        return con.sql(sql).fetchall()
+    finally:
+        con.close()
+
+
+def _close_rows(got: list[tuple[Any, ...]], want: list[tuple[Any, ...]]) -> None:
+    assert len(got) == len(want) > 0
+    for got_row, want_row in zip(got, want, strict=True):
+        assert len(got_row) == len(want_row)
+        for g, w in zip(got_row, want_row, strict=True):
+            if isinstance(w, float):
+                assert g == pytest.approx(w, abs=1e-12, rel=0), (got_row, want_row)
+            else:
+                assert g == w, (got_row, want_row)
+
+
+def test_rating_report_config() -> None:
+    """``tables: [ratings, predictions]`` makes a rating report: its options are
+    ``rating_sql``'s (read from its signature), its key names both tables."""
+    report = {
+        "name": "stars",
+        "metrics": ["RMSE", "MAE"],
+        "tables": ["predictions", "ratings"],  # any order
+        "user": "user_id",
+        "rating": "rating",  # the default: left out of the key
+        "by": "market",
+    }
+    (parsed,) = parse_config({"reports": [report]}).reports
+    assert parsed.kind == "rating" and parsed.tables == ("ratings", "predictions")
+    assert parsed.options == {"by": "market", "user": "user_id"}
+    assert set(dbt_config.rating_defaults()) == {
+        "user",
+        "item",
+        "rating",
+        "prediction",
+        "by",
+        "weight",
+    }
+    text = (
+        '{"kind": "report", "metrics": ["RMSE", "MAE"], "options": {"by": "market", '
+        '"user": "user_id"}, "tables": ["predictions", "ratings"]}'
+    )
+    assert parsed.key() == hashlib.md5(text.encode()).hexdigest()
+    classification = {"name": "c", "metrics": ["RMSE"], "tables": ["predictions"]}
+    with pytest.raises(PolarsRankError, match="report 'c': 'RMSE' is a rating metric"):
+        parse_config({"reports": [classification]})
+
+
+def test_fusion_report_config() -> None:
+    """``fusion: <method>`` makes a fusion report: no metrics, ``tables: [runs]`` by default,
+    ``fusion_sql``'s options (``runs`` there is the list of run names); the method is part
+    of the key."""
+    report = {"name": "hybrid", "fusion": "wsum", "weights": {"bm25": 0.3, "dense": 0.7}}
+    (parsed,) = parse_config({"reports": [report]}).reports
+    assert parsed.kind == "fusion" and parsed.tables == ("runs",) and parsed.metrics == ()
+    assert parsed.options == {"weights": {"bm25": 0.3, "dense": 0.7}}
+    assert "runs" in dbt_config.fusion_defaults() and "norm" in dbt_config.fusion_defaults()
+    text = (
+        '{"fusion": "wsum", "kind": "report", "metrics": [], "options": {"weights": '
+        '{"bm25": 0.3, "dense": 0.7}}, "tables": ["runs"]}'
+    )
+    assert parsed.key() == hashlib.md5(text.encode()).hexdigest()
+    other = {"name": "other", "fusion": "rrf", "tables": ["runs"], "k": 60.0, "norm": None}
+    (parsed,) = parse_config({"reports": [other]}).reports
+    assert parsed.options == {"norm": None}  # k: 60 is the default
+
+
+@pytest.mark.parametrize(
+    ("report", "message"),
+    [
+        ({"metrics": ["RMSE"]}, r"report 'a': 'RMSE' is a rating metric: declare tables: \["),
+        (
+            {"metrics": ["RMSE", "AP"], "tables": ["ratings", "predictions"]},
+            r"report 'a': tables \[ratings, predictions\]: metric 'AP' is a ranking metric",
+        ),
+        (
+            {"metrics": ["RMSE"], "tables": ["ratings"]},
+            r"report 'a': tables must .*or \[ratings, predictions\] \(rating metrics\)",
+        ),
+        (
+            {"metrics": ["RMSE"], "tables": ["ratings", "predictions", "run"]},
+            "report 'a': tables must list run",
+        ),
+        (
+            {"metrics": ["RMSE"], "tables": ["ratings", "predictions"], "label": "y"},
+            "report 'a': unknown option 'label' \\(the options are rating_sql's: user, item",
+        ),
+        (
+            {"metrics": ["MAE"], "tables": ["ratings", "predictions"], "ratings": "t"},
+            "report 'a': unknown option 'ratings' .*tables go in 'tables'",
+        ),
+        ({"fusion": "rrff"}, "report 'a': fusion must be one of sum, mnz, .*, got 'rrff'"),
+        ({"fusion": ["rrf"]}, "report 'a': fusion must be one of"),
+        ({"fusion": "rrf", "metrics": ["AP"]}, "report 'a': a fusion report .* takes no metrics"),
+        ({"fusion": "rrf", "tables": ["run"]}, r"report 'a': .* tables: \[runs\]"),
+        (
+            {"metrics": ["AP"], "tables": ["runs"]},
+            "report 'a': tables must .*add fusion: <method>",
+        ),
+        ({"tables": ["runs"]}, r"report 'a' needs a list of metric names \(or fusion:"),
+        (
+            {"fusion": "rrf", "per_query": True},
+            "report 'a': unknown option 'per_query' \\(the options are fusion_sql's: norm",
+        ),
+    ],
+)
+def test_rating_and_fusion_config_errors(report: dict[str, Any], message: str) -> None:
+    with pytest.raises(PolarsRankError, match=f"polars_rank.yml: {message}"):
+        parse_config({"reports": [{"name": "a", **report}]})
+
+
+def test_rating_and_fusion_compiler_errors_name_the_report() -> None:
+    """What only the compiler refuses is its error at generation time, naming the report."""
+    weighted = {
+        "name": "w",
+        "metrics": ["max_error"],
+        "tables": ["ratings", "predictions"],
+        "weight": "w",
+    }
+    with pytest.raises(PolarsRankError, match="report 'w' \\(duckdb\\): .*max_error"):
+        generate(parse_config({"adapters": ["duckdb"], "reports": [weighted]}))
+    unweighted = {"name": "f", "fusion": "wsum"}
+    with pytest.raises(PolarsRankError, match="report 'f' \\(duckdb\\): .*needs weights"):
+        generate(parse_config({"adapters": ["duckdb"], "reports": [unweighted]}))
+
+
+@pytest.mark.parametrize("adapter", ["duckdb", "postgres", "spark"], ids=lambda a: f"rt-{a}")
+def test_rating_and_fusion_macros_render_their_sql(adapter: str) -> None:
+    """The macros render ``rating_sql``'s and ``fusion_sql``'s own text, tables live; the
+    catalogue holds the fusion method and the rating defaults."""
+    options = {"user": "user_id", "item": "item_id", "rating": HOSTILE[0], "by": ["market"]}
+    stars = {"name": "stars", "metrics": ["RMSE", "R2"], "tables": ["ratings", "predictions"]}
+    hybrid = {"name": "hybrid", "fusion": "med", "norm": "zmuv", "runs": ["bm25", "dense"]}
+    config = parse_config({"adapters": [adapter], "reports": [{**stars, **options}, hybrid]})
+    text = generate(config)
+    dialect = dbt_config.ADAPTERS[adapter]
+    got = _render(text, f"polars_rank__stars__{adapter}", {"ratings": "s.r", "predictions": "s.p"})
+    want = pr.rating_sql(["RMSE", "R2"], dialect, "s.r", "s.p", **options)  # type: ignore[arg-type]
+    assert got.strip() == want
+    got = _render(text, f"polars_rank__hybrid__{adapter}", {"runs": "s.stacked"})
+    want = pr.fusion_sql("med", dialect, "s.stacked", norm="zmuv", runs=["bm25", "dense"])  # type: ignore[arg-type]
+    assert got.strip() == want
+    catalogue = _catalogue(text)
+    entries = {e["name"]: e for e in catalogue["reports"].values()}
+    assert entries["hybrid"]["fusion"] == "med" and entries["hybrid"]["tables"] == ["runs"]
+    assert entries["stars"]["tables"] == ["ratings", "predictions"]
+    assert "fusion" not in entries["stars"]
+    assert catalogue["rating_defaults"] == dbt_config.rating_defaults()
+    assert generate(config) == text  # deterministic
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"by": "market"},
+        {"by": ["market"], "weight": "w"},
+    ],
+    ids=["plain", "by", "by-weight"],
+)
+def test_rating_macro_on_duckdb_equals_evaluate_ratings(options: dict[str, Any]) -> None:
+    """The generated rating macro, tables substituted, run on DuckDB: the numbers of
+    :func:`polars_rank.evaluate_ratings` (the Polars engine) on the same frames."""
+    columns = {"user": "user_id", "item": "item_id", "rating": "stars", "prediction": "p"}
+    report = {
+        "name": "stars",
+        "metrics": RATING_METRICS,
+        "tables": ["ratings", "predictions"],
+        **columns,
+        **options,
+    }
+    text = generate(parse_config({"adapters": ["duckdb"], "reports": [report]}))
+    sql = _render(text, "polars_rank__stars__duckdb", {"ratings": "r", "predictions": "p"})
+    ratings, predictions = pl.DataFrame(RATINGS), pl.DataFrame(PREDICTIONS)
+    got = _duckdb_rows(sql, {"r": ratings, "p": predictions})
+    with pytest.warns(UserWarning, match="without a prediction"):
+        want = pr.evaluate_ratings(ratings, predictions, RATING_METRICS, **columns, **options)
+    if "by" in options:
+        assert want.height == 3  # de, fr, it (one pair)
+    _close_rows(got, want.rows())
+
+
+@pytest.mark.parametrize(
+    ("method", "options"),
+    [
+        ("rrf", {}),
+        ("rrf", {"k": 10, "norm": None}),
+        ("wsum", {"weights": {"bm25": 0.3, "dense": 0.7, "splade": 1.5}}),
+        ("med", {"norm": "zmuv"}),
+        ("max", {"norm": "sum", "runs": ["bm25", "dense", "splade"]}),
+        ("mnz", {"norm": "borda"}),
+        ("sum", {"norm": "rank"}),
+    ],
+    ids=lambda v: v if isinstance(v, str) else "-".join(map(str, v)) or "default",
+)
+def test_fusion_macro_on_duckdb_equals_fuse(method: str, options: dict[str, Any]) -> None:
+    """The generated fusion macro, the stacked runs substituted, run on DuckDB: the run of
+    :func:`polars_rank.fuse` (the Polars engine) on the same frame — documents, order and
+    scores (within 1e-12)."""
+    stacked = pl.DataFrame(
+        {
+            "system": ["bm25"] * 5 + ["dense"] * 4 + ["splade"] * 3,
+            "qid": ["q1", "q1", "q1", "q2", "q2", "q1", "q1", "q2", "q2", "q1", "q2", "q2"],
+            "docno": ["a", "b", "c", "a", "d", "b", "d", "d", "e", "c", "a", "e"],
+            "s": [3.0, 2.0, 1.0, 7.5, 7.0, 0.9, 0.4, 0.8, 0.7, 12.0, 4.0, 9.0],
+        }
+    )
+    columns = {"run": "system", "query": "qid", "doc": "docno", "score": "s"}
+    report = {"name": "hybrid", "fusion": method, **columns, **options}
+    text = generate(parse_config({"adapters": ["duckdb"], "reports": [report]}))
+    sql = _render(text, "polars_rank__hybrid__duckdb", {"runs": "stacked"})
+    got = _duckdb_rows(sql, {"stacked": stacked})
+    fuse_options = {k: v for k, v in options.items() if k != "runs"}  # fuse counts the rows'
+    want = pr.fuse(stacked, method, **columns, **fuse_options)
+    assert isinstance(want, pl.DataFrame) and want.columns == ["qid", "docno", "s"]
+    _close_rows(got, want.rows())

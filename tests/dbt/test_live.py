@@ -27,6 +27,7 @@ from tests.support.dbt_env import (
     DbtProject,
     copy_project,
     dbt_environment,
+    rating_seeds,
     seeds,
     systems_run,
 )
@@ -603,3 +604,139 @@ def test_dbt_by_inferred_spark(tmp_path: Path, dbt_venv: Path) -> None:
         return pl.read_parquet(warehouse / f"{SCHEMA}.db" / name / "*.parquet")
 
     _by_inferred(project, "spark", read)
+
+
+#: A rating report (``tables: [ratings, predictions]``), a fusion report (``fusion:``) of
+#: the run seed's systems, and a ranking report on the fused run's model.
+_RATING_AND_FUSION = [
+    {
+        "name": "stars",
+        "metrics": ["RMSE", "MAE", "R2", "explained_variance"],
+        "tables": ["ratings", "predictions"],
+        "user": "user_id",
+        "item": "item_id",
+        "rating": "stars",
+        "prediction": "p",
+        "by": ["market"],
+    },
+    {"name": "hybrid", "fusion": "rrf", "k": 10, "run": "system"},
+    {"name": "hybrid_quality", "metrics": ["nDCG@10", "AP"]},
+]
+
+
+def _rating_and_fusion(project: DbtProject, target: str, read: Any) -> None:
+    """The rating report through ``polars_rank.report`` and ``polars_rank.evaluate``
+    against :func:`polars_rank.evaluate_ratings`; the fusion report against
+    :func:`polars_rank.fuse`, and its model evaluated by another against
+    :func:`polars_rank.evaluate` of that fused run (the Polars engine, within 1e-12)."""
+    from polars_rank.cli import main
+
+    path = project.path
+    config = yaml.safe_load((path / "polars_rank.yml").read_text())
+    config["reports"].extend(_RATING_AND_FUSION)
+    (path / "polars_rank.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    assert main(["dbt", "generate", "--config", str(path / "polars_rank.yml")]) == 0
+    ratings, predictions = rating_seeds()
+    ratings.write_csv(path / "seeds" / "ratings.csv")
+    predictions.write_csv(path / "seeds" / "rating_predictions.csv")
+    text = "{{ 'string' if target.type == 'spark' else 'varchar' }}"
+    double = "{{ 'double' if target.type == 'spark' else 'float8' }}"
+    types = {"user_id": text, "item_id": text}
+    (path / "seeds" / "rating_seeds.yml").write_text(
+        yaml.safe_dump(
+            {
+                "version": 2,
+                "seeds": [
+                    {
+                        "name": "ratings",
+                        "config": {"column_types": {**types, "stars": double, "market": text}},
+                    },
+                    {
+                        "name": "rating_predictions",
+                        "config": {"column_types": {**types, "p": double}},
+                    },
+                ],
+            }
+        )
+    )
+    stars = _RATING_AND_FUSION[0]
+    (path / "models" / "stars_report.sql").write_text(
+        "{{ polars_rank.report('stars', ratings=ref('ratings'), "
+        "predictions=ref('rating_predictions')) }}"
+    )
+    (path / "models" / "stars_evaluate.sql").write_text(
+        "{{ polars_rank.evaluate(ratings=ref('ratings'), predictions=ref('rating_predictions'), "
+        f"metrics={stars['metrics']!r}, user='user_id', item='item_id', rating='stars', "
+        "prediction='p', by=['market']) }}"
+    )
+    (path / "models" / "hybrid.sql").write_text(
+        "{{ polars_rank.report('hybrid', runs=ref('run')) }}"
+    )
+    (path / "models" / "hybrid_quality.sql").write_text(
+        "{{ polars_rank.report('hybrid_quality', ref('hybrid'), ref('qrels')) }}"
+    )
+    project.dbt("deps")
+    project.dbt("seed", "--target", target, "-s", "run", "qrels", "ratings", "rating_predictions")
+    models = ("stars_report", "stars_evaluate", "hybrid", "hybrid_quality")
+    project.dbt("run", "--target", target, "-s", *models)
+
+    options = {k: stars[k] for k in ("user", "item", "rating", "prediction", "by")}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # u4's rating without a prediction
+        want = pr.evaluate_ratings(ratings, predictions, stars["metrics"], **options)
+    assert want.height == 3  # de, fr, it
+    for model in ("stars_report", "stars_evaluate"):
+        got = read(model).sort("market")
+        assert got.columns == ["market", "rmse", "mae", "r2", "explained_variance"], model
+        assert got.height == want.height, model
+        for got_row, want_row in zip(got.rows(), want.sort("market").rows(), strict=True):
+            _close(list(got_row), list(want_row), f"{model} {want_row[0]}")
+
+    fused = pr.fuse(systems_run(), "rrf", k=10, run="system")
+    assert isinstance(fused, pl.DataFrame)
+    got = read("hybrid").sort("query", "doc")
+    assert got.columns == ["query", "doc", "score"]
+    assert got.height == fused.height > 0
+    for got_row, want_row in zip(got.rows(), fused.sort("query", "doc").rows(), strict=True):
+        _close(list(got_row), list(want_row), f"hybrid {want_row[:2]}")
+
+    _, qrels = seeds()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the run query without judgments
+        quality = pr.evaluate(fused, qrels, _RATING_AND_FUSION[2]["metrics"])
+    assert isinstance(quality, pl.DataFrame)
+    got = read("hybrid_quality")
+    assert got.columns == ["ndcg_at_10", "ap"] and got.height == 1
+    _close(list(got.row(0)), list(quality.row(0)), "hybrid_quality")
+
+
+def test_dbt_rating_and_fusion_duckdb(tmp_path: Path, dbt_venv: Path) -> None:
+    database = tmp_path / "warehouse.duckdb"
+    project = copy_project(
+        tmp_path, dbt_venv, {"duckdb": {"type": "duckdb", "path": str(database), "threads": 1}}
+    )
+    _rating_and_fusion(project, "duckdb", _duckdb_read(database))
+
+
+def test_dbt_rating_and_fusion_postgres(tmp_path: Path, dbt_venv: Path, postgres: Any) -> None:
+    output = {
+        "type": "postgres",
+        "host": str(postgres.directory),  # the socket folder
+        "port": 5432,
+        "user": "postgres",
+        "password": "",
+        "dbname": "postgres",
+        "schema": SCHEMA + "_rf",
+        "threads": 1,
+    }
+    project = copy_project(tmp_path, dbt_venv, {"postgres": output})
+
+    def read(name: str) -> pl.DataFrame:
+        with postgres.connect() as con, con.cursor() as cur:
+            cur.execute(f"SELECT * FROM {SCHEMA}_rf.{name}")
+            columns = [d.name for d in cur.description]
+            return pl.DataFrame(
+                cur.fetchall(), schema=columns, orient="row", infer_schema_length=None
+            )
+
+    _rating_and_fusion(project, "postgres", read)

@@ -63,8 +63,9 @@ def test_an_empty_run_scores_zero_or_gives_nulls_with_both() -> None:
     [
         ({"metrics": ["alpha_ndcg"]}, "needs a cutoff"),
         ({"metrics": ["nrbp@5"]}, "takes no cutoff"),
-        ({"metrics": ["ndcg@5"]}, "unknown diversity metric"),
-        ({"metrics": ["p_ia@0"]}, "cutoff must be an integer"),
+        ({"metrics": ["ndcg@5"]}, r"ranking metric \(ndcg\): evaluate / to_sql takes it, not eval"),
+        ({"metrics": ["div@5"]}, "unknown metric 'div@5'; the diversity metrics are: alpha-DCG"),
+        ({"metrics": ["p_ia@0"]}, "cutoff '0' is not a positive integer"),
         ({"alpha": 1.0}, "alpha must be in"),
         ({"beta": -0.1}, "beta must be in"),
         ({"subtopic": "intent"}, "column 'intent' not found in the qrels"),

@@ -58,3 +58,7 @@ def test_mean_equals_ir_measures() -> None:
     got = pr.evaluate_diversity(run, qrels, names).row(0)
     for measure, value in zip(measures, got, strict=True):
         assert value == pytest.approx(want[measure], rel=1e-9), str(measure)
+    # ir_measures' own spellings name the same metrics (the catalog's aliases)
+    spelled = [str(m) for m in measures]
+    assert spelled == ["alpha_nDCG@20", "ERR_IA@20", "NRBP", "P_IA@10", "StRecall@10"]
+    assert pr.evaluate_diversity(run, qrels, spelled).row(0) == got

@@ -32,7 +32,7 @@ import yaml
 
 import polars_rank as pr
 from polars_rank.compiler import column_names
-from tests.support.dbt_env import PROJECT, DbtProject, dbt_environment
+from tests.support.dbt_env import PROJECT, DbtProject, dbt_environment, rating_seeds
 from tests.support.docs import ROOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.dbt]
@@ -160,6 +160,11 @@ def test_the_dbt_guide_builds_as_written(tmp_path: Path, dbt_venv: Path) -> None
     qrels = _seed("qrels", relevance=pl.Int64, **strings)
     interactions = _seed("interactions", **strings)
     predictions = _seed("predictions", user_id=pl.String, segment=pl.String, p=pl.Float64)
+    # the rating and fusion reports' inputs: ratings, their predictions, the stacked runs
+    ratings, rating_predictions = rating_seeds()
+    ratings.write_csv(project.path / "seeds" / "ratings.csv")
+    rating_predictions.write_csv(project.path / "seeds" / "rating_predictions.csv")
+    systems.write_csv(project.path / "seeds" / "stacked_runs.csv")
 
     (generate,) = [c for lang, c in guide if lang == "sh" and "dbt check" in c and "cp " not in c]
     _sh(project, generate)  # generate, then check: exit 0
@@ -192,6 +197,27 @@ def test_the_dbt_guide_builds_as_written(tmp_path: Path, dbt_venv: Path) -> None
     )
     built = _read(database, "classification_by_segment")
     _close(built, _renamed(by_segment, clicks), ["segment"])
+
+    stars = ["RMSE", "MAE", "R2"]
+    with pytest.warns(UserWarning, match="without a prediction"):  # u4's rating
+        expected = pr.evaluate_ratings(
+            ratings,
+            rating_predictions,
+            stars,
+            user="user_id",
+            item="item_id",
+            rating="stars",
+            prediction="p",
+            by=["market"],
+        )
+    built = _read(database, "stars_by_market")
+    _close(built, expected.rename(str.lower), ["market"])
+    fused = pr.fuse(systems, "rrf", k=10, run="system")
+    assert isinstance(fused, pl.DataFrame)
+    _close(_read(database, "hybrid"), fused, ["query", "doc"])
+    with pytest.warns(UserWarning, match="no judgments"):  # q10
+        expected = pr.evaluate(fused, qrels, ["nDCG@10", "AP"])
+    _close(_read(database, "hybrid_quality"), _renamed(expected, ["nDCG@10", "AP"]), [])
 
     # the day's rows are replaced when the day runs again, appended for a new day
     daily = pr.evaluate(run, qrels, ["nDCG@10", "AP"], by="system")

@@ -134,6 +134,8 @@ def _evaluated(frames: dict[str, object], family: str, metric: str, options: str
         out = pr.evaluate_classification(frames["predictions"], [metric], **given)
     elif family == "rating":
         out = pr.evaluate_ratings(frames["ratings"], frames["rated"], [metric], **given)
+    elif family == "diversity":
+        out = pr.evaluate_diversity(frames["run"], frames["intents"], [metric], **given)
     elif family == "recommender":
         out = pr.evaluate(
             frames["recs"],

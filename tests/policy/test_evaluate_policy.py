@@ -158,6 +158,26 @@ def test_tiny_example_by_hand(engine: str) -> None:
             {"q_hat": lambda t: t.with_columns(q_hat=pl.Series([0.1, None, 0.1, 0.1, 0.1]))},
             "q_hat column 'q_hat' has 1 NULL",
         ),
+        (  # only the policy's other action of c1 (probability 0.5, never logged) lacks one
+            {"q_hat": lambda t: t.filter(~((pl.col("context") == "c1") & (pl.col("action") == 1)))},
+            r"1 \(context, action\) pairs lack a q_hat .* e.g. \('c1', 1\)",
+        ),
+        (  # only c3's logged action 0 (probability 0 under the policy) lacks one
+            {"q_hat": lambda t: t.filter(~((pl.col("context") == "c3") & (pl.col("action") == 0)))},
+            r"1 \(context, action\) pairs lack a q_hat .* e.g. \('c3', 0\)",
+        ),
+        (  # c1's action 0 listed twice, its probabilities still summing to 1
+            {"policy": lambda t: t.with_columns(action=pl.Series([0, 0, 1, 1]))},
+            r"the policy has 1 \(context, action\) keys more than once, e.g. \('c1', 0\)",
+        ),
+        (
+            {"policy": lambda t: t.with_columns(action=pl.Series([0, None, 1, 1]))},
+            "policy column 'action' has 1 NULL values",
+        ),
+        (  # a NULL context whose probabilities sum to 1: the NULL is named first
+            {"policy": lambda t: t.with_columns(context=pl.Series(["c1", "c1", "c2", None]))},
+            "policy column 'context' has 1 NULL values",
+        ),
         (
             {"policy": lambda t: t.with_columns(action=pl.col("action").cast(pl.String))},
             "differ in type",

@@ -121,3 +121,25 @@ def seeds() -> tuple[pl.DataFrame, pl.DataFrame]:
         schema={"query": pl.String, "doc": pl.String, "relevance": pl.Int64},
     )
     return run, qrels
+
+
+def rating_seeds() -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The seeds of the rating reports, ratings and rating predictions (the tests that need
+    them write them): u4's rating has no prediction (left out), u9's prediction no rating
+    (not read)."""
+    ratings = pl.DataFrame(
+        {
+            "user_id": ["u1", "u1", "u2", "u2", "u3", "u3", "u4", "u5"],
+            "item_id": ["a", "b", "a", "c", "b", "c", "a", "d"],
+            "stars": [4.0, 3.0, 5.0, 2.0, 1.0, 4.5, 3.0, 2.5],
+            "market": ["fr", "fr", "fr", "de", "de", "de", "de", "it"],
+        }
+    )
+    predictions = pl.DataFrame(
+        {
+            "user_id": ["u1", "u1", "u2", "u2", "u3", "u3", "u5", "u9"],
+            "item_id": ["a", "b", "a", "c", "b", "c", "d", "z"],
+            "p": [3.5, 3.25, 4.0, 2.5, 2.0, 4.0, 2.0, 1.0],
+        }
+    )
+    return ratings, predictions

@@ -15,6 +15,9 @@ if TYPE_CHECKING:
     from polars_rank.engines.request import PolicyRequest
 
 _W, _R, _Q, _DM, _P, _ROW = "__pr_w", "__pr_r", "__pr_q", "__pr_dm", "__pr_p", "__pr_row"
+#: Per logged decision, the reward model's missing estimates it would read: q̂(x, a) of the
+#: logged pair, and q̂(x, a') of each action a' the policy gives a positive probability.
+_LACKING = "__pr_lacking"
 
 
 def _rows(
@@ -45,9 +48,15 @@ def _rows(
         dm = (
             probability.join(q, on=keys, how="left")
             .group_by(ctx)
-            .agg(((pl.col(_P) * pl.col(_Q).fill_null(0.0)).sum() / pl.col(_P).sum()).alias(_DM))
+            .agg(
+                ((pl.col(_P) * pl.col(_Q).fill_null(0.0)).sum() / pl.col(_P).sum()).alias(_DM),
+                ((pl.col(_P) > 0) & pl.col(_Q).is_null()).sum().alias(_LACKING),
+            )
         )
         rows = rows.join(q, on=keys, how="left").join(dm, on=ctx, how="left")
+        rows = rows.with_columns(
+            (pl.col(_LACKING).fill_null(0) + pl.col(_Q).is_null().cast(pl.UInt32)).alias(_LACKING)
+        )
     return rows
 
 
@@ -56,10 +65,15 @@ def evaluate_policy(
 ) -> pl.DataFrame:
     """``[by...,] estimator, estimate, standard_error, ess, max_weight, n``: one row per
     estimator per ``by`` segment of the log (sorted, nulls first; the estimators in the
-    order given)."""
+    order given). The reward model's missing estimates are counted in the plan's own joins
+    (no pass of their own); only when one is missing does
+    :func:`~polars_rank.engines.policy_inputs.q_hat_present` build the error."""
+    from polars_rank.engines.policy_inputs import q_hat_present
+
     by = request.by
     rows = _rows(log, policy, q_hat, request)
     model = q_hat is not None
+    reads_model = model and any(est.model for _, est in request.specs)
     frames = []
     for k, (label, est) in enumerate(request.specs):
         exprs = estimator_exprs(
@@ -75,11 +89,16 @@ def evaluate_policy(
             *(exprs[c].cast(pl.Float64).alias(c) for c in OUTPUTS),
             pl.len().cast(pl.Int64).alias("n"),
             pl.lit(k, pl.Int64).alias("__pr_ord"),
+            (pl.col(_LACKING).sum() if reads_model else pl.lit(0)).cast(pl.Int64).alias(_LACKING),
         ]
         frames.append(rows.group_by(by).agg(aggs) if by else rows.select(aggs))
-    out = pl.concat(frames).sort([*by, "__pr_ord"], nulls_last=False).drop("__pr_ord")
+    out = pl.concat(frames).sort([*by, "__pr_ord"], nulls_last=False).drop("__pr_ord").collect()
+    if out[_LACKING].sum():
+        q_hat_present(log, policy, q_hat, request)
+        raise AssertionError("the plan counted missing reward estimates the check did not find")
+    out = out.drop(_LACKING)
     if request.bootstrap is None:
-        return out.collect()
+        return out
     # OBP resamples the rounds in the log's order
     ordered = rows.sort(_ROW)
     values = pl.concat(
@@ -91,7 +110,7 @@ def evaluate_policy(
         for label, est in request.specs
     ).collect()
     found = intervals(values, by, request.bootstrap)
-    return out.collect().join(found, on=[*by, "estimator"], how="left", nulls_equal=True)
+    return out.join(found, on=[*by, "estimator"], how="left", nulls_equal=True)
 
 
 def round_rewards(est: Estimator, lambda_: float | None, by: list[str]) -> pl.Expr:

@@ -9,7 +9,7 @@ import polars as pl
 
 from polars_rank.engines.base import Engine
 from polars_rank.engines.registry import register
-from polars_rank.engines.request import ClassificationRequest, Request
+from polars_rank.engines.request import ClassificationRequest, RatingRequest, Request
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -100,6 +100,17 @@ class SparkEngine(Engine):
             con=request.con,
             validate=request.validate,
         )
+
+    def evaluate_ratings(self, request: RatingRequest) -> pl.DataFrame:
+        """Ratings or predictions that are Spark DataFrames or table names of the session are
+        checked and evaluated in Spark (:mod:`polars_rank.engines.spark.ratings`); Polars
+        frames (pandas, Arrow) are checked in Polars and sent through Arrow, as on every
+        engine."""
+        from polars_rank.engines.spark.ratings import evaluate_ratings_spark, in_session
+
+        if in_session(request.ratings) or in_session(request.predictions):
+            return evaluate_ratings_spark(request)
+        return super().evaluate_ratings(request)
 
     def run_sql(
         self,
