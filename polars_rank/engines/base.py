@@ -196,24 +196,12 @@ class Engine:
         """The rating metrics of checked ratings and predictions: ``[by...,] <label>...``,
         one row per ``by`` segment of the ratings (sorted, nulls first); by default the
         compiled query of :func:`~polars_rank.rating_sql`, run by :meth:`run_sql`."""
-        from polars_rank.compiler.rating import rating_sql
-        from polars_rank.engines.rating_inputs import compiled_result
+        from polars_rank.engines.rating_inputs import compiled_result, request_sql
 
         rated = ratings.collect()
 
         def query(dialect: DialectName, tables: Mapping[str, str]) -> str:
-            return rating_sql(
-                request.specs,
-                dialect,
-                tables["ratings"],
-                tables["predictions"],
-                user=request.user,
-                item=request.item,
-                rating=request.rating,
-                prediction=request.prediction,
-                by=request.by or None,
-                weight=request.weight,
-            )
+            return request_sql(request, dialect, tables["ratings"], tables["predictions"])
 
         frames = {"ratings": rated, "predictions": predictions.collect()}
         values = self.run_sql(frames, query, request.con)

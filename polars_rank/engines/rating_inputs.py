@@ -21,6 +21,7 @@ from polars_rank.core.errors import PolarsRankError
 from polars_rank.core.frames import require_columns, to_lazy
 
 if TYPE_CHECKING:
+    from polars_rank.core.dialects import DialectName
     from polars_rank.core.types import FrameLike
     from polars_rank.engines.compiled import SqlEngine, Table
     from polars_rank.engines.request import RatingRequest
@@ -273,18 +274,28 @@ def evaluate_tables(
     by the engine (one query; a second names a repeated pair), then the compiled query of
     :func:`~polars_rank.compiler.rating.rating_sql`; only the counts and the result rows
     come back."""
-    from polars_rank.compiler.rating import rating_sql
-
     rcolumns, pcolumns = _required(request)
     rschema = _require(ratings.schema, "ratings", rcolumns)
     pschema = _require(predictions.schema, "predictions", pcolumns)
     counts = _SqlCounts(engine, ratings.reference, predictions.reference, rschema, pschema, request)
     _check(counts, rschema, pschema, request)
-    sql = rating_sql(
+    dialect: DialectName = engine.dialect.name  # type: ignore[assignment]
+    sql = request_sql(request, dialect, ratings.reference, predictions.reference)
+    return compiled_result(engine.result(sql), rschema, request)
+
+
+def request_sql(
+    request: RatingRequest, dialect: DialectName, ratings: str, predictions: str
+) -> str:
+    """:func:`polars_rank.rating_sql` of ``request`` in ``dialect`` over the table references
+    ``ratings`` and ``predictions``: the one query every SQL engine runs."""
+    from polars_rank.compiler.rating import rating_sql
+
+    return rating_sql(
         request.specs,
-        engine.dialect.name,  # type: ignore[arg-type]
-        ratings.reference,
-        predictions.reference,
+        dialect,
+        ratings,
+        predictions,
         user=request.user,
         item=request.item,
         rating=request.rating,
@@ -292,7 +303,6 @@ def evaluate_tables(
         by=request.by or None,
         weight=request.weight,
     )
-    return compiled_result(engine.result(sql), rschema, request)
 
 
 def _require(schema: pl.Schema, what: str, columns: Sequence[str]) -> pl.Schema:

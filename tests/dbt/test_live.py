@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import textwrap
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -232,6 +233,34 @@ def _duckdb_read(path: Path) -> Any:
     return read
 
 
+def _postgres_project(
+    tmp_path: Path, dbt_venv: Path, postgres: Any, schema: str
+) -> tuple[Any, Callable[[str], pl.DataFrame]]:
+    """A copy of the project with a ``postgres`` target writing to ``schema`` (through the
+    server's socket folder), and a reader of that schema's tables."""
+    output = {
+        "type": "postgres",
+        "host": str(postgres.directory),  # the socket folder
+        "port": 5432,
+        "user": "postgres",
+        "password": "",
+        "dbname": "postgres",
+        "schema": schema,
+        "threads": 1,
+    }
+    project = copy_project(tmp_path, dbt_venv, {"postgres": output})
+
+    def read(name: str) -> pl.DataFrame:
+        with postgres.connect() as con, con.cursor() as cur:
+            cur.execute(f"SELECT * FROM {schema}.{name}")
+            columns = [d.name for d in cur.description]
+            return pl.DataFrame(
+                cur.fetchall(), schema=columns, orient="row", infer_schema_length=None
+            )
+
+    return project, read
+
+
 def test_dbt_duckdb(tmp_path: Path, dbt_venv: Path) -> None:
     database = tmp_path / "warehouse.duckdb"
     project = copy_project(
@@ -303,27 +332,8 @@ def test_dbt_duckdb(tmp_path: Path, dbt_venv: Path) -> None:
 
 
 def test_dbt_postgres(tmp_path: Path, dbt_venv: Path, postgres: Any) -> None:
-    output = {
-        "type": "postgres",
-        "host": str(postgres.directory),  # the socket folder
-        "port": 5432,
-        "user": "postgres",
-        "password": "",
-        "dbname": "postgres",
-        "schema": SCHEMA,
-        "threads": 1,
-    }
-    project = copy_project(tmp_path, dbt_venv, {"postgres": output})
+    project, read = _postgres_project(tmp_path, dbt_venv, postgres, SCHEMA)
     _build(project, "postgres")
-
-    def read(name: str) -> pl.DataFrame:
-        with postgres.connect() as con, con.cursor() as cur:
-            cur.execute(f"SELECT * FROM {SCHEMA}.{name}")
-            columns = [d.name for d in cur.description]
-            return pl.DataFrame(
-                cur.fetchall(), schema=columns, orient="row", infer_schema_length=None
-            )
-
     _compare(read)
     _compare_classification(read)
     with postgres.connect() as con, con.cursor() as cur:
@@ -553,26 +563,7 @@ def test_dbt_by_inferred_duckdb(tmp_path: Path, dbt_venv: Path) -> None:
 
 
 def test_dbt_by_inferred_postgres(tmp_path: Path, dbt_venv: Path, postgres: Any) -> None:
-    output = {
-        "type": "postgres",
-        "host": str(postgres.directory),  # the socket folder
-        "port": 5432,
-        "user": "postgres",
-        "password": "",
-        "dbname": "postgres",
-        "schema": SCHEMA + "_by",
-        "threads": 1,
-    }
-    project = copy_project(tmp_path, dbt_venv, {"postgres": output})
-
-    def read(name: str) -> pl.DataFrame:
-        with postgres.connect() as con, con.cursor() as cur:
-            cur.execute(f"SELECT * FROM {SCHEMA}_by.{name}")
-            columns = [d.name for d in cur.description]
-            return pl.DataFrame(
-                cur.fetchall(), schema=columns, orient="row", infer_schema_length=None
-            )
-
+    project, read = _postgres_project(tmp_path, dbt_venv, postgres, SCHEMA + "_by")
     _by_inferred(project, "postgres", read)
 
 
@@ -719,24 +710,5 @@ def test_dbt_rating_and_fusion_duckdb(tmp_path: Path, dbt_venv: Path) -> None:
 
 
 def test_dbt_rating_and_fusion_postgres(tmp_path: Path, dbt_venv: Path, postgres: Any) -> None:
-    output = {
-        "type": "postgres",
-        "host": str(postgres.directory),  # the socket folder
-        "port": 5432,
-        "user": "postgres",
-        "password": "",
-        "dbname": "postgres",
-        "schema": SCHEMA + "_rf",
-        "threads": 1,
-    }
-    project = copy_project(tmp_path, dbt_venv, {"postgres": output})
-
-    def read(name: str) -> pl.DataFrame:
-        with postgres.connect() as con, con.cursor() as cur:
-            cur.execute(f"SELECT * FROM {SCHEMA}_rf.{name}")
-            columns = [d.name for d in cur.description]
-            return pl.DataFrame(
-                cur.fetchall(), schema=columns, orient="row", infer_schema_length=None
-            )
-
+    project, read = _postgres_project(tmp_path, dbt_venv, postgres, SCHEMA + "_rf")
     _rating_and_fusion(project, "postgres", read)
